@@ -1,0 +1,80 @@
+"""The ``companion`` command line.
+
+Every subcommand imports its implementation only when it runs, so ``companion score`` never
+pays for cv2 or pygame (issue #2 §3: start-up ≤ 0.3 s). Exit status: 0 ok, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+GAMES = ("sushi-go",)
+
+#: subcommand → module under companion.app that holds ``run(args) -> int``.
+_HANDLERS = {
+    "score": "companion.app.cmd_score",
+    "enroll": "companion.app.cmd_vision",
+    "classify": "companion.app.cmd_vision",
+    "read": "companion.app.cmd_vision",
+    "mat": "companion.app.cmd_mat",
+    "replay": "companion.app.cmd_replay",
+    "demo": "companion.app.cmd_demo",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand (no heavy imports here)."""
+    p = argparse.ArgumentParser(prog="companion", description="Tabletop companion for the Sushi Go! family.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("score", help="score a finished game from a JSON file")
+    s.add_argument("--game", required=True, choices=GAMES)
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    s.add_argument("file", metavar="FILE", help="the game file ('-' for standard input)")
+
+    s = sub.add_parser("enroll", help="learn a physical deck from example images")
+    s.add_argument("--deck", required=True, metavar="DIR", help="one sub-folder per label, each with images")
+    s.add_argument("--out", required=True, metavar="DECK.npz")
+
+    s = sub.add_parser("classify", help="label images of single, cropped cards")
+    s.add_argument("--deck", required=True, metavar="DECK.npz")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("images", nargs="+", metavar="IMAGE")
+
+    s = sub.add_parser("read", help="find and label things in table photos")
+    s.add_argument("what", choices=("cards",))
+    s.add_argument("--deck", required=True, metavar="DECK.npz")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("images", nargs="+", metavar="IMAGE")
+
+    s = sub.add_parser("mat", help="render the printable play mat")
+    s.add_argument("--players", type=int, required=True, choices=range(2, 6), metavar="N")
+    s.add_argument("--out", required=True, metavar="mat.png")
+    s.add_argument("--dpi", type=int, default=300)
+
+    s = sub.add_parser("replay", help="play back a recorded game fixture")
+    s.add_argument("fixture", metavar="FIXTURE", help="a fixture folder (game.json + frames)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--screens", metavar="DIR", help="write the display's screens as PNGs here")
+
+    s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
+    s.add_argument("--game", default="sushi-go", choices=GAMES)
+    s.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--headless", action="store_true", help="write PNGs instead of opening a window")
+    s.add_argument("--screens", metavar="DIR", default="demo-screens", help="where --headless writes PNGs")
+    s.add_argument("--dummy", action="store_true", help="2 players with the dummy variant")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``companion`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    module = importlib.import_module(_HANDLERS[args.command])
+    return int(module.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
