@@ -1,0 +1,210 @@
+"""Frame sources: fake and replay behave like a camera; the Pi camera fails clearly off the Pi."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.devices.camera import (
+    CameraError,
+    CameraUnavailableError,
+    FakeSource,
+    FrameSource,
+    Picamera2Source,
+    ReplaySource,
+    downscale_lores,
+    open_camera,
+)
+
+
+def frame(value, size=(640, 480)):
+    w, h = size
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:, :, 0] = value  # B channel carries the frame's number, so order is checkable
+    img[:, :, 2] = 255 - value
+    return img
+
+
+@pytest.fixture
+def frames_dir(tmp_path):
+    for i in (1, 2, 10):  # natural order 1, 2, 10 (not 1, 10, 2)
+        cv2.imwrite(str(tmp_path / f"frame{i}.png"), frame(i * 10))
+    cv2.imwrite(str(tmp_path / "frame3.JPG"), frame(30))
+    (tmp_path / "notes.txt").write_text("not a frame")
+    return tmp_path
+
+
+def test_fake_source_plays_frames_then_none():
+    frames = [frame(1), None, frame(2)]
+    with FakeSource(frames) as cam:
+        assert isinstance(cam, FrameSource)
+        assert cam.read() is frames[0]
+        assert cam.read() is None and not cam.exhausted  # a dropped frame
+        assert cam.read() is frames[2]
+        assert cam.read() is None and cam.exhausted
+    assert cam.closed
+    with pytest.raises(CameraError, match="closed"):
+        cam.read()
+
+
+def test_fake_source_lores_and_repeat_last():
+    cam = FakeSource([frame(5, (2028, 1520))], repeat_last=True)
+    lores = cam.read_lores()
+    assert lores.shape == (240, 320, 3) and lores.dtype == np.uint8
+    assert lores[0, 0, 0] == 5
+    assert cam.read()[0, 0, 0] == 5  # still table after the last frame
+    assert cam.read_lores().shape == (240, 320, 3)
+
+
+def test_fake_source_iterates():
+    assert len(list(FakeSource([frame(1), frame(2)]))) == 2
+
+
+def test_replay_plays_folder_in_natural_order(frames_dir):
+    with ReplaySource(frames_dir) as cam:
+        assert isinstance(cam, FrameSource)
+        assert len(cam) == 4
+        assert [p.name for p in cam.paths] == ["frame1.png", "frame2.png", "frame3.JPG", "frame10.png"]
+        got = []
+        while not cam.exhausted:
+            f = cam.read()
+            assert f.shape == (480, 640, 3) and f.dtype == np.uint8
+            got.append(int(f[240, 320, 0]))
+        assert got[:2] == [10, 20] and abs(got[2] - 30) <= 3 and got[3] == 100  # JPEG is lossy
+        assert cam.read() is None
+        assert cam.problems == []
+
+
+def test_replay_corrupt_file_yields_none_and_is_recorded(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), frame(1))
+    (tmp_path / "b.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    (tmp_path / "c.jpg").write_bytes(b"")
+    cv2.imwrite(str(tmp_path / "d.png"), frame(4))
+    cam = ReplaySource(tmp_path)
+    out = list(cam)
+    assert [None if f is None else int(f[0, 0, 0]) for f in out] == [1, None, None, 4]
+    assert [p.name for p, _ in cam.problems] == ["b.png", "c.jpg"]
+    assert all("corrupt" in why for _, why in cam.problems)
+
+
+def test_replay_missing_file_in_list_is_a_problem_not_a_crash(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), frame(1))
+    cam = ReplaySource([tmp_path / "a.png", tmp_path / "gone.png"])
+    assert cam.read() is not None
+    assert cam.read() is None
+    assert cam.problems[0][0].name == "gone.png" and "cannot read" in cam.problems[0][1]
+
+
+def test_replay_loop_and_lores(frames_dir):
+    cam = ReplaySource(frames_dir, loop=True)
+    values = [int(cam.read()[0, 0, 0]) for _ in range(5)]
+    assert values[0] == values[4] == 10
+    assert cam.read_lores().shape == (240, 320, 3)
+
+
+def test_replay_rejects_missing_and_empty_folders(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        ReplaySource(tmp_path / "nope")
+    with pytest.raises(ValueError, match="no JPEG or PNG"):
+        ReplaySource(tmp_path)
+
+
+def test_replay_single_file(tmp_path):
+    path = tmp_path / "one.png"
+    cv2.imwrite(str(path), frame(7))
+    cam = ReplaySource(path)
+    assert int(cam.read()[0, 0, 0]) == 7 and cam.read() is None
+
+
+def test_grey_and_rgba_pngs_come_out_bgr(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((20, 30), 77, np.uint8))
+    cv2.imwrite(str(tmp_path / "b.png"), np.full((20, 30, 4), 77, np.uint8))
+    for f in ReplaySource(tmp_path):
+        assert f.shape == (20, 30, 3) and f.dtype == np.uint8
+
+
+def test_downscale_keeps_aspect():
+    assert downscale_lores(frame(0, (1920, 1080))).shape == (180, 320, 3)
+
+
+def test_open_camera_specs(frames_dir):
+    assert isinstance(open_camera(f"replay:{frames_dir}"), ReplaySource)
+    assert open_camera(f"replay-loop:{frames_dir}").loop
+    two = open_camera(f"replay:{frames_dir / 'frame1.png'},{frames_dir / 'frame2.png'}")
+    assert len(two) == 2
+    with open_camera("fake:64x48") as cam:
+        assert cam.read().shape == (48, 64, 3)
+        assert cam.read() is not None  # endless
+    with pytest.raises(ValueError, match="unknown camera spec"):
+        open_camera("webcam")
+    with pytest.raises(ValueError, match="size must look like"):
+        open_camera("fake:big")
+    with pytest.raises(ValueError, match="replay"):
+        open_camera("replay:")
+
+
+def test_pi_camera_missing_names_picamera2_and_the_apt_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails even on a real Pi
+    with pytest.raises(CameraUnavailableError) as info:
+        open_camera("pi")
+    message = str(info.value)
+    assert "picamera2" in message and "python3-picamera2" in message and "apt" in message
+    assert isinstance(info.value, CameraError)
+
+
+class _FakePicamera2:
+    """Enough of picamera2.Picamera2 to check how Picamera2Source drives it."""
+
+    instances: list = []
+
+    def __init__(self, camera_num=0):
+        self.calls = []
+        self.config = None
+        _FakePicamera2.instances.append(self)
+
+    def create_video_configuration(self, **kw):
+        self.calls.append(("create_video_configuration", kw))
+        return kw
+
+    def configure(self, config):
+        self.config = config
+
+    def start(self):
+        self.calls.append(("start",))
+
+    def capture_array(self, name="main"):
+        if name == "main":
+            w, h = self.config["main"]["size"]
+            return np.full((h, w, 3), (10, 20, 30), np.uint8)  # RGB888 is [B, G, R] in memory
+        w, h = self.config["lores"]["size"]
+        bgr = np.full((h, w, 3), (200, 100, 50), np.uint8)
+        return cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420)  # (h*3/2, w) like picamera2's YUV420
+
+    def stop(self):
+        self.calls.append(("stop",))
+
+    def close(self):
+        self.calls.append(("close",))
+
+
+def test_pi_source_configures_streams_and_converts_lores(monkeypatch):
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _FakePicamera2
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with open_camera("pi:640x480") as cam:
+        assert isinstance(cam, Picamera2Source)
+        fake = _FakePicamera2.instances[-1]
+        kw = fake.calls[0][1]
+        assert kw["main"] == {"size": (640, 480), "format": "RGB888"}
+        assert kw["lores"] == {"size": (320, 240), "format": "YUV420"}
+        main = cam.read()
+        assert main.shape == (480, 640, 3) and tuple(main[0, 0]) == (10, 20, 30)
+        lores = cam.read_lores()
+        assert lores.shape == (240, 320, 3)
+        # colours survive: a wrong YUV code (e.g. the YV12 one) swaps blue and red here
+        assert np.abs(lores[120, 160].astype(int) - (200, 100, 50)).max() <= 3
+    assert ("stop",) in fake.calls and ("close",) in fake.calls
