@@ -75,7 +75,7 @@ def test_jitter_is_deterministic():
 def test_too_many_cards_names_the_seat():
     layout = load_mat_layout(4)
     too_many = [["tempura"] * 3, ["tempura"] * 40]
-    with pytest.raises(ValueError, match="Seat 2.*at most 14"):
+    with pytest.raises(ValueError, match="Seat 2.*at most 18"):
         layout_tableaux(layout, too_many)
     with pytest.raises(ValueError, match="seats"):
         layout_tableaux(layout, [[]] * 5)

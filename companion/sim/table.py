@@ -29,7 +29,7 @@ from companion.vision.mat_layout import MatLayout, Zone
 
 #: Smallest gap (mm) kept between neighbouring cards and to the zone edge (half of it): with
 #: less, a camera at ~1.4 px/mm sees touching cards as one blob.
-MIN_GAP_MM = 2.0
+MIN_GAP_MM = 6.0
 #: Preferred gap (mm) between neighbouring cards when the zone has room.
 PREF_GAP_MM = 8.0
 JITTER_MM = 2.0
