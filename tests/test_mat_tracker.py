@@ -254,3 +254,24 @@ def test_with_the_sim_renderer_if_present(players):
     for m in layout.markers:
         got = to_mat_mm(status.homography, to_mat_mm(mm_to_px, m.center_mm))[0]
         assert np.hypot(*(got - m.center_mm)) < 1.0
+
+
+@pytest.mark.parametrize("players, seed", [(2, 1), (3, 2), (4, 3), (5, 4), (5, 5)])
+def test_with_the_sim_table_if_present(players, seed):
+    """Full simulated frames (cards, light, noise, JPEG): mat found, cards land in their seat."""
+    table = pytest.importorskip("companion.sim.table")
+    layout = load_mat_layout(players)
+    rng = np.random.default_rng(seed)
+    tableaux = [["tempura", "maki_2", "squid_nigiri", "pudding"][: 1 + (s % 4)] for s in range(players)]
+    placements = table.layout_tableaux(layout, tableaux, rng)
+    shot = table.render_table(layout, placements, size=(1280, 960), rng=rng)
+    status = MatTracker(layout).update(shot.image)
+    assert status.found, status.message
+    for m in layout.markers:
+        got = to_mat_mm(status.homography, to_mat_mm(shot.homography, m.center_mm))[0]
+        assert np.hypot(*(got - m.center_mm)) < 1.5, (m.id, got)
+    observations = [CardObservation(label, 1.0, tuple(map(tuple, quad.tolist()))) for label, quad in shot.cards]
+    zones = assign_to_zones(layout, status.homography, observations)
+    assert zones[None] == []
+    for seat, labels in enumerate(tableaux):
+        assert sorted(c.label for c in zones[seat]) == sorted(labels)
