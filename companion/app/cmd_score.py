@@ -1,0 +1,85 @@
+"""``companion score``: score a finished game from a JSON record.
+
+Exit status 0 on success, 2 for any bad input (unreadable file, bad JSON, malformed record, illegal
+play), with one message on stderr naming the file, the field and the problem. Imports only the pure
+rules engine, so it starts fast and never loads cv2, numpy or pygame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from companion.rules.core import GAME_END, GameResult
+from companion.rules.errors import MalformedGame
+from companion.rules.sushi_go_record import score_game_record
+
+
+def _read(file: str) -> str:
+    if file == "-":
+        return sys.stdin.read()
+    with open(file, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def format_table(result: GameResult) -> str:
+    """A readable scoreboard: points per round, puddings and totals per player, the winners, then
+    the breakdown grouped by round and player."""
+    names = result.players
+    width = max(7, *(len(n) for n in names))
+    rows = [[f"Round {i}", *r] for i, r in enumerate(result.round_points, 1)]
+    rows += [["Pudding", *result.game_end_points], ["Total", *result.totals]]
+    out = [" " * 9 + "".join(f"{n:>{width + 2}}" for n in names)]
+    for label, *values in rows:
+        if label == "Total":
+            out.append("-" * len(out[0]))
+        out.append(f"{label:<9}" + "".join(f"{v:>{width + 2}}" for v in values))
+    label = "Winner" if len(result.winners) == 1 else "Winners (tied)"
+    out += ["", f"{label}: {', '.join(result.winners)}", "", "Breakdown"]
+    section = None
+    for line in result.breakdown:
+        heading = "Game end" if line.round == GAME_END else f"Round {line.round}"
+        if heading != section:
+            section = heading
+            out.append(f"  {heading}")
+        out.append(f"    {line.player:<{width}}  {line.text}")
+    return "\n".join(out) + "\n"
+
+
+def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Score ``args.file`` ('-' for stdin) for ``args.game``; print JSON if ``args.json`` else a table.
+
+    Returns 0, or 2 after printing one error line to stderr.
+    """
+    if args.game != "sushi-go":
+        print(f"companion score: scoring {args.game} is not supported yet", file=stderr or sys.stderr)
+        return 2
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    where = "<stdin>" if args.file == "-" else args.file
+    try:
+        text = _read(args.file)
+    except OSError as exc:
+        print(f"companion score: cannot read {where}: {exc.strerror or exc}", file=stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"companion score: {where}: not UTF-8 text ({exc.reason})", file=stderr)
+        return 2
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(f"companion score: {where}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=stderr)
+        return 2
+    try:
+        result = score_game_record(record)
+    except MalformedGame as exc:
+        print(f"companion score: {where}: {exc}", file=stderr)
+        return 2
+    if args.json:
+        json.dump(result.to_dict(), stdout, ensure_ascii=False, indent=2)
+        stdout.write("\n")
+    else:
+        stdout.write(format_table(result))
+    return 0
