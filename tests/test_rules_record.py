@@ -1,6 +1,5 @@
 """Observed games: replaying hand-written records, with scores computed by hand from the rulebook."""
 
-import copy
 import json
 from pathlib import Path
 
