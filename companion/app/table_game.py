@@ -1,0 +1,149 @@
+"""The main job: read a Sushi Go! game from the frames taken after each reveal, and score it.
+
+One :class:`TableGame` holds an observed game in the rules engine, a mat tracker and an enrolled
+deck. Each frame goes through: mat homography → card quads and labels → cards per seat zone →
+:func:`~companion.app.turns.infer_play` per seat → the engine's ``apply_turn``, which checks the
+whole turn and scores a round when its last turn resolves. A frame that cannot be read, or a turn
+the rules refuse, changes nothing: the game, the tracker's view of the table, and the previous
+frame's cards all stay as they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+from companion.app.turns import SeenCard, TurnReadError, infer_play
+from companion.rules.cards import Card
+from companion.rules.errors import IllegalAction
+from companion.rules.sushi_go import apply_turn, new_observed_game
+from companion.rules.sushi_go_state import SushiGoOptions, SushiGoState
+
+if TYPE_CHECKING:  # numpy and cv2 are only needed once frames arrive
+    import numpy as np
+
+    from companion.vision.deck import Deck
+    from companion.vision.mat_layout import MatLayout
+
+#: Outcome kinds of :meth:`TableGame.feed`.
+APPLIED, NO_MAT, UNREADABLE, ILLEGAL, GAME_OVER = "applied", "no-mat", "unreadable", "illegal", "game-over"
+
+
+@dataclass
+class TurnOutcome:
+    """What one frame did.
+
+    kind: ``"applied"`` (the turn was read and the engine accepted it), ``"no-mat"`` (the mat was
+        never found, or the frame is corrupt), ``"unreadable"`` (a zone did not show one play),
+        ``"illegal"`` (the rules refused the turn), or ``"game-over"`` (a frame after the end).
+    message: one line for the table, naming the player and the rule where there is one.
+    plays: seat → the cards taken, for an applied turn.
+    round, turn: the round and turn this frame was read as (1-based).
+    """
+
+    kind: str
+    message: str
+    round: int
+    turn: int
+    plays: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == APPLIED
+
+
+class TableGame:
+    """An observed Sushi Go! game fed by overhead frames.
+
+    Args:
+        players: the real players' names, in seat order (seat ``i`` sits in mat zone ``i``).
+        layout: the mat; it needs a zone for every seat (the dummy variant uses the 3-seat mat,
+            the dummy's cards in zone 2).
+        deck: the enrolled deck that labels cards.
+        options: Sushi Go! options (variants and open points).
+
+    Raises:
+        ValueError: the mat has fewer zones than the game has seats, or as ``new_observed_game``.
+    """
+
+    def __init__(
+        self, players: Sequence[str], layout: MatLayout, deck: Deck, options: SushiGoOptions | None = None
+    ) -> None:
+        from companion.vision.mat import MatTracker
+
+        self.state: SushiGoState = new_observed_game(players, options)
+        if len(layout.zones) < self.state.seats:
+            raise ValueError(
+                f"mat {layout.name} has {len(layout.zones)} zones but the game has {self.state.seats} seats"
+            )
+        self.layout = layout
+        self.deck = deck
+        self.tracker = MatTracker(layout)
+        self._before: dict[int, list[SeenCard]] = {s: [] for s in range(self.state.seats)}
+
+    def see(self, frame: np.ndarray) -> tuple[dict[int | None, list[SeenCard]] | None, str]:
+        """Read one frame into cards per seat (key None: outside every zone).
+
+        Args:
+            frame: (H, W, 3) uint8 BGR.
+
+        Returns:
+            (cards by seat, mat message); cards is None when the mat has never been found or the
+            frame is unusable.
+        """
+        from companion.vision.cards import read_cards
+        from companion.vision.mat import assign_to_zones, to_mat_mm
+
+        status = self.tracker.update(frame)
+        if status.homography is None or (not status.found and status.message.startswith("bad frame")):
+            return None, status.message
+        observations = read_cards(frame, self.deck)
+        zones = assign_to_zones(self.layout, status.homography, observations)
+        seen: dict[int | None, list[SeenCard]] = {}
+        for seat, obs in zones.items():
+            centres = to_mat_mm(status.homography, [o.center for o in obs]) if obs else []
+            seen[seat] = [
+                SeenCard(o.label, (float(c[0]), float(c[1])), float(o.confidence)) for o, c in zip(obs, centres)
+            ]
+        return seen, status.message
+
+    def feed(self, frame: np.ndarray) -> TurnOutcome:
+        """Read the frame taken after a reveal and apply that turn.
+
+        Nothing changes unless the outcome is ``"applied"``.
+        """
+        state = self.state
+        where = dict(round=state.round, turn=state.turn)
+        if state.is_over:
+            return TurnOutcome(GAME_OVER, "the game is over", **where)
+        seen, mat_message = self.see(frame)
+        if seen is None:
+            return TurnOutcome(NO_MAT, mat_message, **where)
+        plays: dict[int, tuple[Card, ...]] = {}
+        try:
+            for seat in range(state.seats):
+                plays[seat] = infer_play(state.players[seat], self._before[seat], seen.get(seat, []))
+        except TurnReadError as exc:
+            message = str(exc)
+            if seen.get(None):
+                message += f" ({len(seen[None])} card(s) lie outside every zone)"
+            return TurnOutcome(UNREADABLE, message, **where)
+        try:
+            after = apply_turn(state, plays)
+        except IllegalAction as exc:
+            return TurnOutcome(ILLEGAL, str(exc), plays=plays, **where)
+        self.state = after
+        round_ended = after.round != state.round or after.is_over
+        for seat in range(state.seats):
+            cards = seen.get(seat, [])
+            # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE STARTING A NEW ROUND).
+            self._before[seat] = [c for c in cards if c.label == Card.PUDDING.value] if round_ended else cards
+        return TurnOutcome(APPLIED, _describe_plays(state, plays), plays=plays, **where)
+
+
+def _describe_plays(state: SushiGoState, plays: dict[int, tuple[Card, ...]]) -> str:
+    parts = []
+    for seat, cards in sorted(plays.items()):
+        text = " + ".join(c.value.replace("_", " ") for c in cards)
+        parts.append(f"{state.players[seat]}: {text}" + (" (chopsticks)" if len(cards) == 2 else ""))
+    return f"round {state.round} turn {state.turn}: " + "; ".join(parts)
