@@ -1,0 +1,113 @@
+"""``companion enroll``, ``companion classify`` and ``companion read cards``.
+
+cv2 and numpy load only inside :func:`run`, when one of these commands actually runs.
+Exit status: 0 ok; 2 bad input — a missing/corrupt deck, an enrolment problem, or any image
+that could not be read (the other images are still processed and reported).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _err(msg: str) -> None:
+    print(f"companion: error: {msg}", file=sys.stderr)
+
+
+def _enroll(args: argparse.Namespace) -> int:
+    from companion.vision.deck import EnrollError, enroll_folder
+    from companion.vision.imageio import ImageReadError
+
+    try:
+        deck = enroll_folder(args.deck)
+    except (EnrollError, ImageReadError) as exc:
+        _err(str(exc))
+        return 2
+    try:
+        deck.save(args.out)
+    except OSError as exc:
+        _err(f"{args.out}: cannot write the deck: {exc.strerror or exc}")
+        return 2
+    counts = ", ".join(f"{lb} ({n})" for lb, n in zip(deck.labels, deck.examples))
+    print(f"enrolled {len(deck.labels)} labels into {args.out}: {counts}")
+    print(f"unknown threshold {deck.threshold:.3f}, {len(deck.templates)} templates")
+    return 0
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join(fmt.format(*r).rstrip() for r in [header] + rows)
+
+
+def _classify(args: argparse.Namespace, deck) -> int:
+    from companion.vision.deck import classify_image
+    from companion.vision.imageio import ImageReadError, read_image
+
+    results, status = [], 0
+    for path in args.images:
+        try:
+            c = classify_image(read_image(path), deck)
+        except ImageReadError as exc:
+            _err(str(exc))
+            results.append({"image": path, "label": None, "confidence": None, "error": exc.reason})
+            status = 2
+            continue
+        results.append({"image": path, "label": c.label, "confidence": round(c.confidence, 3)})
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        rows = [[r["image"], r["label"] or "ERROR", "" if r["confidence"] is None else f"{r['confidence']:.2f}"]
+                for r in results]
+        print(_table(rows, ["IMAGE", "LABEL", "CONFIDENCE"]))
+    return status
+
+
+def _read_cards(args: argparse.Namespace, deck) -> int:
+    from companion.vision.cards import read_cards
+    from companion.vision.imageio import ImageReadError, read_image
+
+    results, status = [], 0
+    for path in args.images:
+        try:
+            obs = read_cards(read_image(path), deck)
+        except ImageReadError as exc:
+            _err(str(exc))
+            results.append({"image": path, "cards": None, "error": exc.reason})
+            status = 2
+            continue
+        results.append({"image": path, "cards": [o.to_json() for o in obs]})
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return status
+    for r in results:
+        if r["cards"] is None:
+            print(f"{r['image']}: ERROR {r['error']}")
+            continue
+        print(f"{r['image']}: {len(r['cards'])} card(s)")
+        rows = [[c["label"], f"{c['confidence']:.2f}",
+                 " ".join(f"({x:.0f},{y:.0f})" for x, y in c["quad"])] for c in r["cards"]]
+        if rows:
+            print("  " + _table(rows, ["LABEL", "CONF", "QUAD (px, clockwise from card top-left)"]).replace("\n", "\n  "))
+    return status
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``enroll``, ``classify`` or ``read cards`` (by ``args.command``); return the exit status."""
+    if args.command == "enroll":
+        return _enroll(args)
+    from companion.vision.deck import Deck, DeckError
+
+    try:
+        deck = Deck.load(args.deck)
+    except DeckError as exc:
+        _err(str(exc))
+        return 2
+    if args.command == "classify":
+        return _classify(args, deck)
+    if args.command == "read" and args.what == "cards":
+        return _read_cards(args, deck)
+    _err(f"unsupported command {args.command!r}")
+    return 2

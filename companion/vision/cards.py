@@ -1,0 +1,456 @@
+"""Finding cards in a table photo, and reading them against an enrolled deck.
+
+Finding (:func:`find_cards`)
+----------------------------
+1. Work on a copy reduced to at most ``_WORK_PX`` px on its long side (speed; the corners are
+   refined at full resolution later). Edges: ``cv2.Canny`` (J. Canny 1986) on lightness and on
+   the two Lab chroma channels, OR-ed, so a red card on a brown table of equal lightness still
+   has an outline.
+2. ``cv2.findContours`` with ``RETR_CCOMP`` (OpenCV docs, "Contours Hierarchy"; Suzuki & Abe
+   1985) gives two kinds of candidates in one pass:
+   * outer boundaries of edge components — a card's outline plus its printed art form one
+     component whose convex hull is the card, on a plain or mildly textured table;
+   * hole boundaries — the edge-free region just inside a card's outline, which survives when a
+     busy texture touches the outline from outside (works for cards whose printed background
+     runs round the whole face, such as the back).
+   Holes are also why cards a few mm apart stay separate: the gap between them is edge pixels or
+   background, never part of either card's region.
+3. Each candidate's convex hull is reduced to 4 corners with ``cv2.approxPolyDP``
+   (Douglas–Peucker) at growing tolerance, and kept if the quad is convex, explains the hull's
+   area, is large enough, and has a card's side ratio (63:44, with slack for mild perspective).
+4. Every side is then located at full resolution: colour profiles are sampled across the side
+   at 20 places (one ``cv2.remap`` call for all cards), the strongest step in each is taken, a
+   line is fitted (``cv2.fitLine`` with the Huber loss) and neighbouring lines are intersected,
+   which also puts the corners of rounded cards where the straight sides meet. A candidate whose
+   sides are not mostly backed by a strong straight step is dropped (texture blobs).
+5. Duplicates (the outline and the region inside it) are merged, larger first; a large quad
+   that merely contains smaller cards (a printed zone box on a mat) gives way to them.
+
+Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
+a few mm at table distance, is enough); a card cut by the image border is not reported; on a
+table whose texture is as strong as the card outlines, only cards whose face has a continuous
+border region are found.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.observations import CardObservation
+
+_WORK_PX = 1280  # long side of the reduced image used for finding candidates
+CARD_ASPECT = 63.0 / 44.0
+_ASPECT_MIN, _ASPECT_MAX = 1.28, 1.75  # long/short side ratio of a whole card, with perspective slack
+# A region this square may be a card whose one short side is invisible (a dark title band on a
+# dark table) or a card's face below its band; it is kept as a *partial* find and completed to
+# the card's aspect by stretching it across one short side or the other (see find_card_groups).
+_PARTIAL_MIN = 1.08
+# Between _ASPECT_MIN and this, a find is probably a whole card seen at an angle, but may be a
+# card minus its title band under perspective: both readings are offered to the classifier.
+_ASPECT_DOUBT = 1.36
+_PREFER_FOUND = 0.03  # ZNCC a completion must gain over the quad as found to replace it
+_SIDE_SAMPLES = 20
+_EDGE_MIN = 24.0  # summed |Δ| over B, G, R across 2 px for a sample to count as "on an edge"
+_SUPPORT_MIN_SIDE = 0.4
+_SUPPORT_MIN_MEAN = 0.6
+
+
+def order_quad(quad: np.ndarray) -> np.ndarray:
+    """Put 4 corners in the order the vision code uses.
+
+    Clockwise as seen in the image (x right, y down), starting with a corner of a *short* side
+    so corners 0→1 are the card's top edge if it is portrait; of the two such starts, the one
+    nearer the image's top-left (smaller x + y). Classification may turn it by 180° later.
+
+    Args:
+        quad: 4 points, any order, shape (4, 2) or (4, 1, 2), image px.
+
+    Returns:
+        (4, 2) float32.
+    """
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    c = q.mean(axis=0)
+    q = q[np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))]  # ascending angle = clockwise, y down
+    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    if s[0] + s[2] > s[1] + s[3]:
+        q = np.roll(q, -1, axis=0)
+    if q[2].sum() < q[0].sum():
+        q = np.roll(q, -2, axis=0)
+    return np.ascontiguousarray(q)
+
+
+def _aspect(q: np.ndarray) -> float:
+    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    a, b = s[0] + s[2], s[1] + s[3]
+    return float(max(a, b) / max(min(a, b), 1e-6))
+
+
+# Lightness and two opponent-colour axes (red–green, blue–yellow) with a 128 offset, as one
+# cv2.transform pass: much cheaper than a Lab conversion and enough to see a colour-only edge.
+_OPPONENT = np.array([[0.114, 0.587, 0.299, 0.0],
+                      [0.0, -0.5, 0.5, 128.0],
+                      [0.5, -0.25, -0.25, 128.0]], np.float32)
+
+
+def _square_enough(q: np.ndarray) -> bool:
+    """Corner angles within 90° ± 16° and opposite sides within 25 % of each other: what a
+    rectangle looks like under the mild perspective of an overhead camera."""
+    v = np.roll(q, -1, axis=0) - q
+    ln = np.linalg.norm(v, axis=1)
+    if ln.min() < 1e-3:
+        return False
+    u = v / ln[:, None]
+    cos = np.abs((u * np.roll(u, 1, axis=0)).sum(axis=1))
+    return bool(cos.max() < 0.28 and max(ln[0], ln[2]) < 1.25 * min(ln[0], ln[2])
+                and max(ln[1], ln[3]) < 1.25 * min(ln[1], ln[3]))
+
+
+def _edges(small: np.ndarray) -> np.ndarray:
+    blur = cv2.GaussianBlur(small, (5, 5), 1.0)
+    opp = cv2.transform(blur, _OPPONENT)
+    e = cv2.Canny(opp[:, :, 0], 30, 80, L2gradient=True)
+    # Chroma swings are smaller than lightness ones, hence the lower thresholds.
+    e |= cv2.Canny(opp[:, :, 1], 12, 32, L2gradient=True)
+    e |= cv2.Canny(opp[:, :, 2], 12, 32, L2gradient=True)
+    return e
+
+
+def _hull_quad(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
+    hull = cv2.convexHull(contour)
+    area = cv2.contourArea(hull)
+    if area <= 0:
+        return None
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05, 0.07):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            break
+    else:
+        return None
+    if not cv2.isContourConvex(approx):
+        return None
+    qa = cv2.contourArea(approx)
+    if not 0.85 * area <= qa <= 1.1 * area:
+        return None
+    return approx.reshape(4, 2).astype(np.float32), area
+
+
+def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.ndarray]:
+    """Rough quads (full-res px) from contours of the reduced image's edge map."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, _WORK_PX / max(h, w))
+    small = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    sh, sw = small.shape[:2]
+    edges = _edges(small)
+    contours, hier = cv2.findContours(edges, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    # Thickened edges close the one-pixel gaps a low-contrast stretch of outline leaves, which
+    # would let a card's inner region leak into a textured table; only their holes are used.
+    fat = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    c2, h2 = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None and h2 is None:
+        return []
+    contours = list(contours) + [c for c, hr in zip(c2, h2[0]) if hr[3] >= 0] if h2 is not None else list(contours)
+    hier = np.concatenate([hier[0] if hier is not None else np.zeros((0, 4), np.int32),
+                           np.ones((len(contours) - (0 if hier is None else len(hier[0])), 4), np.int32)])
+    lo, hi = min_area * scale * scale, max_area * scale * scale
+    min_side = max(8.0, np.sqrt(lo / 2.0))
+    out = []
+    for c, hrow in zip(contours, hier):
+        if len(c) < 4:
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        if max(bw, bh) < min_side or bw * bh < 0.5 * lo or bw * bh > 2.5 * hi:
+            continue
+        if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1:
+            continue  # cut by the image border: cannot tell its true shape
+        is_hole = hrow[3] >= 0
+        res = _hull_quad(c)
+        if res is None:
+            continue
+        quad, area = res
+        if not lo <= area <= hi:
+            continue
+        if is_hole and cv2.contourArea(c) < 0.85 * area:
+            continue  # a ragged region, not a card's inside
+        if not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
+            continue
+        out.append(quad / scale)
+    return _dedupe(out)
+
+
+def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Drop near-copies (same centre within 3 % of the size, area within 7 %), larger first;
+    the outline and the inside of a card, and the two edge passes, give many."""
+    if not quads:
+        return []
+    areas = np.array([abs(cv2.contourArea(q)) for q in quads])
+    centres = np.array([q.mean(axis=0) for q in quads])
+    kept: list[int] = []
+    for i in np.argsort(-areas):
+        size = np.sqrt(areas[i])
+        if any(np.linalg.norm(centres[i] - centres[k]) < 0.03 * size and areas[i] > 0.93 * areas[k] for k in kept):
+            continue
+        kept.append(int(i))
+    return [quads[i] for i in kept]
+
+
+def _line_intersections(points: np.ndarray, dirs: np.ndarray) -> np.ndarray:
+    """Corner i = side (i-1) ∩ side i, for lines through points (4, 2) along dirs (4, 2)."""
+    p2 = points + dirs
+    la = np.cross(np.c_[points, np.ones(4)], np.c_[p2, np.ones(4)])  # homogeneous lines
+    corners = np.cross(np.roll(la, 1, axis=0), la)
+    return (corners[:, :2] / corners[:, 2:3]).astype(np.float32)
+
+
+def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | None = None
+                 ) -> list[tuple[np.ndarray, float]]:
+    """Snap each quad's sides to the strongest straight colour step near them, at full res.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        quads: (4, 2) float32 px each, in :func:`order_quad` order.
+        search_px: how far (px) either side of the current side to look; default 5 % of the
+            side's length, at least 5 px.
+
+    Returns:
+        For each quad, ``(refined quad (4, 2) float32 px, support, all_sides)``. ``support``
+        (0..1, 1 = good) rates the three best-backed sides by the fraction of their samples lying
+        on a strong step within 2 px of the fitted line (see ``_SUPPORT_MIN_*``) and is 0 when
+        the fit fails; ``all_sides`` says whether the fourth side is backed as well.
+    """
+    if not quads:
+        return []
+    t = np.linspace(0.1, 0.9, _SIDE_SAMPLES, dtype=np.float32)
+    q = np.stack(quads).astype(np.float32)  # (N, 4, 2)
+    a, b = q, np.roll(q, -1, axis=1)
+    length = np.linalg.norm(b - a, axis=2)  # (N, 4)
+    e = (b - a) / np.maximum(length, 1e-6)[..., None]
+    normal = np.stack([e[..., 1], -e[..., 0]], axis=-1)  # outward for clockwise (y-down) order
+    r = np.maximum(5.0, 0.05 * length) if search_px is None else np.full_like(length, search_px)
+    k = 2 * int(np.ceil(r.max())) + 1
+    offs = np.linspace(-1.0, 1.0, k, dtype=np.float32)  # × r per side
+    base = a[:, :, None, :] + (b - a)[:, :, None, :] * t[None, None, :, None]  # (N, 4, S, 2)
+    d = offs[None, None, None, :] * r[:, :, None, None]  # (N, 4, 1, K)
+    pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * d[..., None]  # (N, 4, S, K, 2)
+    n = len(quads)
+    mapx = pts[..., 0].reshape(n * 4 * _SIDE_SAMPLES, k)
+    mapy = pts[..., 1].reshape(n * 4 * _SIDE_SAMPLES, k)
+    prof = cv2.remap(frame, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.astype(np.float32).reshape(n, 4, _SIDE_SAMPLES, k, 3)
+    step = np.abs(prof[:, :, :, 2:] - prof[:, :, :, :-2]).sum(axis=-1)  # (N, 4, S, K-2)
+    # The card's own edge is the *outermost* strong step: inside it lie printed frames and art
+    # that can be stronger (an orange rim on a navy back), outside only the table. So take the
+    # outermost local peak reaching half the profile's maximum.
+    peak = step >= 0.5 * step.max(axis=-1, keepdims=True)
+    peak[..., 1:] &= step[..., 1:] >= step[..., :-1]
+    peak[..., :-1] &= step[..., :-1] >= step[..., 1:]
+    best = (step.shape[-1] - 1) - peak[..., ::-1].argmax(axis=-1)
+    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
+    # Step per sample spacing varies with r; express it per 2 px so one threshold fits all.
+    spacing = (2.0 * r / (k - 1))[:, :, None]
+    strength = strength * (2.0 / np.maximum(2.0 * spacing, 1e-6))
+    # Parabolic peak interpolation for sub-sample positions.
+    i = np.clip(best, 1, k - 4)
+    s0 = np.take_along_axis(step, (i - 1)[..., None], -1)[..., 0]
+    s1 = np.take_along_axis(step, i[..., None], -1)[..., 0]
+    s2 = np.take_along_axis(step, (i + 1)[..., None], -1)[..., 0]
+    den = s0 - 2 * s1 + s2
+    frac = np.where(np.abs(den) > 1e-6, 0.5 * (s0 - s2) / np.where(np.abs(den) > 1e-6, den, 1), 0.0)
+    pos = (i + 1 + np.clip(frac, -0.5, 0.5)) * spacing - r[:, :, None]  # offset along normal, px
+    edge_pts = base + normal[:, :, None, :] * pos[..., None]  # (N, 4, S, 2)
+    good = strength >= _EDGE_MIN
+
+    # Weighted total-least-squares line per side (closed-form 2×2 PCA), twice: the second pass
+    # keeps only samples within 2 px of the first line, which discards steps on printed art or
+    # table texture that a window happened to catch (an M-estimator in two rounds, cf. Huber).
+    w = good.astype(np.float32)
+    w = np.where(w.sum(axis=-1, keepdims=True) >= 4, w, 1.0)
+    for _ in range(2):
+        ws = np.maximum(w.sum(axis=-1), 1e-6)
+        mu = (edge_pts * w[..., None]).sum(axis=2) / ws[..., None]  # (N, 4, 2)
+        dpt = edge_pts - mu[:, :, None, :]
+        sxx = (w * dpt[..., 0] ** 2).sum(-1)
+        syy = (w * dpt[..., 1] ** 2).sum(-1)
+        sxy = (w * dpt[..., 0] * dpt[..., 1]).sum(-1)
+        theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+        direc = np.stack([np.cos(theta), np.sin(theta)], axis=-1)  # (N, 4, 2)
+        nrm = np.stack([direc[..., 1], -direc[..., 0]], axis=-1)
+        resid = np.abs((dpt * nrm[:, :, None, :]).sum(-1))  # (N, 4, S)
+        inl = good & (resid <= 2.0)
+        w = np.where(inl.sum(axis=-1, keepdims=True) >= 4, inl.astype(np.float32), w)
+    sup = inl.mean(axis=-1)  # (N, 4)
+
+    out = []
+    for ci in range(n):
+        corners = _line_intersections(mu[ci].astype(np.float64), direc[ci].astype(np.float64))
+        # Corner i = side(i-1) ∩ side(i) is quad corner i (side i runs from corner i).
+        if not np.all(np.isfinite(corners)) or np.abs(corners - q[ci]).max() > 3 * r[ci].max() + 2:
+            out.append((q[ci], 0.0, False))
+            continue
+        # Three sides must be clearly there; the fourth may be invisible (a dark title band on a
+        # dark table) — such finds are flagged so the caller also tries completing them.
+        best3 = np.sort(sup[ci])[1:]
+        support = min(float(best3[0]) / _SUPPORT_MIN_SIDE, float(best3.mean()) / _SUPPORT_MIN_MEAN)
+        out.append((corners, min(1.0, support), float(sup[ci].min()) >= _SUPPORT_MIN_SIDE))
+    return out
+
+
+def _inside(pt: np.ndarray, quad: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(pt[0]), float(pt[1])), False) >= 0
+
+
+def _completions(q: np.ndarray) -> list[np.ndarray]:
+    """Whole-card hypotheses for a too-square quad: stretched to the card's aspect past its top
+    side, or past its bottom side."""
+    k = CARD_ASPECT / _aspect(q)
+    top, bottom = q.copy(), q.copy()
+    top[0], top[1] = q[3] + (q[0] - q[3]) * k, q[2] + (q[1] - q[2]) * k
+    bottom[3], bottom[2] = q[0] + (q[3] - q[0]) * k, q[1] + (q[2] - q[1]) * k
+    return [top, bottom]
+
+
+def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.25
+                     ) -> list[tuple[list[np.ndarray], bool]]:
+    """Find cards, keeping alternative outlines where the geometry alone cannot decide.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, any size.
+        min_area_frac, max_area_frac: card area bounds as fractions of the image area.
+
+    Returns:
+        One ``(hypotheses, partial)`` per object found, sorted top to bottom then left to right.
+        ``hypotheses`` are (4, 2) float32 quads in image px, :func:`order_quad` order. For a
+        card-shaped find it is that quad (plus its two completions if it is on the square side
+        of a card, ``_ASPECT_DOUBT``) and ``partial`` is False. For a too-square find
+        (``partial`` True) it is the quad as found plus the two ways of completing it to a card
+        (see ``_completions``); the caller picks one by classifying them, and should drop a
+        partial find that matches no enrolled card.
+
+    Raises:
+        ValueError: ``frame`` is not (H, W, 3).
+    """
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")
+    h, w = frame.shape[:2]
+    area = float(h * w)
+    lo, hi = min_area_frac * area, max_area_frac * area
+    rough = [order_quad(q) for q in _candidates(frame, lo, hi)]
+    first, weak = [], []
+    for q, support, all_sides in refine_quads(frame, rough):
+        q = order_quad(q)
+        if support >= 1.0 and _PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q):
+            first.append(q)
+            weak.append(not all_sides)
+    # A second, narrow pass: the wide first window may have caught a neighbouring edge; now each
+    # side is within a pixel or so of its true place.
+    second = [(order_quad(q), wk) for (q, s, _), wk in zip(refine_quads(frame, first, search_px=3.0), weak) if s > 0]
+    second = [(q, wk) for q, wk in second if 0.6 * lo <= abs(cv2.contourArea(q)) <= hi and _square_enough(q)]
+    second.sort(key=lambda qw: -abs(cv2.contourArea(qw[0])))
+    doubtful = {id(q) for q, wk in second if wk}
+    refined = [q for q, _ in second]
+    kept: list[np.ndarray] = []
+    container = set()
+    for q in refined:
+        c = q.mean(axis=0)
+        dup = False
+        for ki, kq in enumerate(kept):
+            if _inside(c, kq) or _inside(kq.mean(axis=0), q):
+                if abs(cv2.contourArea(q)) > 0.5 * abs(cv2.contourArea(kq)):
+                    dup = True  # the same card found twice (outline and inner region)
+                else:
+                    container.add(ki)
+                break
+        if not dup:
+            kept.append(q)
+    kept = [q for i, q in enumerate(kept) if i not in container]
+    kept.sort(key=lambda q: (round(float(q[:, 1].mean()) / 20.0), float(q[:, 0].mean())))
+    groups = []
+    for q in kept:
+        a = _aspect(q)
+        if a < _ASPECT_MIN:
+            groups.append((_completions(q), True))
+        elif a < _ASPECT_DOUBT or id(q) in doubtful:
+            groups.append(([q] + _completions(q), False))
+        else:
+            groups.append(([q], False))
+    return groups
+
+
+def find_cards(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.25
+               ) -> list[np.ndarray]:
+    """Find card-shaped quads in a photo of a table (geometry only, no deck).
+
+    Algorithm: see the module doc. Nothing here knows what cards look like beyond their
+    outline, so a card-shaped box printed on the table is returned too (it classifies as
+    ``"unknown"`` unless it holds cards, in which case it gives way to them). Too-square finds
+    (possibly part of a card) are left out; :func:`read_cards` completes them with the deck.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, any size.
+        min_area_frac, max_area_frac: card area bounds as fractions of the image area.
+
+    Returns:
+        List of (4, 2) float32 quads, image px, in :func:`order_quad` order, sorted top to
+        bottom then left to right by centre.
+
+    Raises:
+        ValueError: ``frame`` is not (H, W, 3).
+    """
+    return [hyps[0] for hyps, partial in find_card_groups(frame, min_area_frac, max_area_frac) if not partial]
+
+
+def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool]], deck) -> list:
+    """Classify every hypothesis of every group in one batch and keep the best per group.
+
+    Returns a list of :class:`companion.vision.deck.Classification`, one per group kept: partial
+    groups whose best hypothesis is ``"unknown"`` are dropped.
+    """
+    from companion.rules.cards import UNKNOWN
+    from companion.vision.deck import classify_quads
+
+    flat = [q for hyps, _ in groups for q in hyps]
+    results = classify_quads(frame, flat, deck)
+    out, i = [], 0
+    for hyps, partial in groups:
+        rs = results[i:i + len(hyps)]
+        i += len(hyps)
+        best = max(rs, key=lambda r: r.score)
+        if not partial and best is not rs[0] and rs[0].label != UNKNOWN and best.score < rs[0].score + _PREFER_FOUND:
+            best = rs[0]  # a measured outline beats an extrapolated one unless clearly worse
+        if best.label == UNKNOWN:
+            if partial:
+                continue
+            best = rs[0]  # nothing matched: report the outline as found, not a guess
+        out.append((partial, best))
+    # A completed part-card can land on a card that was also found whole: keep one per place,
+    # whole finds first, then the better match.
+    out.sort(key=lambda pb: (pb[0], -pb[1].score))
+    kept: list = []
+    for _, r in out:
+        if not any(_inside(r.quad.mean(axis=0), k.quad) or _inside(k.quad.mean(axis=0), r.quad) for k in kept):
+            kept.append(r)
+    kept.sort(key=lambda r: (round(float(r.quad[:, 1].mean()) / 20.0), float(r.quad[:, 0].mean())))
+    return kept
+
+
+def read_cards(frame: np.ndarray, deck) -> list[CardObservation]:
+    """Find and name every face-up card (or back) in a table photo.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        deck: a :class:`companion.vision.deck.Deck`.
+
+    Returns:
+        One :class:`CardObservation` per card found, quads in image px, clockwise from the
+        card face's top-left corner (for ``"unknown"``: as found), sorted top to bottom then
+        left to right.
+
+    Raises:
+        ValueError: ``frame`` is not (H, W, 3).
+    """
+    return [
+        CardObservation(c.label, c.confidence, tuple((float(x), float(y)) for x, y in c.quad))
+        for c in classify_groups(frame, find_card_groups(frame), deck)
+    ]

@@ -1,0 +1,525 @@
+"""Learning a physical deck from example images, and naming cards against it.
+
+How a card is described (descriptor version 1)
+-----------------------------------------------
+1. The card's quad is warped (homography, ``cv2.warpPerspective``) to an upright portrait
+   patch of ``PATCH_W × PATCH_H`` px, slightly inset so a quad that is off by a pixel or two, or
+   a rounded corner, does not bring in table pixels. The warp is done at 2× and reduced with
+   ``INTER_AREA`` plus a light Gaussian blur, so the patch is an alias-free, slightly smoothed
+   view that tolerates sub-pixel quad errors and focus blur.
+2. The patch goes to CIE Lab. Each channel is made zero-mean over the card, the chroma channels
+   are weighted, the corner pixels are zeroed (rounded corners), and the whole vector is scaled to
+   unit length. Brightness changes scale all three channels alike and a colour cast mostly
+   shifts a/b, so the result is insensitive to both; what is left is the card's *layout* of
+   lightness and colour — enough to count maki rolls or tell a salmon topping from a squid one,
+   which a colour histogram cannot.
+3. The dot product of two such vectors is their zero-normalised cross-correlation (ZNCC,
+   J. P. Lewis, "Fast Normalized Cross-Correlation", Vision Interface 1995), in [-1, 1].
+   A query is compared with every template in both upright and 180° orientations in one
+   matrix product; the quad's long side already fixes portrait, so those are the only two.
+
+Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
+colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
+variants of each card match their own label versus the others.
+
+DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
+------------------------------------------------------------------------
+``format``         0-d str, always ``"companion-deck"``
+``version``        0-d int64, descriptor version (``DESCRIPTOR_VERSION``)
+``patch_size``     (2,) int64, ``(PATCH_W, PATCH_H)`` px
+``labels``         (L,) str, the label names (sub-folder names at enrolment)
+``templates``      (M, D) float32, unit-length descriptors of upright cards, D = 3·PATCH_W·PATCH_H
+``template_label`` (M,) int64, index into ``labels`` for each template row, non-decreasing
+``threshold``      0-d float64, best-score threshold below which a card is ``"unknown"``
+``examples``       (L,) int64, how many example images each label was enrolled from
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.rules.cards import UNKNOWN
+from companion.vision.imageio import IMAGE_SUFFIXES, ImageReadError, read_image
+
+DESCRIPTOR_VERSION = 1
+FORMAT_NAME = "companion-deck"
+
+#: Canonical patch size (px): 30 × 43 keeps the 44:63 card aspect.
+PATCH_W, PATCH_H = 30, 43
+#: Card aspect, height / width, of a 44 × 63 mm card.
+CARD_ASPECT = 63.0 / 44.0
+
+_INSET = 0.04  # fraction of the patch width trimmed on every side
+_CHROMA_WEIGHT = 0.8  # a/b channels relative to L, after Lab scaling
+_CORNER = 3  # px of the patch corners zeroed (rounded card corners show the table)
+_SOFTMAX_T = 0.02  # temperature for the label confidence, in ZNCC units
+_SCORE_RAMP = 0.10  # ZNCC above the threshold at which the score part of confidence saturates
+_N_AUG = 12  # augmented templates per example, besides the clean one
+_N_CAL = 10  # held-out variants per example used to calibrate the threshold
+
+
+class DeckError(ValueError):
+    """A DECK.npz file is missing, corrupt, or not a deck this version can use. Names the file."""
+
+
+class EnrollError(ValueError):
+    """Enrolment input is unusable (no folder, no labels, a label without images, bad image)."""
+
+
+@dataclass(frozen=True)
+class Classification:
+    """One card's result.
+
+    label: an enrolled label or ``"unknown"``.
+    confidence: 0..1; for ``"unknown"`` how sure we are that it matches nothing enrolled.
+    score: best ZNCC against any template (−1..1), whatever the label.
+    quad: (4, 2) float32 image px, clockwise from the card face's top-left corner (for
+        ``"unknown"``: from the top-left as found, before orientation is known).
+    """
+
+    label: str
+    confidence: float
+    score: float
+    quad: np.ndarray = field(repr=False)
+
+
+def _corner_mask() -> np.ndarray:
+    m = np.ones((PATCH_H, PATCH_W), np.float32)
+    for y in range(_CORNER):
+        for x in range(_CORNER - y):
+            for yy, xx in ((y, x), (y, PATCH_W - 1 - x), (PATCH_H - 1 - y, x), (PATCH_H - 1 - y, PATCH_W - 1 - x)):
+                m[yy, xx] = 0.0
+    return m
+
+
+_MASK = _corner_mask()
+
+
+def _patch_dst(scale: int) -> np.ndarray:
+    w, h = PATCH_W * scale, PATCH_H * scale
+    m = _INSET * w
+    return np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], np.float32)
+
+
+_DST2 = _patch_dst(2)
+
+
+def card_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Warp one card to the canonical upright patch.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quad: (4, 2) float image px, clockwise from the corner that should become the patch's
+            top-left (so corners 0→1 are the card's top edge).
+
+    Returns:
+        (PATCH_H, PATCH_W, 3) uint8 BGR.
+    """
+    h = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), _DST2)
+    big = cv2.warpPerspective(image, h, (2 * PATCH_W, 2 * PATCH_H), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    small = cv2.resize(big, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (3, 3), 0.6)
+
+
+def describe(patches: np.ndarray) -> np.ndarray:
+    """Descriptors (version 1, see the module doc) of canonical patches.
+
+    Args:
+        patches: (N, PATCH_H, PATCH_W, 3) uint8 BGR.
+
+    Returns:
+        (N, 3·PATCH_H·PATCH_W) float32, each row zero-mean per channel and of unit length
+        (an all-flat patch gives a zero row, which correlates 0 with everything).
+    """
+    patches = np.asarray(patches)
+    n = patches.shape[0]
+    if n == 0:
+        return np.zeros((0, 3 * PATCH_H * PATCH_W), np.float32)
+    flat = (patches.reshape(n * PATCH_H, PATCH_W, 3).astype(np.float32)) * (1.0 / 255.0)
+    lab = cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, PATCH_H, PATCH_W, 3)
+    lab = lab.transpose(0, 3, 1, 2)  # (N, 3, H, W)
+    w = _MASK[None, None]
+    mean = (lab * w).sum(axis=(2, 3), keepdims=True) / w.sum()
+    d = (lab - mean) * w
+    d[:, 1:] *= _CHROMA_WEIGHT
+    d = d.reshape(n, -1)
+    norm = np.linalg.norm(d, axis=1, keepdims=True)
+    return np.ascontiguousarray(d / np.maximum(norm, 1e-6), dtype=np.float32)
+
+
+def _rot180(desc: np.ndarray) -> np.ndarray:
+    n = desc.shape[0]
+    return np.ascontiguousarray(desc.reshape(n, 3, PATCH_H, PATCH_W)[:, :, ::-1, ::-1].reshape(n, -1))
+
+
+@dataclass
+class Deck:
+    """An enrolled deck: templates per label and the "unknown" threshold.
+
+    Build one with :func:`enroll_folder` / :func:`enroll_images`, or :meth:`load` a DECK.npz.
+    """
+
+    labels: tuple[str, ...]
+    templates: np.ndarray  # (M, D) float32 unit rows, upright
+    template_label: np.ndarray  # (M,) int64, sorted
+    threshold: float
+    examples: np.ndarray  # (L,) int64
+
+    def __post_init__(self) -> None:
+        order = np.argsort(self.template_label, kind="stable")
+        self.template_label = np.asarray(self.template_label, np.int64)[order]
+        self.templates = np.ascontiguousarray(np.asarray(self.templates, np.float32)[order])
+        # Upright and 180°-turned banks side by side, so one matmul scores both orientations.
+        self._bank = np.ascontiguousarray(np.concatenate([self.templates, _rot180(self.templates)]).T)
+        m = len(self.template_label)
+        starts = np.searchsorted(self.template_label, np.arange(len(self.labels)))
+        self._starts = np.concatenate([starts, starts + m])
+
+    # ----------------------------------------------------------------- files
+    def save(self, path: Path | str) -> None:
+        """Write the deck as DECK.npz (format in the module doc).
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        with open(path, "wb") as fh:  # a file object stops numpy appending ".npz" to the name
+            np.savez_compressed(
+                fh,
+                format=np.array(FORMAT_NAME),
+                version=np.array(DESCRIPTOR_VERSION, np.int64),
+                patch_size=np.array([PATCH_W, PATCH_H], np.int64),
+                labels=np.array(self.labels, dtype=str),
+                templates=self.templates.astype(np.float32),
+                template_label=self.template_label.astype(np.int64),
+                threshold=np.array(float(self.threshold), np.float64),
+                examples=np.asarray(self.examples, np.int64),
+            )
+
+    @classmethod
+    def load(cls, path: Path | str) -> "Deck":
+        """Read a DECK.npz written by :meth:`save`.
+
+        Raises:
+            DeckError: missing or unreadable file, not an .npz, a missing or malformed field,
+                or a descriptor version / patch size this code does not use. Names the file.
+        """
+        p = Path(path)
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except FileNotFoundError:
+            raise DeckError(f"{p}: deck file not found") from None
+        except IsADirectoryError:
+            raise DeckError(f"{p}: is a directory, not a deck file") from None
+        except Exception as exc:  # zipfile/pickle/ValueError/EOFError: all mean "not a deck"
+            raise DeckError(f"{p}: not a readable deck file ({type(exc).__name__}: {exc})") from None
+        if not isinstance(data, dict):
+            raise DeckError(f"{p}: not a deck file (a single array, not an .npz archive)")
+        try:
+            if str(data["format"]) != FORMAT_NAME:
+                raise DeckError(f"{p}: not a deck file (format {str(data['format'])!r})")
+            version = int(data["version"])
+            if version != DESCRIPTOR_VERSION:
+                raise DeckError(f"{p}: descriptor version {version}, this program reads "
+                                f"version {DESCRIPTOR_VERSION}; enrol the deck again")
+            if [int(v) for v in data["patch_size"]] != [PATCH_W, PATCH_H]:
+                raise DeckError(f"{p}: patch size {data['patch_size'].tolist()} is not "
+                                f"{[PATCH_W, PATCH_H]}; enrol the deck again")
+            labels = tuple(str(s) for s in data["labels"].reshape(-1))
+            templates = data["templates"]
+            tl = data["template_label"]
+            threshold = float(data["threshold"])
+            examples = data["examples"].astype(np.int64).reshape(-1)
+        except DeckError:
+            raise
+        except KeyError as exc:
+            raise DeckError(f"{p}: deck file lacks field {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise DeckError(f"{p}: malformed deck field: {exc}") from None
+        d = 3 * PATCH_W * PATCH_H
+        if (templates.dtype != np.float32 or templates.ndim != 2 or templates.shape[1] != d
+                or templates.shape[0] == 0 or not np.all(np.isfinite(templates))):
+            raise DeckError(f"{p}: templates must be a non-empty (M, {d}) float32 array, "
+                            f"got {templates.dtype} {templates.shape}")
+        if (tl.shape != (templates.shape[0],) or not np.issubdtype(tl.dtype, np.integer)
+                or tl.min() < 0 or tl.max() >= len(labels)):
+            raise DeckError(f"{p}: template_label must give a label index for every template")
+        if not labels or len(set(labels)) != len(labels) or UNKNOWN in labels:
+            raise DeckError(f"{p}: labels must be unique, non-empty and not {UNKNOWN!r}")
+        if len(np.unique(tl)) != len(labels):
+            raise DeckError(f"{p}: some label has no template")
+        if not -1.0 <= threshold <= 1.0 or examples.shape != (len(labels),):
+            raise DeckError(f"{p}: malformed threshold or examples field")
+        return cls(labels, templates, tl, threshold, examples)
+
+    # ----------------------------------------------------------- classifying
+    def match(self, desc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Best ZNCC per label and orientation.
+
+        Args:
+            desc: (N, D) float32 descriptors from :func:`describe`.
+
+        Returns:
+            ``(scores, turned)``: (N, L) float32 best score per label over both orientations,
+            and (N, L) bool, True where the best match was the 180°-turned template.
+        """
+        s = desc @ self._bank  # (N, 2M)
+        per = np.maximum.reduceat(s, self._starts, axis=1)  # (N, 2L)
+        n_l = len(self.labels)
+        up, turned = per[:, :n_l], per[:, n_l:]
+        return np.maximum(up, turned), turned > up
+
+    def decide(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Label index (−1 for unknown), confidence and best score from per-label scores.
+
+        Confidence for a label is a softmax over per-label scores (temperature ``_SOFTMAX_T``,
+        so it falls when a near-identical card scores almost as well) times a ramp that is 0.5 at
+        the threshold and 1 at ``_SCORE_RAMP`` above it. For ``"unknown"`` it is the mirror ramp:
+        0.5 at the threshold, 1 at ``_SCORE_RAMP`` below.
+        """
+        best = scores.argmax(axis=1)
+        top = scores[np.arange(len(scores)), best]
+        z = (scores - top[:, None]) / _SOFTMAX_T
+        p_best = 1.0 / np.exp(z).sum(axis=1)
+        ramp = np.clip(0.5 + 0.5 * (top - self.threshold) / _SCORE_RAMP, 0.0, 1.0)
+        known = top >= self.threshold
+        conf = np.where(known, p_best * ramp, 1.0 - ramp)
+        return np.where(known, best, -1), conf, top
+
+
+def _order_portrait(quad: np.ndarray) -> np.ndarray:
+    from companion.vision.cards import order_quad
+
+    return order_quad(quad)
+
+
+def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck) -> list[Classification]:
+    """Name the card inside each quad.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quads: each (4, 2) float image px, any corner order (they are re-ordered to portrait,
+            clockwise; a quad's long side is taken as the card's height).
+        deck: the enrolled deck.
+
+    Returns:
+        One :class:`Classification` per quad, in order; the quad starts at the top-left of the
+        card face as the best match's orientation says.
+    """
+    if not quads:
+        return []
+    ordered = [_order_portrait(q) for q in quads]
+    patches = np.stack([card_patch(image, q) for q in ordered])
+    scores, turned = deck.match(describe(patches))
+    idx, conf, top = deck.decide(scores)
+    out = []
+    for i, q in enumerate(ordered):
+        if idx[i] >= 0:
+            if turned[i, idx[i]]:
+                q = np.roll(q, -2, axis=0)
+            label = deck.labels[idx[i]]
+        else:
+            label = UNKNOWN
+        out.append(Classification(label, float(conf[i]), float(top[i]), q.astype(np.float32)))
+    return out
+
+
+def whole_image_quad(image: np.ndarray) -> np.ndarray:
+    """The image's own corners as a (4, 2) float32 quad (clockwise from top-left), px."""
+    h, w = image.shape[:2]
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+
+
+def _is_card_shaped(image: np.ndarray) -> bool:
+    h, w = image.shape[:2]
+    return abs(max(h, w) / max(1, min(h, w)) / CARD_ASPECT - 1.0) <= 0.07
+
+
+def _largest_group(image: np.ndarray):
+    from companion.vision.cards import find_card_groups
+
+    groups = find_card_groups(image, min_area_frac=0.15, max_area_frac=1.0)
+    if not groups:
+        return None
+    return max(groups, key=lambda g: abs(cv2.contourArea(g[0][0])))
+
+
+def crop_quad(image: np.ndarray) -> np.ndarray:
+    """Where the single card lies in an image that shows one card (no deck needed).
+
+    If the image already has the card's aspect (within 7 %, either way up) it is taken as a
+    tight crop or flat scan and its own corners are used. Otherwise the largest whole-card quad
+    covering at least 15 % of the image is used, if one is clearly present; failing that, the
+    whole image.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+
+    Returns:
+        (4, 2) float32 px, portrait-ordered (see :func:`companion.vision.cards.order_quad`).
+    """
+    if not _is_card_shaped(image):
+        group = _largest_group(image)
+        if group is not None and not group[1]:
+            return group[0][0]
+    return _order_portrait(whole_image_quad(image))
+
+
+def classify_image(image: np.ndarray, deck: Deck) -> Classification:
+    """Name the one card shown in an image (already cropped; any rotation, some perspective).
+
+    The hypotheses are the image itself and, unless the image already has a card's shape, the
+    largest card (or part-card, completed both ways) found in it; the best-scoring one wins.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        deck: the enrolled deck.
+
+    Returns:
+        The :class:`Classification`; its quad is where the card was taken to be, image px.
+    """
+    hyps = [_order_portrait(whole_image_quad(image))]
+    if not _is_card_shaped(image):
+        group = _largest_group(image)
+        if group is not None:
+            hyps = group[0] + hyps
+    results = classify_quads(image, hyps, deck)
+    best = max(results, key=lambda r: r.score)
+    return results[0] if best.label == UNKNOWN else best
+
+
+# ---------------------------------------------------------------- enrolment
+_CANON_W, _CANON_H = 4 * PATCH_W, 4 * PATCH_H
+
+
+def _canonical(image: np.ndarray) -> np.ndarray:
+    quad = crop_quad(image)
+    dst = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
+    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.warpPerspective(image, h, (_CANON_W, _CANON_H), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: float) -> list[np.ndarray]:
+    """``n`` patches of a canonical card as a camera might see it: the quad off by a few
+    percent, focus blur, a brightness/contrast change, a colour cast, a light gradient and
+    sensor noise. ``strength`` scales every perturbation."""
+    base = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
+    yy, xx = np.mgrid[0:_CANON_H, 0:_CANON_W].astype(np.float32)
+    out = []
+    for _ in range(n):
+        img = canon.astype(np.float32)
+        sigma = rng.uniform(0.0, 3.0 * strength)
+        if sigma > 0.3:
+            img = cv2.GaussianBlur(img, (0, 0), sigma)
+        gain = rng.uniform(1 - 0.4 * strength, 1 + 0.2 * strength)
+        cast = 1.0 + rng.uniform(-0.12, 0.12, 3) * strength
+        ang = rng.uniform(0, 2 * np.pi)
+        grad = 1.0 + 0.25 * strength * ((xx / _CANON_W - 0.5) * np.cos(ang) + (yy / _CANON_H - 0.5) * np.sin(ang))
+        img = img * (gain * cast)[None, None, :] * grad[:, :, None] + rng.uniform(-15, 15) * strength
+        img += rng.normal(0, 6 * strength, img.shape)
+        img = np.clip(img, 0, 255).astype(np.uint8)
+        jitter = rng.normal(0, 0.02 * strength * _CANON_W, (4, 2)).astype(np.float32)
+        out.append(card_patch(img, base + jitter))
+    return out
+
+
+def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
+    """Build a deck from example images.
+
+    Args:
+        examples: label → list of (H, W, 3) uint8 BGR images, each a flat scan of one card or a
+            photo cropped to it (upright; see :func:`crop_quad`). At least one per label.
+        seed: seed for the augmentation (enrolment is deterministic for a given seed).
+
+    Returns:
+        The :class:`Deck`, threshold calibrated.
+
+    Raises:
+        EnrollError: no labels, a label with no images, or the reserved label ``"unknown"``.
+    """
+    if not examples:
+        raise EnrollError("no labels to enrol")
+    rng = np.random.default_rng(seed)
+    labels = tuple(sorted(examples))
+    if UNKNOWN in labels:
+        raise EnrollError(f"{UNKNOWN!r} is reserved for cards that match nothing; rename that label")
+    patches, plabel, held, hlabel = [], [], [], []
+    for li, label in enumerate(labels):
+        if not examples[label]:
+            raise EnrollError(f"label {label!r} has no example images")
+        for img in examples[label]:
+            canon = _canonical(img)
+            patches.append(card_patch(canon, np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H],
+                                                       [0, _CANON_H]], np.float32)))
+            patches += _variants(canon, rng, _N_AUG, 1.0)
+            plabel += [li] * (_N_AUG + 1)
+            held += _variants(canon, rng, _N_CAL, 1.3)
+            hlabel += [li] * _N_CAL
+    templates = describe(np.stack(patches))
+    counts = np.array([len(examples[lb]) for lb in labels], np.int64)
+    deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts)
+    deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
+    return deck
+
+
+def _calibrate(deck: Deck, held: np.ndarray, hlabel: np.ndarray) -> float:
+    """The unknown threshold, from held-out variants.
+
+    Genuine: each variant's score for its own label. Impostor: its best score for any label
+    whose own variants it is not — the score a card that was never enrolled might reach. The
+    threshold sits between the impostor scores of *unrelated* labels (the bulk) and the lowest
+    genuine scores, leaning towards the genuine side by a fixed fraction, and is clamped to a
+    sane range so a tiny or odd deck still gets a usable value.
+    """
+    scores, _ = deck.match(held)
+    genuine = scores[np.arange(len(hlabel)), hlabel]
+    other = scores.copy()
+    other[np.arange(len(hlabel)), hlabel] = -1.0
+    impostor = other.max(axis=1)
+    g_lo = float(np.percentile(genuine, 1))
+    i_mid = float(np.median(impostor)) if len(deck.labels) > 1 else 0.3
+    thr = i_mid + 0.6 * (g_lo - i_mid)
+    return float(np.clip(thr, 0.45, 0.85))
+
+
+def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
+    """Enrol a deck from ``folder/<label>/<image>`` (the sub-folder name is the label).
+
+    Files whose suffix is not an image type (``IMAGE_SUFFIXES``) and hidden entries are ignored;
+    every image file must be readable.
+
+    Raises:
+        EnrollError: the folder is missing or not a folder, has no label sub-folders, or a
+            label folder has no images.
+        ImageReadError: an image file cannot be read (the message names it).
+    """
+    root = Path(folder)
+    if not root.exists():
+        raise EnrollError(f"{root}: deck folder not found")
+    if not root.is_dir():
+        raise EnrollError(f"{root}: not a folder (expected one sub-folder per label)")
+    subdirs = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
+    if not subdirs:
+        raise EnrollError(f"{root}: no label sub-folders (expected {root}/<label>/<image>.png)")
+    examples: dict[str, list[np.ndarray]] = {}
+    for d in subdirs:
+        files = sorted(f for f in d.iterdir()
+                       if not f.name.startswith(".") and f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise EnrollError(f"{d}: no images for label {d.name!r} "
+                              f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
+        examples[d.name] = [read_image(f) for f in files]
+    return enroll_images(examples, seed=seed)
+
+
+__all__ = [
+    "CARD_ASPECT", "DESCRIPTOR_VERSION", "PATCH_H", "PATCH_W", "Classification", "Deck", "DeckError",
+    "EnrollError", "ImageReadError", "card_patch", "classify_image", "classify_quads", "crop_quad",
+    "describe", "enroll_folder", "enroll_images", "whole_image_quad",
+]
