@@ -91,13 +91,13 @@ class TableGame:
             (cards by seat, mat message); cards is None when the mat has never been found or the
             frame is unusable.
         """
-        from companion.vision.cards import read_cards
         from companion.vision.mat import assign_to_zones, to_mat_mm
+        from companion.vision.mat_cards import read_cards_on_mat
 
         status = self.tracker.update(frame)
         if status.homography is None or (not status.found and status.message.startswith("bad frame")):
             return None, status.message
-        observations = read_cards(frame, self.deck)
+        observations = read_cards_on_mat(frame, status.homography, self.layout, self.deck)
         zones = assign_to_zones(self.layout, status.homography, observations)
         seen: dict[int | None, list[SeenCard]] = {}
         for seat, obs in zones.items():

@@ -1,0 +1,107 @@
+"""Speed benchmarks (issue #2 §7). Run with ``make bench``; the figures go in the README.
+
+Measures, on this machine:
+  * reading a 1280×960 frame with 20 cards (mat tracking + card finding + classification + zones);
+  * classification per card (20 quads classified in one call, divided by 20);
+  * start-up of ``companion score`` (a whole process, median of 10 runs);
+  * random full Sushi Go! games per second through the rules engine.
+
+Targets (issue #2): ≤ 60 ms per frame, ≤ 1 ms per card, ≤ 0.3 s start-up. Timing lives here, never in
+tests: a loaded CI machine must not turn a correct build red.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+CARDS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
+         "squid_nigiri", "pudding", "wasabi", "chopsticks"]
+
+
+def _median_ms(fn, repeats: int) -> float:
+    fn()  # warm caches (first cv2 call, lazy tables)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def bench_frame_and_cards(repeats: int = 20) -> dict[str, float]:
+    from companion.sim.record import enroll_sim_deck
+    from companion.sim.table import layout_tableaux, render_table
+    from companion.vision.cards import read_cards
+    from companion.vision.deck import classify_quads
+    from companion.vision.mat import MatTracker, assign_to_zones
+    from companion.vision.mat_layout import load_mat_layout
+
+    deck = enroll_sim_deck()
+    layout = load_mat_layout(4)
+    rng = np.random.default_rng(0)
+    tableaux = [[CARDS[(seat * 5 + i) % 12] for i in range(5)] for seat in range(4)]
+    frame = render_table(layout, layout_tableaux(layout, tableaux, rng=rng), size=(1280, 960), rng=rng)
+    found = read_cards(frame.image, deck)
+    tracker = MatTracker(layout)
+
+    def read_frame():
+        status = tracker.update(frame.image)
+        assign_to_zones(layout, status.homography, read_cards(frame.image, deck))
+
+    quads = [q for _, q in frame.cards]
+    per_frame = _median_ms(read_frame, repeats)
+    per_card = _median_ms(lambda: classify_quads(frame.image, quads, deck), repeats) / len(quads)
+    correct = sorted(o.label for o in found) == sorted(label for label, _ in frame.cards)
+    return {"frame_ms": per_frame, "card_ms": per_card, "cards_in_frame": len(quads), "frame_read_correctly": correct}
+
+
+def bench_score_startup(repeats: int = 10) -> float:
+    record = {"players": ["Ann", "Bo"], "rounds": [{"Ann": ["tempura"] * 10, "Bo": ["sashimi"] * 10}] * 3}
+    exe = Path(sys.executable).with_name("companion")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(record, f)
+    try:
+        cmd = [str(exe), "score", "--game", "sushi-go", "--json", f.name]
+        return _median_ms(lambda: subprocess.run(cmd, check=True, capture_output=True), repeats) / 1000
+    finally:
+        os.unlink(f.name)
+
+
+def bench_games(seconds: float = 3.0) -> float:
+    from companion.rules.sushi_go import apply, legal_plays, new_game
+
+    rng = random.Random(0)
+    games, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state = new_game(["A", "B", "C", "D"], rng)
+        while not state.is_over:
+            for seat in state.waiting_for():
+                state = apply(state, rng.choice(legal_plays(state, seat)))
+        games += 1
+    return games / (time.perf_counter() - t0)
+
+
+def main() -> int:
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    vision = bench_frame_and_cards()
+    print(f"read a 1280x960 frame with {vision['cards_in_frame']} cards: {vision['frame_ms']:.1f} ms "
+          f"(target <= 60 ms; read correctly: {vision['frame_read_correctly']})")
+    print(f"classify one card: {vision['card_ms']:.3f} ms (target <= 1 ms)")
+    print(f"companion score start-up: {bench_score_startup():.3f} s (target <= 0.3 s)")
+    print(f"random 4-player Sushi Go! games: {bench_games():.0f} per second")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
