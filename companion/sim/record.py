@@ -44,14 +44,20 @@ def _turn_entry(cards) -> str | list[str]:
 
 
 def record_fixture(
-    out: Path, players: int, seed: int, options: SushiGoOptions, size: tuple[int, int], quality: int
+    out: Path, players: int, seed: int, options: SushiGoOptions, size: tuple[int, int], quality: int,
+    deck: str = "deck.npz",
 ) -> dict:
-    """Simulate one game and write it as a fixture folder; return the game.json contents."""
+    """Simulate one game and write it as a fixture folder; return the game.json contents.
+
+    ``deck`` is the deck file's path relative to ``out``; an existing file there is reused, so
+    fixtures can share one enrolled deck (e.g. ``../sim-deck.npz``).
+    """
     names = list(NAMES[:players])
     if out.exists():
         shutil.rmtree(out)
     (out / "frames").mkdir(parents=True)
-    enroll_sim_deck(out / "deck.npz")
+    if not (out / deck).is_file():
+        enroll_sim_deck(out / deck)
     frames = []
     rounds: list[dict[str, list]] = []
     last = None
@@ -70,7 +76,7 @@ def record_fixture(
         "game": "sushi-go",
         "players": names,
         "options": {k: v for k, v in options.to_dict().items() if v != getattr(SushiGoOptions(), k)},
-        "deck": "deck.npz",
+        "deck": deck,
         "seed": seed,
         "frames": frames,
         "record": {"rounds": rounds},
@@ -88,9 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--size", default="1024x768", help="frame size WxH px")
     p.add_argument("--quality", type=int, default=80, help="JPEG quality")
+    p.add_argument("--deck", default="deck.npz", help="deck file, relative to OUT; reused if it exists")
     a = p.parse_args(argv)
     w, h = (int(v) for v in a.size.lower().split("x"))
-    game = record_fixture(a.out, a.players, a.seed, SushiGoOptions(dummy=a.dummy), (w, h), a.quality)
+    game = record_fixture(a.out, a.players, a.seed, SushiGoOptions(dummy=a.dummy), (w, h), a.quality, a.deck)
     print(f"wrote {a.out}: {len(game['frames'])} frames, totals {game['expected']['total']}")
     return 0
 
