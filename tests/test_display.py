@@ -86,3 +86,25 @@ def test_open_display_specs(tmp_path):
         open_display("hdmi")
     with pytest.raises(ValueError):
         open_display("png:")
+
+
+def test_window_display_refuses_an_invisible_fallback_driver(monkeypatch):
+    # With no screen and no driver asked for, SDL falls back to "offscreen"; a window there is
+    # invisible, so the demo must hear "no screen" and suggest --headless instead.
+    import pygame
+
+    from companion.devices.display import DisplayError, WindowDisplay
+
+    pygame.display.quit()
+    for var in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(var, raising=False)
+    try:
+        pygame.display.init()
+        driver = pygame.display.get_driver()
+        pygame.display.quit()
+        if driver not in ("offscreen", "dummy"):
+            pytest.skip(f"this machine has a real video driver ({driver})")
+        with pytest.raises(DisplayError, match="no screen found"):
+            WindowDisplay((480, 320))
+    finally:
+        pygame.display.quit()

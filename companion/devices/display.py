@@ -16,6 +16,8 @@ pygame is imported lazily so importing this module is cheap.
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -105,6 +107,10 @@ class _Base:
         pass
 
 
+#: SDL video drivers that draw to no screen at all.
+_INVISIBLE_DRIVERS = ("offscreen", "dummy")
+
+
 class WindowDisplay(_Base):
     """A pygame window (desktop) or the whole panel (Pi console via KMSDRM).
 
@@ -126,6 +132,11 @@ class WindowDisplay(_Base):
         self._pg = pygame
         try:
             pygame.display.init()
+            driver = pygame.display.get_driver()
+            # With no screen SDL falls back to an invisible driver; a window there helps nobody,
+            # unless the user asked for it by name (tests set SDL_VIDEODRIVER=dummy on purpose).
+            if driver in _INVISIBLE_DRIVERS and os.environ.get("SDL_VIDEODRIVER") != driver:
+                raise pygame.error("no screen found (SDL fell back to the invisible driver)")
             flags = pygame.FULLSCREEN if fullscreen else 0
             # fullscreen with (0, 0) takes the panel's native mode instead of forcing a mode change
             self._screen = pygame.display.set_mode((0, 0) if fullscreen else tuple(size), flags)
