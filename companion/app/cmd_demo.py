@@ -91,11 +91,11 @@ def _print_round(out, truth, read) -> None:
 
 def _print_final(out, truth, read, mismatches: int, args) -> int:
     t, r = truth.result, read.result
-    width = max(len(n) for n in t.players) + 2
-    print("\nfinal scores   " + "true".rjust(6) + "read".rjust(6), file=out)
+    width = max(len(n) for n in t.players + ("final score",)) + 2
+    print(f"\n  {'final score':<{width}}{'true':>6}{'read':>6}", file=out)
     for seat, name in enumerate(t.players):
         flag = "" if t.totals[seat] == r.totals[seat] else "   <-- differs"
-        print(f"  {name:<{width}}      {t.totals[seat]:>6}{r.totals[seat]:>6}{flag}", file=out)
+        print(f"  {name:<{width}}{t.totals[seat]:>6}{r.totals[seat]:>6}{flag}", file=out)
     print(f"winner(s): true {', '.join(t.winners)}; read {', '.join(r.winners)}", file=out)
     same = t.to_dict() == r.to_dict() and mismatches == 0
     print("the score read from the pixels equals the truth" if same else "MISMATCH between truth and read", file=out)
