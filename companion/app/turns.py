@@ -13,6 +13,10 @@ previous reveal, matched by label and position on the mat (mm), and infers the p
 The rules engine then checks the inferred plays; this module only reads the table. Cards that a
 player nudged between turns are matched by label within :data:`MOVE_TOLERANCE_MM`, and a card that
 moved further still pairs with a same-label card that appeared, as long as the turn still adds up.
+
+One case no camera can tell: chopsticks used to take a new chopsticks card that is then laid exactly
+where the used one lay reads as a single pick of the other card. Both readings score the same (the
+tableau is identical and the hand shrinks by one card either way), so the score stays right.
 """
 
 from __future__ import annotations

@@ -61,13 +61,19 @@ class TableScene:
             for i in range(kept_puddings[seat]):
                 wanted[("kept", i)] = (Card.PUDDING, None)
             slots = self._slots[seat]
+            freed = set()
             for i, slot in enumerate(slots):
                 if slot is not None and slot[0] not in wanted:
                     slots[i] = None
+                    freed.add(i)
             for key, (card, nigiri) in wanted.items():
                 where = next((i for i, s in enumerate(slots) if s is not None and s[0] == key), None)
                 if where is None:
-                    where = next((i for i, s in enumerate(slots) if s is None), None)
+                    # A card leaving this turn (chopsticks back into the hand) leaves its place empty
+                    # until the next turn: new cards go beside the others, as players lay them.
+                    where = next((i for i, s in enumerate(slots) if s is None and i not in freed), None)
+                    if where is None:
+                        where = next((i for i, s in enumerate(slots) if s is None), None)
                     if where is None:
                         raise ValueError(f"{self.layout.zones[seat].name}: more cards than its zone holds")
                 slots[where] = (key, card, nigiri)
