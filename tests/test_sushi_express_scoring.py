@@ -46,7 +46,9 @@ def test_all_equal_tips_nobody_loses_by_default_and_option_makes_everyone_lose()
     assert tip_penalties([0, 0, 0], SushiExpressOptions(equal_tips_penalty=True)) == (0, 0, 0)
     result = score_game(("A", "B", "C"), [{TIP: 2}, {TIP: 1}, {}], [0, 1, 2], [0, 0, 0])
     assert result.tips == (2, 2, 2) and result.tip_points == (0, 0, 0)
-    assert result.breakdown[-1].text == "tips: 0 tip cards + 2 tip action cards = 2, everyone has 2: nobody loses points → 0"
+    assert result.breakdown[-1].text == (
+        "tips: 0 tip cards + 2 tip action cards = 2, everyone has 2: nobody loses points → 0"
+    )
 
 
 def test_tip_action_cards_add_to_tips():

@@ -36,7 +36,6 @@ from companion.rules.core import shuffled
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_express_scoring import score_game
 from companion.rules.sushi_express_state import (
-    ACTION_CARDS,
     ACTION_COUNTS,
     CONTENTS,
     CUSTOMER_COUNTS,
@@ -161,7 +160,10 @@ def new_game_with_decks(
 
 
 def _setup(
-    names: tuple[str, ...], actions: tuple[ActionCard, ...], customers: tuple[Customer, ...], options: SushiExpressOptions
+    names: tuple[str, ...],
+    actions: tuple[ActionCard, ...],
+    customers: tuple[Customer, ...],
+    options: SushiExpressOptions,
 ) -> SushiExpressState:
     n = len(names)
     if options.first_player >= n:
@@ -254,39 +256,51 @@ def check_action(state: SushiExpressState, action: Action) -> None:
         whose = state.players[state.current]  # type: ignore[index]
         raise _refuse(f"it is {whose}'s turn in phase '{state.phase}', not {name}'s", "not-your-turn", section, name)
     hand = state.hands[seat]
-    if kind is Guess:
-        _check_guess(state, action, name, hand)  # type: ignore[arg-type]
-    elif kind is Exchange:
-        _check_exchange(state, action, name, hand)  # type: ignore[arg-type]
-    elif kind is Roll:
-        if action.faces is not None:  # type: ignore[union-attr]
-            faces = action.faces  # type: ignore[union-attr]
-            if not isinstance(faces, tuple) or len(faces) != 2:
-                raise _refuse(f"{name} must roll both dice: give 2 faces, got {faces!r}", "die-faces", PHASE_2, name)
-            _check_faces(faces, name, PHASE_2)
-        if state.tries >= TRIES:
-            raise _refuse(
-                f"{name} has used both tries: play \"re-roll\" or accept the failed roll", "tries-used", PHASE_2, name
-            )
-    elif kind is ReRoll:
-        if ActionCard.RE_ROLL not in hand:
-            raise _refuse(f'{name} does not hold a "re-roll" card', "card-not-held", REROLL_SECTION, name)
-        if state.dice is None:
-            raise _refuse(f'{name} can play "re-roll" only after rolling lower than the guess', "re-roll-before-roll",
-                          REROLL_SECTION, name)
-        if action.die not in (0, 1) or type(action.die) is not int:  # type: ignore[union-attr]
-            raise _refuse(f"{name} chose die {action.die!r}: the dice are 0 and 1", "die-index", REROLL_SECTION, name)  # type: ignore[union-attr]
-        if action.face is not None:  # type: ignore[union-attr]
-            _check_faces([action.face], name, REROLL_SECTION)  # type: ignore[union-attr]
-    elif kind is AcceptRoll:
+    if isinstance(action, Guess):
+        _check_guess(state, action, name, hand)
+    elif isinstance(action, Exchange):
+        _check_exchange(state, action, name, hand)
+    elif isinstance(action, Roll):
+        _check_roll(state, action, name)
+    elif isinstance(action, ReRoll):
+        _check_re_roll(state, action, name, hand)
+    elif isinstance(action, AcceptRoll):
         if state.tries < TRIES:
-            raise _refuse(f"{name} has a second try: a player fails only after rolling lower twice", "second-try",
-                          PHASE_2, name)
-    elif kind is Move:
-        _check_move(state, action, name, hand)  # type: ignore[arg-type]
-    elif kind is Deliver:
-        if type(action.keep) is not bool:  # type: ignore[union-attr]
-            raise _refuse(f"{name} must keep all or discard all of the display", "keep-or-discard", PHASE_4, name)
+            raise _refuse(
+                f"{name} has a second try: a player fails only after rolling lower twice", "second-try", PHASE_2, name
+            )
+    elif isinstance(action, Move):
+        _check_move(state, action, name, hand)
+    elif isinstance(action, Deliver) and type(action.keep) is not bool:
+        raise _refuse(f"{name} must keep all or discard all of the display", "keep-or-discard", PHASE_4, name)
+
+
+def _check_roll(state: SushiExpressState, action: Roll, name: str) -> None:
+    faces = action.faces
+    if faces is not None:
+        if not isinstance(faces, tuple) or len(faces) != 2:
+            raise _refuse(f"{name} must roll both dice: give 2 faces, got {faces!r}", "die-faces", PHASE_2, name)
+        _check_faces(faces, name, PHASE_2)
+    if state.tries >= TRIES:
+        raise _refuse(
+            f'{name} has used both tries: play "re-roll" or accept the failed roll', "tries-used", PHASE_2, name
+        )
+
+
+def _check_re_roll(state: SushiExpressState, action: ReRoll, name: str, hand: tuple[ActionCard, ...]) -> None:
+    if ActionCard.RE_ROLL not in hand:
+        raise _refuse(f'{name} does not hold a "re-roll" card', "card-not-held", REROLL_SECTION, name)
+    if state.dice is None:
+        raise _refuse(
+            f'{name} can play "re-roll" only after rolling lower than the guess',
+            "re-roll-before-roll",
+            REROLL_SECTION,
+            name,
+        )
+    if type(action.die) is not int or action.die not in (0, 1):
+        raise _refuse(f"{name} chose die {action.die!r}: the dice are 0 and 1", "die-index", REROLL_SECTION, name)
+    if action.face is not None:
+        _check_faces([action.face], name, REROLL_SECTION)
 
 
 def _check_guess(state: SushiExpressState, action: Guess, name: str, hand: tuple[ActionCard, ...]) -> None:
@@ -318,7 +332,9 @@ def _check_exchange(state: SushiExpressState, action: Exchange, name: str, hand:
         raise _refuse(f'{name} does not hold a "place exchange" card', "card-not-held", EXCHANGE_SECTION, name)
     for number in (action.a, action.b):
         if type(number) is not int or not LOWEST_GUESS <= number <= HIGHEST_GUESS:
-            raise _refuse(f"{name} named space {number!r}: the spaces are 2 to 12", "guess-range", EXCHANGE_SECTION, name)
+            raise _refuse(
+                f"{name} named space {number!r}: the spaces are 2 to 12", "guess-range", EXCHANGE_SECTION, name
+            )
     if abs(action.a - action.b) != 1:
         raise _refuse(
             f"{name} tried to exchange the markers on {action.a} and {action.b}: only neighbouring spaces",
@@ -602,7 +618,9 @@ def _end_game(state: SushiExpressState) -> SushiExpressState:
 # --- Whole games --------------------------------------------------------------------------------------
 
 
-def random_game(seed: int, players: int | Sequence[str] = 4, options: SushiExpressOptions | None = None) -> SushiExpressState:
+def random_game(
+    seed: int, players: int | Sequence[str] = 4, options: SushiExpressOptions | None = None
+) -> SushiExpressState:
     """Play a whole game where every choice is a uniformly random legal action and every roll comes
     from ``random.Random(seed)``; return the final (scored) state. The same seed gives the same game.
 
