@@ -10,7 +10,10 @@ import argparse
 import importlib
 import sys
 
+#: Games the camera, demo and replay handle.
 GAMES = ("sushi-go",)
+#: Games ``companion score`` scores from a file.
+SCORE_GAMES = ("sushi-go", "sushi-express")
 
 #: subcommand → module under companion.app that holds ``run(args) -> int``.
 _HANDLERS = {
@@ -30,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("score", help="score a finished game from a JSON file")
-    s.add_argument("--game", required=True, choices=GAMES)
+    s.add_argument("--game", required=True, choices=SCORE_GAMES)
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.add_argument("file", metavar="FILE", help="the game file ('-' for standard input)")
 
@@ -73,7 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``companion`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
     module = importlib.import_module(_HANDLERS[args.command])
-    return int(module.run(args) or 0)
+    try:
+        return int(module.run(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`companion score ... | head`): stop quietly, like other Unix tools.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -48,14 +48,21 @@ def format_table(result: GameResult) -> str:
     return "\n".join(out) + "\n"
 
 
+def _scorer(game: str):
+    """(score a record, format the result as a table) for ``game``; each game's module loads only
+    when that game is scored."""
+    if game == "sushi-express":
+        from companion.rules.sushi_express_record import format_sushi_express_table, score_sushi_express_record
+
+        return score_sushi_express_record, format_sushi_express_table
+    return score_game_record, format_table
+
+
 def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Score ``args.file`` ('-' for stdin) for ``args.game``; print JSON if ``args.json`` else a table.
 
     Returns 0, or 2 after printing one error line to stderr.
     """
-    if args.game != "sushi-go":
-        print(f"companion score: scoring {args.game} is not supported yet", file=stderr or sys.stderr)
-        return 2
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     where = "<stdin>" if args.file == "-" else args.file
@@ -72,8 +79,9 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     except json.JSONDecodeError as exc:
         print(f"companion score: {where}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=stderr)
         return 2
+    score, table = _scorer(args.game)
     try:
-        result = score_game_record(record)
+        result = score(record)
     except MalformedGame as exc:
         print(f"companion score: {where}: {exc}", file=stderr)
         return 2
@@ -81,5 +89,5 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
         json.dump(result.to_dict(), stdout, ensure_ascii=False, indent=2)
         stdout.write("\n")
     else:
-        stdout.write(format_table(result))
+        stdout.write(table(result))
     return 0
