@@ -1,0 +1,373 @@
+"""Sushi Roll values: options, actions, trays, token payouts and the immutable game state.
+
+The state is a full description of the table: the dice bag (counts per die type), the die faces on each
+conveyor belt, each tray, each player's tokens and the supply. Every one of the 30 dice is always in
+exactly one of the bag, a belt or a tray, and every token is with a player or in the supply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import Enum
+from typing import Any, Mapping, Sequence
+
+from companion.rules.errors import MalformedGame
+from companion.rules.sushi_roll_dice import DiceFaces, DieKind, Face, Icon, Tokens, as_face
+
+ROUNDS = 3
+#: Dice on each conveyor belt by number of players (sushi-roll.txt, SET UP).
+DICE_PER_BELT = {2: 8, 3: 7, 4: 6, 5: 5}
+#: The pudding all-equal defaults (see SushiRollOptions.pudding_all_equal).
+PUDDING_ALL_EQUAL_CHOICES = ("nobody", "most-and-fewest")
+
+
+@dataclass(frozen=True)
+class SushiRollOptions:
+    """The points the rulebook leaves open, each a named option with a documented default.
+
+    Attributes:
+        pudding_all_equal: what happens when every player has the same number of pudding tokens.
+            ``"nobody"`` (default): nobody gains or loses. The rulebook (sushi-roll.txt, ENDING THE GAME)
+            does not say; Sushi Go! scores nothing in this case (sushi-go.txt, PUDDINGS) and
+            ../shared/README.md asks for the same default, since a prize for "the most" is meaningless
+            when nobody has more. ``"most-and-fewest"``: the literal reading — everyone ties for the most
+            (+6) and for the fewest (-6, unless 2 players), so everyone nets 0, or +6 with 2 players.
+    """
+
+    pudding_all_equal: str = "nobody"
+
+    def __post_init__(self) -> None:
+        if self.pudding_all_equal not in PUDDING_ALL_EQUAL_CHOICES:
+            raise ValueError(f"pudding_all_equal must be one of {', '.join(PUDDING_ALL_EQUAL_CHOICES)}")
+
+    @classmethod
+    def from_mapping(cls, data: Any, path: str = "options") -> SushiRollOptions:
+        """Options from a JSON object such as ``{"pudding_all_equal": "nobody"}``.
+
+        Raises:
+            MalformedGame: naming ``path.key`` for an unknown option or a bad value.
+        """
+        if not isinstance(data, Mapping):
+            raise MalformedGame(path, f"must be an object of options, got {type(data).__name__}")
+        known = [f.name for f in fields(cls)]
+        for key, value in data.items():
+            if key not in known:
+                raise MalformedGame(f"{path}.{key}", f"unknown option; valid options are: {', '.join(known)}")
+            if value not in PUDDING_ALL_EQUAL_CHOICES:
+                choices = " or ".join(repr(c) for c in PUDDING_ALL_EQUAL_CHOICES)
+                raise MalformedGame(f"{path}.{key}", f"must be {choices}, got {value!r}")
+        return cls(**dict(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a JSON object (the inverse of :meth:`from_mapping`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _faces(values: Sequence[Face | str] | None) -> tuple[Face, ...] | None:
+    return None if values is None else tuple(as_face(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Roll the dice on every belt: at the start of a round (drawing them from the bag first) or after
+    the belts slide (sushi-roll.txt, PLAYING A ROUND and SLIDE AND ROLL). Nobody's turn: a chance action.
+
+    ``faces`` gives what was rolled, one tuple of faces per seat (e.g. read by the camera); the die types
+    follow from the faces. ``None`` draws the dice and their faces from the engine's ``random.Random``.
+    """
+
+    faces: tuple[tuple[Face, ...], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.faces is not None:
+            object.__setattr__(self, "faces", tuple(_faces(seat) for seat in self.faces))
+
+
+@dataclass(frozen=True)
+class Menu:
+    """Step 1, menu: return 1 menu token, then re-roll ``reroll`` (faces on your own belt).
+
+    ``result`` optionally gives the new faces, position by position (same die types); ``None`` rolls
+    them with the engine's ``random.Random``. Source: sushi-roll.txt, EVERYBODY TAKES A TURN.
+    """
+
+    player: int
+    reroll: tuple[Face, ...]
+    result: tuple[Face, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reroll", _faces(self.reroll))
+        object.__setattr__(self, "result", _faces(self.result))
+
+
+@dataclass(frozen=True)
+class Chopsticks:
+    """Step 1, chopsticks: return 1 chopsticks token, then swap ``mine`` (a face on your own belt) with
+    ``theirs`` (a face on seat ``other``'s belt), faces unchanged. Never a die on a tray.
+    Source: sushi-roll.txt, EVERYBODY TAKES A TURN."""
+
+    player: int
+    mine: Face
+    other: int
+    theirs: Face
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mine", as_face(self.mine))
+        object.__setattr__(self, "theirs", as_face(self.theirs))
+
+
+@dataclass(frozen=True)
+class Take:
+    """Step 2: move the die showing ``face`` from your own belt to your tray, face unchanged; this ends
+    your turn. Source: sushi-roll.txt, EVERYBODY TAKES A TURN (2 Choose 1 die to keep)."""
+
+    player: int
+    face: Face
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "face", as_face(self.face))
+
+
+Action = Roll | Menu | Chopsticks | Take
+
+
+@dataclass(frozen=True)
+class TrayDie:
+    """A die on a tray: its face, and for a wasabi die the nigiri die placed on top of it (or None)."""
+
+    face: Face
+    nigiri: Face | None = None
+
+    @property
+    def dice(self) -> tuple[Face, ...]:
+        """The physical dice in this stack (a wasabi and its nigiri are two dice)."""
+        return (self.face,) if self.nigiri is None else (self.face, self.nigiri)
+
+    @property
+    def is_open_wasabi(self) -> bool:
+        return self.face.icon is Icon.WASABI and self.nigiri is None
+
+
+#: One player's tray, dice in the order taken.
+Tray = tuple[TrayDie, ...]
+
+
+def place_on_tray(tray: Tray, face: Face) -> Tray:
+    """``tray`` after taking ``face``: a nigiri must go on an open wasabi, one nigiri per wasabi die; it
+    does not matter which (sushi-roll.txt, Nigiri and Wasabi), so the first one taken is used."""
+    if face.is_nigiri:
+        for i, placed in enumerate(tray):
+            if placed.is_open_wasabi:
+                return tray[:i] + (TrayDie(placed.face, face),) + tray[i + 1 :]
+    return tray + (TrayDie(face),)
+
+
+def tray_dice(tray: Tray) -> tuple[Face, ...]:
+    """Every die on ``tray`` (a wasabi with a nigiri on it counts as two dice)."""
+    return tuple(face for placed in tray for face in placed.dice)
+
+
+class Phase(str, Enum):
+    """What the game waits for: a ``Roll`` (chance), a player's turn, or nothing (the game is over)."""
+
+    ROLL = "roll"
+    TURN = "turn"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class Payout:
+    """Scoring tokens moved for one line of points (the companion says which tokens to take).
+
+    Attributes:
+        seat: the player.
+        round: the round (1-based), or GAME_END.
+        points: the points scored (negative for the pudding penalty).
+        taken: tokens the player takes from the supply.
+        returned: tokens the player returns to the supply.
+        short: points the supply could not pay (it holds 253 points in all). The score keeps the points;
+            only the tokens on the table fall short.
+    """
+
+    seat: int
+    round: int | str
+    points: int
+    taken: Tokens
+    returned: Tokens = Tokens()
+    short: int = 0
+
+
+_DENOMINATIONS = (20, 10, 5, 1)
+
+
+def _points(counts: Sequence[int]) -> Tokens:
+    c20, c10, c5, c1 = counts
+    return Tokens(points_20=c20, points_10=c10, points_5=c5, points_1=c1)
+
+
+def _held(pile: Tokens) -> tuple[int, int, int, int]:
+    return (pile.points_20, pile.points_10, pile.points_5, pile.points_1)
+
+
+def pay_points(supply: Tokens, amount: int) -> Tokens:
+    """The scoring tokens to take for ``amount`` points: the fewest tokens the supply can give that
+    make exactly ``amount``; if no combination does, the most points it can give (fewest tokens).
+
+    Source: sushi-roll.txt, SCORING A ROUND ("takes scoring tokens equal to the points they scored").
+    """
+    if amount <= 0:
+        return Tokens()
+    a20, a10, a5, a1 = _held(supply)
+    best: tuple[int, int] | None = None
+    best_counts = (0, 0, 0, 0)
+    # Four denominations with at most 10 tokens each: trying every count of 20s, 10s and 5s (the 1s
+    # then fill what is left) is a few hundred steps and always finds the true optimum, which greedy
+    # change-making does not when some denominations have run out.
+    for c20 in range(min(a20, amount // 20) + 1):
+        for c10 in range(min(a10, (amount - 20 * c20) // 10) + 1):
+            for c5 in range(min(a5, (amount - 20 * c20 - 10 * c10) // 5) + 1):
+                c1 = min(a1, amount - 20 * c20 - 10 * c10 - 5 * c5)
+                value = 20 * c20 + 10 * c10 + 5 * c5 + c1
+                key = (value, -(c20 + c10 + c5 + c1))
+                if best is None or key > best:
+                    best, best_counts = key, (c20, c10, c5, c1)
+    return _points(best_counts)
+
+
+def charge_points(held: Tokens, supply: Tokens, amount: int) -> tuple[Tokens, Tokens]:
+    """The scoring tokens a player returns for losing ``amount`` points, and the change they take back.
+
+    The player returns the fewest tokens worth at least ``amount`` (exactly, when their tokens allow),
+    then takes the difference from the supply. A player holding fewer points than ``amount`` returns
+    everything (the score still goes down by the full amount).
+    Source: sushi-roll.txt, ENDING THE GAME ("Take or return the corresponding points tokens").
+    """
+    if amount <= 0:
+        return Tokens(), Tokens()
+    h20, h10, h5, h1 = _held(held)
+    if held.points <= amount:
+        return _points((h20, h10, h5, h1)), Tokens()
+    best: tuple[int, int] | None = None
+    best_pair = (Tokens(), Tokens())
+    # One more token of a denomination than ``amount`` needs can never help, so the loops stay tiny.
+    for c20 in range(min(h20, amount // 20 + 1) + 1):
+        for c10 in range(min(h10, amount // 10 + 1) + 1):
+            for c5 in range(min(h5, amount // 5 + 1) + 1):
+                for c1 in range(min(h1, amount) + 1):
+                    value = 20 * c20 + 10 * c10 + 5 * c5 + c1
+                    if value < amount:
+                        continue
+                    given = _points((c20, c10, c5, c1))
+                    change = pay_points(supply + given, value - amount)
+                    if change.points != value - amount:
+                        continue
+                    key = (value - amount, given.count + change.count)
+                    if best is None or key < best:
+                        best, best_pair = key, (given, change)
+    return best_pair
+
+
+def take_puddings(supply: Tokens, puddings: int) -> Tokens:
+    """Pudding tokens for ``puddings`` icons: as many 3-tokens as fit, then 1-tokens; when the supply
+    runs out, the most it can give (sushi-roll.txt, EVERYBODY TAKES A TURN, Pudding and Note)."""
+    threes = min(supply.pudding_3, puddings // 3)
+    ones = min(supply.pudding_1, puddings - 3 * threes)
+    return Tokens(pudding_1=ones, pudding_3=threes)
+
+
+def tokens_for_face(supply: Tokens, face: Face) -> Tokens:
+    """The tokens taken at once with a die showing ``face``: pudding, menu or chopsticks tokens by the
+    number of icons, or what the supply has left (sushi-roll.txt, EVERYBODY TAKES A TURN)."""
+    if face.icon is Icon.PUDDING:
+        return take_puddings(supply, face.count)
+    if face.icon is Icon.MENU:
+        return Tokens(menu=min(supply.menu, face.count))
+    if face.icon is Icon.CHOPSTICKS:
+        return Tokens(chopsticks=min(supply.chopsticks, face.count))
+    return Tokens()
+
+
+@dataclass(frozen=True)
+class SushiRollState:
+    """The whole Sushi Roll game at one moment. Build it with ``companion.rules.sushi_roll.new_game``;
+    change it only with the engine's ``apply``.
+
+    Attributes:
+        players: seat names; a belt slides from seat i to seat i+1 ("to the left").
+        options: the open points in force.
+        dice: the faces of each die type.
+        round: the round being played, 1..3 (3 once the game is over).
+        phase: ROLL (waiting for the dice on the belts to be rolled), TURN or OVER.
+        red_seat: the seat holding the red-bordered belt, who starts each cycle of turns.
+        turns_taken: players who have taken their die in this cycle (turn order starts at red_seat).
+        bag: dice of each DieKind in the bag, in DieKind order.
+        belts: the die faces on the belt in front of each seat, sorted. Between a slide and the Roll
+            they still show the faces they were passed with.
+        trays: each seat's tray this round.
+        tokens: each seat's tokens.
+        supply: the tokens in the middle of the table.
+        round_scores: one RoundScore per finished round.
+        round_trays: the final trays of each finished round.
+        payouts: every scoring-token payout so far, in order.
+        result: the final result once the game is over, else None.
+    """
+
+    players: tuple[str, ...]
+    options: SushiRollOptions
+    dice: DiceFaces
+    round: int
+    phase: Phase
+    red_seat: int
+    turns_taken: int
+    bag: tuple[int, ...]
+    belts: tuple[tuple[Face, ...], ...]
+    trays: tuple[Tray, ...]
+    tokens: tuple[Tokens, ...]
+    supply: Tokens
+    round_scores: tuple[Any, ...] = ()
+    round_trays: tuple[tuple[Tray, ...], ...] = ()
+    payouts: tuple[Payout, ...] = ()
+    result: Any = None  # SushiRollResult once the game is over
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def dice_per_belt(self) -> int:
+        """Dice drawn onto each belt at the start of a round (sushi-roll.txt, SET UP)."""
+        return DICE_PER_BELT[self.seats]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat whose turn it is, or None while the dice wait to be rolled or the game is over."""
+        if self.phase is not Phase.TURN:
+            return None
+        return (self.red_seat + self.turns_taken) % self.seats
+
+    def has_taken(self, seat: int) -> bool:
+        """True if ``seat`` has already taken its die in this cycle of turns."""
+        return self.phase is Phase.TURN and (seat - self.red_seat) % self.seats < self.turns_taken
+
+    def dice_count(self) -> dict[DieKind, int]:
+        """Dice of each type in the bag, on the belts and on the trays together (always DICE_COUNTS)."""
+        counts = dict(zip(DieKind, self.bag))
+        for belt in self.belts:
+            for face in belt:
+                counts[face.kind] += 1
+        for tray in self.trays:
+            for face in tray_dice(tray):
+                counts[face.kind] += 1
+        return counts
+
+    def all_tokens(self) -> Tokens:
+        """Every token: the players' and the supply's (always FULL_SUPPLY)."""
+        total = self.supply
+        for pile in self.tokens:
+            total = total + pile
+        return total
+
