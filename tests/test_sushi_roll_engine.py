@@ -136,7 +136,9 @@ def test_roll_with_given_faces_then_red_belt_starts(rolled):
     assert sum(rolled.bag) == 30 - 16
     refused(rolled, Roll(), "not-rolling")
     err = refused(rolled, Take(1, "maki"), "not-your-turn")
-    assert str(err) == "it is Ann's turn, not Bo's: play goes left from the red belt (sushi-roll.txt, EVERYBODY TAKES A TURN)"
+    assert str(err) == (
+        "it is Ann's turn, not Bo's: play goes left from the red belt (sushi-roll.txt, EVERYBODY TAKES A TURN)"
+    )
 
 
 def test_take_moves_one_die_and_ends_the_turn(rolled):

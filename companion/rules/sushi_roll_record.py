@@ -55,9 +55,8 @@ class SushiRollRecord:
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), f"a {type(value).__name__}"
-    )
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}
+    return names.get(type(value), "a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
 
 
 def _parse_face(value: Any, path: str, dice: DiceFaces) -> Face:
@@ -88,7 +87,8 @@ def _parse_tokens(value: Any, players: tuple[str, ...]) -> tuple[tuple[int, int]
         entry = value[name]
         path = f"tokens.{name}"
         if not isinstance(entry, Mapping):
-            raise MalformedGame(path, f"must be an object such as {{\"menu\": 1, \"chopsticks\": 0}}, got {_type_name(entry)}")
+            example = '{"menu": 1, "chopsticks": 0}'
+            raise MalformedGame(path, f"must be an object such as {example}, got {_type_name(entry)}")
         for key in entry:
             if key not in TOKEN_KINDS:
                 raise MalformedGame(f"{path}.{key}", "unknown token; unused tokens are menu and chopsticks")

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from companion.rules.core import RoundScore
 from companion.rules.errors import MalformedGame
 from companion.rules.sushi_roll_dice import DiceFaces, DieKind, Face, Icon, Tokens, as_face
+
+if TYPE_CHECKING:  # the scoring module imports this one
+    from companion.rules.sushi_roll_scoring import SushiRollResult
 
 ROUNDS = 3
 #: Dice on each conveyor belt by number of players (sushi-roll.txt, SET UP).
@@ -324,10 +328,10 @@ class SushiRollState:
     trays: tuple[Tray, ...]
     tokens: tuple[Tokens, ...]
     supply: Tokens
-    round_scores: tuple[Any, ...] = ()
+    round_scores: tuple[RoundScore, ...] = ()
     round_trays: tuple[tuple[Tray, ...], ...] = ()
     payouts: tuple[Payout, ...] = ()
-    result: Any = None  # SushiRollResult once the game is over
+    result: SushiRollResult | None = None
 
     @property
     def seats(self) -> int:
