@@ -151,3 +151,14 @@ def test_not_an_object_is_refused_at_the_root():
 def test_missing_token_kind_counts_as_zero(record):
     game = parse_sushi_roll_record(record)
     assert game.unused == ((1, 2), (3, 3), (4, 0))
+
+
+def test_a_broken_faces_file_is_reported_as_malformed(record, monkeypatch):
+    import companion.rules.sushi_roll_record as rec
+
+    def broken():
+        raise ValueError("companion/data/sushi_roll_dice.toml: the maki die needs a list of exactly 6 faces")
+
+    monkeypatch.setattr(rec, "load_dice_faces", broken)
+    err = malformed(record, "", "cannot read the die faces")
+    assert "sushi_roll_dice.toml" in str(err)

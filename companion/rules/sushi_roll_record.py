@@ -114,9 +114,16 @@ def parse_sushi_roll_record(record: Any, dice: DiceFaces | None = None) -> Sushi
     Raises:
         MalformedGame: naming the field path (e.g. ``rounds[1].Bo[3]``, ``tokens.Ann.menu``) and the
             problem: missing or unknown fields, wrong types, unknown faces, faces no die shows, the wrong
-            number of rounds or dice, more dice of a type than the game has, impossible token counts.
+            number of rounds or dice, more dice of a type than the game has, impossible token counts;
+            also (path "") when the shipped die-faces file cannot be read.
     """
-    dice = dice or load_dice_faces()
+    if dice is None:
+        try:
+            dice = load_dice_faces()
+        except ValueError as exc:
+            # A broken faces file is not the record's fault, but the score command reports bad input
+            # only as MalformedGame: say plainly that the data file is the problem.
+            raise MalformedGame("", f"cannot read the die faces: {exc}") from None
     if not isinstance(record, Mapping):
         raise MalformedGame("", f"the game must be a JSON object, got {_type_name(record)}")
     unknown = sorted(set(record) - {"players", "rounds", "tokens", "options"})
