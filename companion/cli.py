@@ -13,7 +13,7 @@ import sys
 #: Games the camera, demo and replay handle.
 GAMES = ("sushi-go",)
 #: Games ``companion score`` scores from a file.
-SCORE_GAMES = ("sushi-go", "sushi-express")
+SCORE_GAMES = ("sushi-go", "sushi-roll", "sushi-express")
 
 #: subcommand → module under companion.app that holds ``run(args) -> int``.
 _HANDLERS = {

@@ -30,6 +30,27 @@ def test_sushi_express_malformed_input_names_the_field():
     assert "cards.Ann" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_sushi_roll_json_has_the_issue_shape():
+    files = sorted(SCORE.glob("sushi_roll_*.json"))
+    assert files
+    p = _score("--game", "sushi-roll", "--json", str(files[0]))
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert set(out) == {"rounds", "pudding", "leftover_tokens", "total", "winners", "breakdown"}
+    assert len(out["rounds"]) == 3
+    for name, total in out["total"].items():
+        parts = sum(r[name] for r in out["rounds"]) + out["pudding"][name] + out["leftover_tokens"][name]
+        assert total == parts
+
+
+def test_sushi_roll_unknown_face_names_the_field():
+    good = ["dumpling"] * 8
+    record = {"players": ["Ann", "Bo"], "rounds": [{"Ann": ["maki*9"] + good[1:], "Bo": good}] + [{"Ann": good, "Bo": good}] * 2, "tokens": {}}
+    p = _score("--game", "sushi-roll", "-", stdin=json.dumps(record))
+    assert p.returncode == 2
+    assert "rounds[0].Ann[0]" in p.stderr and "Traceback" not in p.stderr
+
+
 def test_unknown_game_is_refused_by_the_parser():
     p = _score("--game", "chess", "x.json")
     assert p.returncode == 2 and "invalid choice" in p.stderr

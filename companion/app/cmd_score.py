@@ -55,6 +55,11 @@ def _scorer(game: str):
         from companion.rules.sushi_express_record import format_sushi_express_table, score_sushi_express_record
 
         return score_sushi_express_record, format_sushi_express_table
+    if game == "sushi-roll":
+        from companion.rules.sushi_roll_record import score_sushi_roll_record
+        from companion.rules.sushi_roll_scoring import format_sushi_roll_table
+
+        return score_sushi_roll_record, format_sushi_roll_table
     return score_game_record, format_table
 
 
