@@ -5,7 +5,7 @@ Measures, on this machine:
     finder, no mat) and as a game does (mat tracking + mat-aware finder + classification + zones);
   * classification per card (20 quads classified in one call, divided by 20);
   * start-up of ``companion score`` (a whole process, median of 10 runs);
-  * random full Sushi Go! games per second through the rules engine.
+  * random full games per second through the rules engine, for each of the three games.
 
 Targets (issue #2): ≤ 60 ms per frame, ≤ 1 ms per card, ≤ 0.3 s start-up. Timing lives here, never in
 tests: a loaded CI machine must not turn a correct build red.
@@ -94,6 +94,19 @@ def bench_games(seconds: float = 3.0) -> float:
     return games / (time.perf_counter() - t0)
 
 
+def bench_random_games(game: str, seconds: float = 3.0) -> float:
+    """Random full games per second of Sushi Roll or Sushi Express (4 players, seeds 0, 1, 2 ...)."""
+    if game == "sushi-roll":
+        from companion.rules.sushi_roll import random_game
+    else:
+        from companion.rules.sushi_express import random_game
+    games, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        random_game(games, 4)
+        games += 1
+    return games / (time.perf_counter() - t0)
+
+
 def main() -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     vision = bench_frame_and_cards()
@@ -104,6 +117,8 @@ def main() -> int:
     print(f"classify one card: {vision['card_ms']:.3f} ms (target <= 1 ms)")
     print(f"companion score start-up: {bench_score_startup():.3f} s (target <= 0.3 s)")
     print(f"random 4-player Sushi Go! games: {bench_games():.0f} per second")
+    print(f"random 4-player Sushi Roll games: {bench_random_games('sushi-roll'):.0f} per second")
+    print(f"random 4-player Sushi Express games: {bench_random_games('sushi-express'):.0f} per second")
     return 0
 
 
