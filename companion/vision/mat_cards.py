@@ -23,9 +23,12 @@ squarely on its wasabi.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import cv2
 import numpy as np
 
+from companion.rules.cards import UNKNOWN
 from companion.vision.mat_layout import MatLayout
 from companion.vision.observations import CardObservation
 
@@ -41,6 +44,13 @@ SIZE_TOLERANCE = 0.18
 MIN_GAP_MM = 6.0
 #: Pieces smaller than this fraction of a card are specks (noise, a printed dot), not card parts.
 PIECE_MIN = 0.03
+#: A blob narrower than this fraction of a card's width somewhere is two cards joined by a neck.
+NECK_MAX = 0.4
+#: A piece of at least this fraction of a card may be most of one card (see ``CardCandidate.fallback``).
+BODY_MIN = 0.4
+#: A group whose sides are between these fractions of a card's may be one card whose mask came out
+#: short (pale art across it: the pudding's plate) or long (a strip of the next card attached).
+PARTIAL_RANGE = (0.6, 1.45)
 
 
 def _fits(length: float, expected: float, tolerance: float = SIZE_TOLERANCE) -> bool:
@@ -61,12 +71,14 @@ def _merge_pieces(contours, card_area: float) -> list[np.ndarray]:
     with: a strip cut off one card lies closer to its own card (a plate's width) than to the
     neighbour across the gap, and two whole cards never fit in one card's size together.
 
-    Returns one (N, 1, 2) int32 point array per group.
+    Returns:
+        One list per group of its pieces' (N, 1, 2) int32 contours, largest first.
     """
     pieces = sorted(
         (c for c in contours if cv2.contourArea(c) >= PIECE_MIN * card_area), key=cv2.contourArea, reverse=True
     )
-    groups: list[np.ndarray] = []
+    groups: list[np.ndarray] = []  # each group's points, stacked
+    members: list[list[np.ndarray]] = []
     limit = (1 + SIZE_TOLERANCE / 2) ** 2
     for piece in pieces:
         best, best_gap = None, None
@@ -80,9 +92,72 @@ def _merge_pieces(contours, card_area: float) -> list[np.ndarray]:
                 best, best_gap = i, gap
         if best is None:
             groups.append(piece)
+            members.append([piece])
         else:
             groups[best] = np.vstack([groups[best], piece])
-    return groups
+            members[best].append(piece)
+    return members
+
+
+def _cut_bridges(mask: np.ndarray, cw: float, ch: float, rounds: int = 3) -> list:
+    """External contours of ``mask`` after cutting the thin bridges that join neighbouring cards.
+
+    Two cards a few mm apart can join through a thin neck of blur or shadow. Along the long axis
+    of a blob bigger than a card, the blob's width (its filled outline's pixel count per unit
+    length: a projection profile, the classic cut finder of character segmentation, Casey &
+    Lecolinet, "A survey of methods and strategies in character segmentation", PAMI 1996) dips
+    where it is such a neck. The blob is cut at its narrowest point about one card from either end
+    if that neck is under ``NECK_MAX`` of a card's width; the pieces are cut again (``rounds``
+    times).
+    Cutting the filled outline, not the mask, means holes inside a card (a white plate) never
+    look like a neck.
+
+    Args:
+        mask: (H, W) uint8, 255 = card; cut lines are drawn into it (in place).
+        cw, ch: card width and height, px.
+
+    Returns:
+        The contours (``cv2.RETR_EXTERNAL``) of the cut mask.
+    """
+    for _ in range(rounds):
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cut = False
+        for c in contours:
+            if cv2.contourArea(c) < 1.25 * cw * ch:
+                continue
+            (cx, cy), (w, h), angle = cv2.minAreaRect(c)
+            a = np.radians(angle)
+            u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+            long_, short = w, h
+            if h > w:
+                u, v, long_, short = v, -u, h, w
+            if long_ < 1.5 * ch:
+                continue
+            x, y, bw, bh = cv2.boundingRect(c)
+            solid = np.zeros((bh, bw), np.uint8)
+            cv2.drawContours(solid, [c - np.array([x, y], np.int32)], -1, 255, -1)
+            ys, xs = np.nonzero(solid)
+            t = (xs + x - cx) * u[0] + (ys + y - cy) * u[1] + long_ / 2
+            profile = np.bincount(np.clip(t, 0, long_).astype(np.int32), minlength=int(long_) + 1).astype(np.float32)
+            profile = np.convolve(profile, np.ones(3, np.float32) / 3, mode="same")
+            # A neck between cards lies about one card (plus a gap) from one end of the blob, or
+            # up to a pudding plate's width less when that end is the plate; a notch elsewhere is
+            # pale art reaching a card's edge (a sashimi plate), not a gap.
+            allowed = np.zeros(len(profile), bool)
+            allowed[int(0.7 * ch) : int(1.2 * ch)] = True
+            allowed[max(0, int(long_ - 1.2 * ch)) : max(0, int(long_ - 0.7 * ch))] = True
+            if not allowed.any():
+                continue
+            m = int(np.argmin(np.where(allowed, profile, np.inf)))
+            if profile[m] >= NECK_MAX * min(short, cw):
+                continue
+            p = np.array([cx, cy]) + u * (m - long_ / 2)
+            half = v * (short / 2 + 4)
+            cv2.line(mask, tuple(int(round(k)) for k in p - half), tuple(int(round(k)) for k in p + half), 0, 3)
+            cut = True
+        if not cut:
+            return list(contours)
+    return list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
 
 
 def rectify(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, px_per_mm: float = PX_PER_MM) -> np.ndarray:
@@ -140,10 +215,28 @@ def _row_count(long_: float, short: float, cw: float, ch: float, gap: float) -> 
     return 0
 
 
+@dataclass
+class CardCandidate:
+    """Where one card may lie, from one group of mask pieces.
+
+    hypotheses: (4, 2) float32 quads in image px; the classifier's best match picks one.
+    fallback: more quads to try only if none of ``hypotheses`` reads as a known card: card-sized
+        quads around each large piece of the group alone (the group may have taken a strip of the
+        neighbouring card instead of its own; see :func:`_partial_hypotheses`).
+    partial: True if the group's outline is not one card's size (a card whose mask came out short,
+        or a card with a neighbour's strip attached). Such a group that reads as nothing enrolled
+        is dropped, not reported as ``"unknown"``: it may be no card at all.
+    """
+
+    hypotheses: list[np.ndarray]
+    fallback: list[np.ndarray] = field(default_factory=list)
+    partial: bool = False
+
+
 def find_cards_on_mat(
     frame: np.ndarray, homography: np.ndarray, layout: MatLayout, px_per_mm: float = PX_PER_MM
-) -> list[np.ndarray]:
-    """Quads of the cards lying in or across the mat's zones.
+) -> list[CardCandidate]:
+    """Where the cards lying in or across the mat's zones may be.
 
     Args:
         frame: (H, W, 3) uint8 BGR.
@@ -151,8 +244,9 @@ def find_cards_on_mat(
         layout: the mat (zones and card size in mm).
 
     Returns:
-        One group per card found: a list of (4, 2) float32 quads in image px, the hypotheses of
-        where exactly that card lies (see :func:`_hypotheses`); the classifier picks one.
+        One :class:`CardCandidate` per group of mask pieces that may be a card (a row of merged
+        cards gives one per card). Two candidates may turn out to be the same card;
+        :func:`read_cards_on_mat` keeps the better-read one.
     """
     mat_img = rectify(frame, homography, layout, px_per_mm)
     mask = card_mask(mat_img, layout.card_mm, px_per_mm)
@@ -165,27 +259,37 @@ def find_cards_on_mat(
         p1 = (int((x + w + grow) * px_per_mm), int((y + h + grow) * px_per_mm))
         cv2.rectangle(keep, p0, p1, 255, -1)
     mask &= keep
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cw, ch = (v * px_per_mm for v in layout.card_mm)
-    rects = []
-    for pts in _merge_pieces(contours, cw * ch):
-        rect = cv2.minAreaRect(pts)
-        long_, short = max(rect[1]), min(rect[1])
-        if _fits(long_, ch) and _fits(short, cw):
-            rects.append(rect)
-        elif n := _row_count(long_, short, cw, ch, MIN_GAP_MM * px_per_mm):
-            rects.extend(_split_row(rect, n))  # cards in a row whose gaps blurred shut
-    if not rects:
-        return []
+    contours = _cut_bridges(mask, cw, ch)
     inv = np.linalg.inv(np.diag([px_per_mm, px_per_mm, 1.0]) @ homography)
-    groups = []
-    for rect in rects:
-        hyps = []
-        for r in _hypotheses(rect, cw, ch):
-            pts = cv2.boxPoints(r).reshape(-1, 1, 2).astype(np.float64)
-            hyps.append(cv2.perspectiveTransform(pts, inv).reshape(4, 2).astype(np.float32))
-        groups.append(hyps)
-    return groups
+
+    def to_image(rects) -> list[np.ndarray]:
+        if not rects:
+            return []
+        pts = np.stack([cv2.boxPoints(r) for r in rects]).reshape(-1, 1, 2).astype(np.float64)
+        return list(cv2.perspectiveTransform(pts, inv).reshape(-1, 4, 2).astype(np.float32))
+
+    out = []
+    for pieces in _merge_pieces(contours, cw * ch):
+        rect = cv2.minAreaRect(np.vstack(pieces))
+        long_, short = max(rect[1]), min(rect[1])
+        # Each large piece alone, in case the group joined a neighbour's strip (tried only if the
+        # group reads as nothing). Pieces are largest first; a third of a card is "large".
+        fallback = []
+        if len(pieces) > 1:
+            for p in pieces:
+                if cv2.contourArea(p) >= BODY_MIN * cw * ch:
+                    fallback += _partial_hypotheses(cv2.minAreaRect(p), cw, ch)
+        if _fits(long_, ch) and _fits(short, cw):
+            out.append(CardCandidate(to_image(_hypotheses(rect, cw, ch)), to_image(fallback)))
+        elif n := _row_count(long_, short, cw, ch, MIN_GAP_MM * px_per_mm):
+            # Cards in a row whose gaps blurred shut.
+            out.extend(CardCandidate(to_image(_hypotheses(r, cw, ch))) for r in _split_row(rect, n))
+        elif hyps := _partial_hypotheses(rect, cw, ch):
+            out.append(CardCandidate(to_image(hyps), to_image(fallback), partial=True))
+        elif fallback:
+            out.append(CardCandidate(to_image(fallback), partial=True))
+    return out
 
 
 def _hypotheses(rect, cw: float, ch: float) -> list:
@@ -211,19 +315,79 @@ def _hypotheses(rect, cw: float, ch: float) -> list:
     return out
 
 
+def _partial_hypotheses(rect, cw: float, ch: float) -> list:
+    """Card-sized rects that could hold a group whose outline is not one card's size.
+
+    For each orientation (card upright or across the rect) in which both of the rect's sides are
+    within ``PARTIAL_RANGE`` of the card's and at least one fits it (``SIZE_TOLERANCE``): the card
+    at the rect's centre and, along each side that is off by more than 3 %, slid flush with either
+    end of the rect. A short piece (a pudding above its white plate) is then covered whichever end
+    the rest of its card lies at; a piece with a neighbour's strip attached has the card flush with
+    its own end. Returns [] if no orientation is plausible.
+    """
+    (cx, cy), (w, h), angle = rect
+    across = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])  # the rect's w axis
+    along = np.array([-np.sin(np.radians(angle)), np.cos(np.radians(angle))])  # the rect's h axis
+    lo, hi = PARTIAL_RANGE
+    out = []
+    for tw, th in ((cw, ch), (ch, cw)):
+        if not (lo * tw <= w <= hi * tw and lo * th <= h <= hi * th) or not (_fits(w, tw) or _fits(h, th)):
+            continue
+        shifts_w = [0.0] + ([-abs(w - tw) / 2, abs(w - tw) / 2] if abs(w - tw) > 0.03 * tw else [])
+        shifts_h = [0.0] + ([-abs(h - th) / 2, abs(h - th) / 2] if abs(h - th) > 0.03 * th else [])
+        for sw in shifts_w:
+            for sh in shifts_h:
+                c = np.array([cx, cy]) + across * sw + along * sh
+                out.append(((float(c[0]), float(c[1])), (tw, th), angle))
+    return out
+
+
+def _best_of(frame: np.ndarray, hyp_lists: list[list[np.ndarray]], deck) -> list:
+    """Classify every quad (one batch) and return the best-scoring Classification per list."""
+    from companion.vision.deck import classify_quads
+
+    results = classify_quads(frame, [q for hyps in hyp_lists for q in hyps], deck)
+    out, i = [], 0
+    for hyps in hyp_lists:
+        out.append(max(results[i : i + len(hyps)], key=lambda r: r.score))
+        i += len(hyps)
+    return out
+
+
 def read_cards_on_mat(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, deck) -> list[CardObservation]:
     """Find the cards on the mat and name them with ``deck``.
+
+    1. Each candidate (:func:`find_cards_on_mat`) is read as its best-scoring hypothesis.
+    2. A candidate that reads as nothing enrolled tries its fallback quads (its large pieces
+       alone) and takes their best if that reads as a known card.
+    3. A partial candidate (outline not a card's size) that still reads as nothing is dropped.
+    4. Two readings whose centres are closer than half a card's width are one card (two groups
+       of one card's pieces): known labels first, then the higher score, keep it (greedy
+       non-maximum suppression).
 
     Returns:
         One CardObservation per card, quads in image px (clockwise from the card face's top-left).
     """
-    from companion.vision.deck import classify_quads
-
-    groups = find_cards_on_mat(frame, homography, layout)
-    results = classify_quads(frame, [q for hyps in groups for q in hyps], deck)
-    out, i = [], 0
-    for hyps in groups:
-        best = max(results[i : i + len(hyps)], key=lambda r: r.score)
-        i += len(hyps)
-        out.append(CardObservation(best.label, best.confidence, tuple((float(x), float(y)) for x, y in best.quad)))
-    return out
+    cands = find_cards_on_mat(frame, homography, layout)
+    if not cands:
+        return []
+    results = _best_of(frame, [c.hypotheses for c in cands], deck)
+    retry = [i for i, (r, c) in enumerate(zip(results, cands)) if r.label == UNKNOWN and c.fallback]
+    if retry:
+        for i, r in zip(retry, _best_of(frame, [cands[i].fallback for i in retry], deck)):
+            if r.label != UNKNOWN:
+                results[i] = r
+    found = [r for r, c in zip(results, cands) if not (c.partial and r.label == UNKNOWN)]
+    found.sort(key=lambda r: (r.label != UNKNOWN, r.score), reverse=True)
+    centres = cv2.perspectiveTransform(
+        np.array([r.quad.mean(axis=0) for r in found], np.float64).reshape(-1, 1, 2), homography
+    ).reshape(-1, 2) if found else np.zeros((0, 2))
+    near = min(layout.card_mm) / 2
+    kept: list[int] = []
+    for i in range(len(found)):
+        if all(np.linalg.norm(centres[i] - centres[j]) >= near for j in kept):
+            kept.append(i)
+    return [
+        CardObservation(found[i].label, found[i].confidence, tuple((float(x), float(y)) for x, y in found[i].quad))
+        for i in sorted(kept, key=lambda i: tuple(centres[i][::-1]))
+    ]
