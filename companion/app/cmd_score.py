@@ -12,8 +12,9 @@ import json
 import sys
 from typing import TextIO
 
-from companion.rules.core import GAME_END, GameResult
+from companion.rules.core import GameResult
 from companion.rules.errors import MalformedGame
+from companion.rules.score_table import format_score_table
 from companion.rules.sushi_go_record import score_game_record
 
 
@@ -27,25 +28,9 @@ def _read(file: str) -> str:
 def format_table(result: GameResult) -> str:
     """A readable scoreboard: points per round, puddings and totals per player, the winners, then
     the breakdown grouped by round and player."""
-    names = result.players
-    width = max(7, *(len(n) for n in names))
-    rows = [[f"Round {i}", *r] for i, r in enumerate(result.round_points, 1)]
-    rows += [["Pudding", *result.game_end_points], ["Total", *result.totals]]
-    out = [" " * 9 + "".join(f"{n:>{width + 2}}" for n in names)]
-    for label, *values in rows:
-        if label == "Total":
-            out.append("-" * len(out[0]))
-        out.append(f"{label:<9}" + "".join(f"{v:>{width + 2}}" for v in values))
-    label = "Winner" if len(result.winners) == 1 else "Winners (tied)"
-    out += ["", f"{label}: {', '.join(result.winners)}", "", "Breakdown"]
-    section = None
-    for line in result.breakdown:
-        heading = "Game end" if line.round == GAME_END else f"Round {line.round}"
-        if heading != section:
-            section = heading
-            out.append(f"  {heading}")
-        out.append(f"    {line.player:<{width}}  {line.text}")
-    return "\n".join(out) + "\n"
+    rows = [(f"Round {i}", r) for i, r in enumerate(result.round_points, 1)]
+    rows += [("Pudding", result.game_end_points), ("Total", result.totals)]
+    return format_score_table(result.players, rows, result.winners, result.breakdown)
 
 
 def _scorer(game: str):

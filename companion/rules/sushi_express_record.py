@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
+from companion.rules.score_table import format_score_table
 from companion.rules.sushi_express_scoring import SushiExpressResult, score_game
 from companion.rules.sushi_express_state import (
     ACTION_COUNTS,
@@ -158,26 +159,11 @@ def _key_of(colours: Mapping[str, Any], colour: Customer) -> str:
 def format_sushi_express_table(result: SushiExpressResult) -> str:
     """A readable scoreboard: customer points, tip points and totals per player, the winners (with the
     tie-break when it decided), then the breakdown player by player."""
-    names = result.players
-    width = max(7, *(len(n) for n in names))
-    rows = [
-        ["Customers", *result.customer_points],
-        ["Tips", *result.tip_points],
-        ["Total", *result.totals],
-    ]
-    out = [" " * 11 + "".join(f"{n:>{width + 2}}" for n in names)]
-    for label, *values in rows:
-        if label == "Total":
-            out.append("-" * len(out[0]))
-        out.append(f"{label:<11}" + "".join(f"{v:>{width + 2}}" for v in values))
-    label = "Winner" if len(result.winners) == 1 else "Winners (tied)"
-    out += ["", f"{label}: {', '.join(result.winners)}"]
+    rows = [("Customers", result.customer_points), ("Tips", result.tip_points), ("Total", result.totals)]
+    notes = []
     best = max(result.totals)
     if sum(1 for t in result.totals if t == best) > 1:
-        tied = [(n, a) for n, t, a in zip(names, result.totals, result.tie_break) if t == best]
+        tied = [(n, a) for n, t, a in zip(result.players, result.totals, result.tie_break) if t == best]
         counts = ", ".join(f"{n} {a}" for n, a in tied)
-        out.append(f"Tie on {best} points broken by action cards left, tips not counted: {counts}")
-    out += ["", "Breakdown"]
-    for line in result.breakdown:
-        out.append(f"  {line.player:<{width}}  {line.text}")
-    return "\n".join(out) + "\n"
+        notes.append(f"Tie on {best} points broken by action cards left, tips not counted: {counts}")
+    return format_score_table(result.players, rows, result.winners, result.breakdown, notes)

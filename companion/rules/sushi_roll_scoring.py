@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from companion.rules.core import GAME_END, GameResult, RoundScore, ScoreLine, pick_winners
 from companion.rules.ranking import SUSHI_ROLL_TIES, award_places
+from companion.rules.score_table import format_score_table
 from companion.rules.sushi_roll_dice import Icon
 from companion.rules.sushi_roll_state import SushiRollOptions, Tray
 
@@ -261,26 +262,8 @@ def final_result(
 def format_sushi_roll_table(result: SushiRollResult) -> str:
     """A readable scoreboard: points per round, puddings, leftover tokens and totals per player, the
     winners, then the breakdown grouped by round and player."""
-    names = result.players
-    width = max(7, *(len(n) for n in names))
-    rows: list[list[Any]] = [[f"Round {i}", *r] for i, r in enumerate(result.game.round_points, 1)]
-    rows += [["Pudding", *result.pudding_points], ["Leftover", *result.leftover_points], ["Total", *result.totals]]
-    out = [" " * 10 + "".join(f"{n:>{width + 2}}" for n in names)]
-    for label, *values in rows:
-        if label == "Total":
-            out.append("-" * len(out[0]))
-        out.append(f"{label:<10}" + "".join(f"{v:>{width + 2}}" for v in values))
-    label = "Winner" if len(result.winners) == 1 else "Winners (tied)"
-    tie = ""
+    rows = [(f"Round {i}", r) for i, r in enumerate(result.game.round_points, 1)]
+    rows += [("Pudding", result.pudding_points), ("Leftover", result.leftover_points), ("Total", result.totals)]
     top = [s for s, t in enumerate(result.totals) if t == max(result.totals)]
-    if len(top) > 1:
-        tie = " (tie on points broken by pudding tokens)" if len(result.winners) < len(top) else ""
-    out += ["", f"{label}: {', '.join(result.winners)}{tie}", "", "Breakdown"]
-    section = None
-    for line in result.breakdown:
-        heading = "Game end" if line.round == GAME_END else f"Round {line.round}"
-        if heading != section:
-            section = heading
-            out.append(f"  {heading}")
-        out.append(f"    {line.player:<{width}}  {line.text}")
-    return "\n".join(out) + "\n"
+    note = " (tie on points broken by pudding tokens)" if len(result.winners) < len(top) else ""
+    return format_score_table(result.players, rows, result.winners, result.breakdown, winner_note=note)
