@@ -388,3 +388,9 @@ def test_same_seed_same_game_and_replay_from_the_log():
         rng2.choice(legal_actions(again))  # the bot's own draw, to keep the rng in step
         again = apply(again, action, rng2)
     assert again == state
+
+
+def test_an_exchange_named_either_way_round_is_the_listed_action():
+    from companion.rules.sushi_express_state import Exchange
+
+    assert Exchange(0, 8, 7) == Exchange(0, 7, 8)

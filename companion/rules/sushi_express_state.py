@@ -213,11 +213,21 @@ class Guess:
 @dataclass(frozen=True)
 class Exchange:
     """Phase 1, on your turn before you place your marker: play "place exchange" to swap the stacks on
-    the neighbouring spaces ``a`` and ``b`` (THE ACTION CARDS, Place exchange)."""
+    the neighbouring spaces ``a`` and ``b`` (THE ACTION CARDS, Place exchange).
+
+    A swap is the same whichever space is named first, so the pair is stored lowest first: the
+    action ``legal_actions`` lists and the one a player names are then equal values.
+    """
 
     player: int
     a: int
     b: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.a, int) and isinstance(self.b, int) and self.a > self.b:
+            a, b = self.b, self.a
+            object.__setattr__(self, "a", a)
+            object.__setattr__(self, "b", b)
 
 
 @dataclass(frozen=True)
