@@ -146,7 +146,7 @@ def test_place_exchange_needs_neighbouring_markers_and_phase_1():
     refused(state, Exchange(2, 6, 8), "exchange-not-neighbours", "Place exchange")
     refused(state, Exchange(2, 6, 7), "exchange-empty-space", "Place exchange")
     refused(state, Exchange(2, 6, 13), "guess-range", "Place exchange")
-    refused(state, Exchange(0, 6, 7), "not-your-turn")
+    refused(state, Exchange(0, 6, 7), "card-not-held")
     state = apply(state, Guess(2, 7))
     # Cy's guess ended phase 1, so exchanging now is the wrong phase.
     refused(state, Exchange(2, 6, 7), "wrong-phase", "Place exchange")
@@ -394,3 +394,17 @@ def test_an_exchange_named_either_way_round_is_the_listed_action():
     from companion.rules.sushi_express_state import Exchange
 
     assert Exchange(0, 8, 7) == Exchange(0, 7, 8)
+
+
+def test_place_exchange_right_after_placing_swaps_with_the_neighbour():
+    # sushi-express.txt, Place exchange: "In phase 1, the player may exchange the position of any 2 guess
+    # markers if they are in neighboring spaces." Ann guesses 8, Bo 9; on Cy's turn Ann swaps 8 and 9,
+    # so Ann now rolls before Bo. It stays Cy's turn to guess.
+    hands = ((A.PLACE_EXCHANGE,), (A.SAME_GUESS,), (A.SAME_GUESS,))
+    state = run(replace(game(), hands=hands), Guess(0, 8), Guess(1, 9))
+    assert Exchange(0, 8, 9) in legal_actions(state)
+    state = apply(state, Exchange(0, 8, 9))
+    assert state.stack(9) == (0,) and state.stack(8) == (1,)
+    assert state.current == 2 and A.PLACE_EXCHANGE not in state.hands[0]
+    state = apply(state, Guess(2, 3))
+    assert state.order == (0, 1, 2)

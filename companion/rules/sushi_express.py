@@ -10,9 +10,11 @@ replayed exactly from its seed and its action log.
 Readings of the rulebook that the code relies on (each a consequence of the text, not a free choice):
 
 * The ring is numbered clockwise from Sushi Express (tile 0); the park is tile 6 (PREPARATION).
-* A player's phase-1 turn is any number of "place exchange" cards, then placing the marker, which ends
-  the turn (1. place guesses: "each player makes a guess"; THE ACTION CARDS: cards are played "on a
-  player's turn"). "Same guess" is played with the placement itself, so it needs a taken number.
+* A player's phase-1 turn is placing the marker (1. place guesses: "each player makes a guess").
+  "Same guess" is played with the placement itself, so it needs a taken number. "Place exchange" is
+  played by any holder at any moment of phase 1 ("In phase 1, the player may exchange", no turn named),
+  e.g. right after placing. Phase 1 ends with the last placement, so the last player to guess can
+  exchange only before placing.
 * "Place exchange" swaps two markers (or stacks), so both neighbouring spaces must hold one.
 * The roller must take both tries before failing ("If the player twice rolls less than his guess").
   After any failed try he may play any number of "re-roll" cards, one die each (Re-roll: "on either
@@ -252,7 +254,9 @@ def check_action(state: SushiExpressState, action: Action) -> None:
             section,
             name,
         )
-    if seat != state.current:
+    # "In phase 1, the player may exchange" (Place exchange) names no turn, so a holder may play it at
+    # any moment of phase 1, e.g. right after placing, to swap places with the marker beside theirs.
+    if seat != state.current and not isinstance(action, Exchange):
         whose = state.players[state.current]  # type: ignore[index]
         raise _refuse(f"it is {whose}'s turn in phase '{state.phase}', not {name}'s", "not-your-turn", section, name)
     hand = state.hands[seat]
@@ -383,7 +387,8 @@ def _check_move(state: SushiExpressState, action: Move, name: str, hand: tuple[A
 
 
 def legal_actions(state: SushiExpressState) -> tuple[Action, ...]:
-    """Every action the current player may take now (empty once the game is over).
+    """Every action the current player may take now, plus, in phase 1, any holder's "place exchange"
+    (empty once the game is over).
 
     Rolls are listed with ``faces=None`` (the engine rolls); the same roll with explicit faces
     1–6 is equally legal. Customers to take are listed once per kind in the display.
@@ -399,12 +404,14 @@ def legal_actions(state: SushiExpressState) -> tuple[Action, ...]:
                 out.append(Guess(seat, number))
             elif ActionCard.SAME_GUESS in hand:
                 out.append(Guess(seat, number, same_guess=True))
-        if ActionCard.PLACE_EXCHANGE in hand:
-            out += [
-                Exchange(seat, n, n + 1)
-                for n in GUESS_NUMBERS[:-1]
-                if state.stack(n) and state.stack(n + 1)
-            ]
+        # Any holder of "place exchange" may play it during phase 1, not only the player to guess.
+        for holder in range(state.seats):
+            if ActionCard.PLACE_EXCHANGE in state.hands[holder]:
+                out += [
+                    Exchange(holder, n, n + 1)
+                    for n in GUESS_NUMBERS[:-1]
+                    if state.stack(n) and state.stack(n + 1)
+                ]
     elif state.phase is Phase.ROLL:
         if state.tries < TRIES:
             out.append(Roll(seat))

@@ -212,8 +212,9 @@ class Guess:
 
 @dataclass(frozen=True)
 class Exchange:
-    """Phase 1, on your turn before you place your marker: play "place exchange" to swap the stacks on
-    the neighbouring spaces ``a`` and ``b`` (THE ACTION CARDS, Place exchange).
+    """Phase 1, at any moment (before or after placing your own marker, on anyone's turn): play
+    "place exchange" to swap the stacks on the neighbouring spaces ``a`` and ``b`` (THE ACTION CARDS,
+    Place exchange).
 
     A swap is the same whichever space is named first, so the pair is stored lowest first: the
     action ``legal_actions`` lists and the one a player names are then equal values.
