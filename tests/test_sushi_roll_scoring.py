@@ -210,3 +210,16 @@ def test_pudding_tokens_prefer_threes_and_take_what_is_left():
     assert tokens_for_face(Tokens(menu=1), parse_face("menu*2")) == Tokens(menu=1)
     assert tokens_for_face(FULL_SUPPLY, parse_face("chopsticks*2")) == Tokens(chopsticks=2)
     assert tokens_for_face(FULL_SUPPLY, parse_face("wasabi")) == Tokens()
+
+
+def test_pudding_change_is_made_when_the_one_tokens_run_out():
+    # sushi-roll.txt, Note: "take what's available". With no 1-tokens left but 3-tokens in the supply, a
+    # player owed 2 takes a 3-token and gives 1 of their own 1-tokens back: exactly 2 gained.
+    supply = Tokens(pudding_1=0, pudding_3=6)
+    gained = take_puddings(supply, 2, held=Tokens(pudding_1=1))
+    assert gained.puddings == 2
+    assert gained == Tokens(pudding_1=-1, pudding_3=1)
+    # Without change of their own they still take what is available, a 3-token, never nothing.
+    assert take_puddings(supply, 2, held=Tokens()) == Tokens(pudding_3=1)
+    # Owed 4 with one 1-token left in the supply: a 3-token and that 1-token.
+    assert take_puddings(Tokens(pudding_1=1, pudding_3=6), 4).puddings == 4

@@ -449,7 +449,7 @@ def _take(state: SushiRollState, take: Take) -> SushiRollState:
     belts[seat] = _without(belts[seat], [face])
     trays = list(state.trays)
     trays[seat] = place_on_tray(trays[seat], face)
-    gained = tokens_for_face(state.supply, face)
+    gained = tokens_for_face(state.supply, face, state.tokens[seat])
     tokens = list(state.tokens)
     tokens[seat] = tokens[seat] + gained
     state = replace(

@@ -271,19 +271,33 @@ def charge_points(held: Tokens, supply: Tokens, amount: int) -> tuple[Tokens, To
     return best_pair
 
 
-def take_puddings(supply: Tokens, puddings: int) -> Tokens:
-    """Pudding tokens for ``puddings`` icons: as many 3-tokens as fit, then 1-tokens; when the supply
-    runs out, the most it can give (sushi-roll.txt, EVERYBODY TAKES A TURN, Pudding and Note)."""
+def take_puddings(supply: Tokens, puddings: int, held: Tokens = Tokens()) -> Tokens:
+    """The pudding tokens a player gains (net) for ``puddings`` icons: as many 3-tokens as fit, then
+    1-tokens (sushi-roll.txt, EVERYBODY TAKES A TURN, Pudding).
+
+    When the 1-tokens run out while a 3-token is left, the player takes the 3-token and gives back
+    1-tokens of their own as change, as players do with any token money, so the count stays exact.
+    A player with no change still takes the 3-token: "In the rare case that the tokens run out, take
+    what's available" (Note), and a 3-token is what is available. That is one or two puddings more
+    than the icons, never the whole award lost.
+
+    Returns:
+        The net change to the player's tokens: a negative ``pudding_1`` is change given back.
+    """
     threes = min(supply.pudding_3, puddings // 3)
-    ones = min(supply.pudding_1, puddings - 3 * threes)
+    rest = puddings - 3 * threes
+    ones = min(supply.pudding_1, rest)
+    if ones < rest and supply.pudding_3 > threes:
+        change = min(held.pudding_1, 3 - rest)
+        return Tokens(pudding_1=-change, pudding_3=threes + 1)
     return Tokens(pudding_1=ones, pudding_3=threes)
 
 
-def tokens_for_face(supply: Tokens, face: Face) -> Tokens:
+def tokens_for_face(supply: Tokens, face: Face, held: Tokens = Tokens()) -> Tokens:
     """The tokens taken at once with a die showing ``face``: pudding, menu or chopsticks tokens by the
     number of icons, or what the supply has left (sushi-roll.txt, EVERYBODY TAKES A TURN)."""
     if face.icon is Icon.PUDDING:
-        return take_puddings(supply, face.count)
+        return take_puddings(supply, face.count, held)
     if face.icon is Icon.MENU:
         return Tokens(menu=min(supply.menu, face.count))
     if face.icon is Icon.CHOPSTICKS:
