@@ -408,3 +408,7 @@ def test_place_exchange_right_after_placing_swaps_with_the_neighbour():
     assert state.current == 2 and A.PLACE_EXCHANGE not in state.hands[0]
     state = apply(state, Guess(2, 3))
     assert state.order == (0, 1, 2)
+
+
+def test_roll_faces_given_as_a_list_are_the_same_roll():
+    assert Roll(0, [3, 4]) == Roll(0, (3, 4))

@@ -239,6 +239,11 @@ class Roll:
     player: int
     faces: tuple[int, int] | None = None
 
+    def __post_init__(self) -> None:
+        # Faces often arrive as a JSON list or a camera's list; a roll is the same value either way.
+        if isinstance(self.faces, list):
+            object.__setattr__(self, "faces", tuple(self.faces))
+
 
 @dataclass(frozen=True)
 class ReRoll:
