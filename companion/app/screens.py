@@ -70,6 +70,10 @@ class ScoreboardView:
     status: str = ""
     status_kind: str = "info"
 
+    def render(self, size: tuple[int, int] = (480, 320)) -> "pygame.Surface":
+        """This screen as a Surface of ``size`` px (what ``Display.show`` calls)."""
+        return render_scoreboard(self, size)
+
 
 @dataclass
 class FinalRow:
@@ -101,6 +105,10 @@ class FinalView:
     winners: list[str]
     tie_break: str = ""
     title: str = "Game over"
+
+    def render(self, size: tuple[int, int] = (480, 320)) -> "pygame.Surface":
+        """This screen as a Surface of ``size`` px (what ``Display.show`` calls)."""
+        return render_final(self, size)
 
 
 @dataclass(frozen=True)
@@ -661,8 +669,6 @@ def render(view: ScoreboardView | FinalView, size: tuple[int, int] = (480, 320))
 
 def save_png(surface: "pygame.Surface", path: str | Path) -> Path:
     """Write ``surface`` as a PNG (creating parent folders); returns the path."""
-    pygame = _pygame()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(surface, str(path))
-    return path
+    from companion.devices.display import save_png as write
+
+    return write(surface, path)

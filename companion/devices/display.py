@@ -27,6 +27,22 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = (480, 320)
 
 
+def _pygame():
+    """Import pygame (pygame-ce) lazily, without its start-up banner."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    return pygame
+
+
+def save_png(surface: "pygame.Surface", path: str | Path) -> Path:
+    """Write ``surface`` as a PNG (creating parent folders); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _pygame().image.save(surface, str(path))
+    return path
+
+
 class DisplayError(RuntimeError):
     """The display cannot be opened (no video driver, no permission); the message says why."""
 
@@ -38,7 +54,8 @@ class Display(Protocol):
     size: tuple[int, int]
 
     def show(self, what: Any) -> Any:
-        """Show a Surface, a screens view-model, or a (H, W, 3) uint8 BGR image."""
+        """Show a Surface, anything with ``render(size) -> Surface`` (the app's screens), or a
+        (H, W, 3) uint8 BGR image."""
         ...
 
     def close(self) -> None: ...
@@ -52,20 +69,19 @@ def to_surface(what: Any, size: tuple[int, int]) -> "pygame.Surface":
     """Turn what ``Display.show`` accepts into a Surface.
 
     Args:
-        what: a ``pygame.Surface`` (returned as is), a ``ScoreboardView``/``FinalView`` (rendered
-            at ``size``), or a (H, W, 3) uint8 BGR numpy image (converted to RGB).
-        size: (width, height) px for rendering view-models.
+        what: a ``pygame.Surface`` (returned as is); anything with a ``render(size)`` method that
+            returns a Surface (the app's screen view-models: the display knows no screens, so
+            devices never import the app); or a (H, W, 3) uint8 BGR numpy image (converted to RGB).
+        size: (width, height) px for rendering.
 
     Raises:
         TypeError: anything else, or an array that is not (H, W, 3) uint8.
     """
-    from companion.app import screens
-
-    pygame = screens._pygame()
+    pygame = _pygame()
     if isinstance(what, pygame.Surface):
         return what
-    if isinstance(what, (screens.ScoreboardView, screens.FinalView)):
-        return screens.render(what, size)
+    if callable(getattr(what, "render", None)):
+        return what.render(size)
     shape = getattr(what, "shape", None)
     if shape is not None:
         import numpy as np
@@ -74,7 +90,7 @@ def to_surface(what: Any, size: tuple[int, int]) -> "pygame.Surface":
             raise TypeError(f"an image to show must be (H, W, 3) uint8 BGR, got {shape} {what.dtype}")
         rgb = np.ascontiguousarray(what[:, :, ::-1])
         return pygame.image.frombuffer(rgb.tobytes(), (shape[1], shape[0]), "RGB")
-    raise TypeError(f"cannot show a {type(what).__name__}; give a Surface, a screens view, or a BGR image")
+    raise TypeError(f"cannot show a {type(what).__name__}; give a Surface, a screen view, or a BGR image")
 
 
 def _fit(pygame, surface: "pygame.Surface", size: tuple[int, int]) -> "pygame.Surface":
@@ -126,8 +142,6 @@ class WindowDisplay(_Base):
     def __init__(
         self, size: tuple[int, int] = DEFAULT_SIZE, fullscreen: bool = False, title: str = "Sushi Go! companion"
     ) -> None:
-        from companion.app.screens import _pygame
-
         pygame = _pygame()
         self._pg = pygame
         try:
@@ -208,9 +222,7 @@ class PngDisplay(_Base):
         self._count = 0
 
     def show(self, what: Any) -> Path | None:
-        from companion.app import screens
-
-        pygame = screens._pygame()
+        pygame = _pygame()
         surface = to_surface(what, self.size)
         if self.only_changes:
             pixels = pygame.image.tobytes(surface, "RGB")
@@ -218,7 +230,7 @@ class PngDisplay(_Base):
                 return None
             self._last = pixels
         self._count += 1
-        path = screens.save_png(surface, self.out_dir / f"{self.prefix}-{self._count:04d}.png")
+        path = save_png(surface, self.out_dir / f"{self.prefix}-{self._count:04d}.png")
         self.paths.append(path)
         return path
 
