@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
+from companion.rules.records import json_type_name as _type_name
 from companion.rules.score_table import format_score_table
 from companion.rules.sushi_express_scoring import SushiExpressResult, score_game
 from companion.rules.sushi_express_state import (
@@ -39,12 +40,6 @@ from companion.rules.sushi_express_state import (
 PLAYER_FIELDS = ("customers", "tips", "tip_actions", "actions_left")
 #: Action cards other than tips (the most ``actions_left`` can add up to).
 NON_TIP_ACTIONS = sum(n for c, n in ACTION_COUNTS.items() if c is not ActionCard.TIP)
-
-
-def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), f"a {type(value).__name__}"
-    )
 
 
 def _count(value: Any, path: str) -> int:

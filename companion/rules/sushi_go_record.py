@@ -20,6 +20,7 @@ from typing import Any, Mapping
 from companion.rules.cards import Card, parse_card
 from companion.rules.core import GameResult
 from companion.rules.errors import IllegalAction, MalformedGame
+from companion.rules.records import json_type_name as _type_name, round_objects
 from companion.rules.sushi_go import apply_turn, new_observed_game
 from companion.rules.sushi_go_state import DUMMY_NAME, HAND_SIZES, ROUNDS, SushiGoOptions, SushiGoState
 
@@ -35,12 +36,6 @@ class GameRecord:
     players: tuple[str, ...]
     options: SushiGoOptions
     rounds: tuple[tuple[tuple[Turn, ...], ...], ...]
-
-
-def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), f"a {type(value).__name__}"
-    )
 
 
 def _parse_card(value: Any, path: str) -> Card:
@@ -93,19 +88,10 @@ def parse_record(record: Any) -> GameRecord:
             raise MalformedGame("players", f"Sushi Go! is for 2 to 5 players, got {len(players)}")
         seats = tuple(players)
         hand_size = HAND_SIZES[len(players)]
-    rounds = record["rounds"]
-    if not isinstance(rounds, list):
-        raise MalformedGame("rounds", f"must be a list of {ROUNDS} rounds, got {_type_name(rounds)}")
-    if len(rounds) != ROUNDS:
-        raise MalformedGame("rounds", f"a game has {ROUNDS} rounds, got {len(rounds)}")
+    rounds = round_objects(record["rounds"], seats, ROUNDS)
     parsed = []
     for r, rnd in enumerate(rounds):
         path = f"rounds[{r}]"
-        if not isinstance(rnd, Mapping):
-            raise MalformedGame(path, f"must be an object with one list per player, got {_type_name(rnd)}")
-        for key in rnd:
-            if key not in seats:
-                raise MalformedGame(path, f"unknown player {key!r}; players are {', '.join(seats)}")
         seat_turns = []
         for name in seats:
             if name not in rnd:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
+from companion.rules.records import json_type_name as _type_name, round_objects
 from companion.rules.sushi_roll_dice import (
     CONTENTS,
     DICE_COUNTS,
@@ -52,11 +53,6 @@ class SushiRollRecord:
     options: SushiRollOptions
     rounds: tuple[tuple[tuple[Face, ...], ...], ...]
     unused: tuple[tuple[int, int], ...]
-
-
-def _type_name(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}
-    return names.get(type(value), "a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
 
 
 def _parse_face(value: Any, path: str, dice: DiceFaces) -> Face:
@@ -142,19 +138,10 @@ def parse_sushi_roll_record(record: Any, dice: DiceFaces | None = None) -> Sushi
         raise MalformedGame("players", f"Sushi Roll is for 2 to 5 players, got {len(players)}")
     names = tuple(players)
     per_belt = DICE_PER_BELT[len(names)]
-    rounds = record["rounds"]
-    if not isinstance(rounds, list):
-        raise MalformedGame("rounds", f"must be a list of {ROUNDS} rounds, got {_type_name(rounds)}")
-    if len(rounds) != ROUNDS:
-        raise MalformedGame("rounds", f"a game has {ROUNDS} rounds, got {len(rounds)}")
+    rounds = round_objects(record["rounds"], names, ROUNDS)
     parsed = []
     for r, rnd in enumerate(rounds):
         path = f"rounds[{r}]"
-        if not isinstance(rnd, Mapping):
-            raise MalformedGame(path, f"must be an object with one list per player, got {_type_name(rnd)}")
-        for key in rnd:
-            if key not in names:
-                raise MalformedGame(path, f"unknown player {key!r}; players are {', '.join(names)}")
         used: Counter = Counter()
         seat_faces = []
         for name in names:
