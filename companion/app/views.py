@@ -9,6 +9,7 @@ from companion.app.screens import FinalRow, FinalView, ScoreboardView, SeatView
 from companion.rules.cards import Card
 from companion.rules.core import GameResult
 from companion.rules.sushi_go_state import SushiGoState
+from companion.rules.wording import join_names
 
 
 def _tableau_labels(state: SushiGoState, seat: int) -> list[str]:
@@ -68,14 +69,10 @@ def tie_break_text(result: GameResult, eligible: tuple[int, ...]) -> str:
     tied = [result.players[s] for s in eligible if result.totals[s] == best]
     if len(tied) < 2:
         return ""
-    names = _join(tied)
+    names = join_names(tied)
     if len(result.winners) == 1:
         w = result.winners[0]
         others = [result.tie_break[result.players.index(n)] for n in tied if n != w]
         mine = result.tie_break[result.players.index(w)]
         return f"{names} tied on {best}; {w} wins with more puddings ({mine} vs {max(others)})"
     return f"{names} tied on {best} with {result.tie_break[result.players.index(result.winners[0])]} puddings each; they share the win"
-
-
-def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -37,3 +37,22 @@ def round_objects(rounds: Any, names: Sequence[str], count: int) -> list[Mapping
             if key not in names:
                 raise MalformedGame(path, f"unknown player {key!r}; players are {', '.join(names)}")
     return rounds
+
+
+def player_list(rnd: Mapping[str, Any], path: str, name: str, expected: int, noun: str, why: str) -> list[Any]:
+    """A round's list for player ``name``: present, a list, and ``expected`` long.
+
+    ``noun`` names the entries ("turns", "dice") and ``why`` says where the length comes from, with
+    its rulebook section, for the message.
+
+    Raises:
+        MalformedGame: at ``path`` for a missing player, at ``path.name`` for the wrong type or length.
+    """
+    if name not in rnd:
+        raise MalformedGame(path, f"missing player {name!r}")
+    entries = rnd[name]
+    if not isinstance(entries, list):
+        raise MalformedGame(f"{path}.{name}", f"must be a list of {noun}, got {json_type_name(entries)}")
+    if len(entries) != expected:
+        raise MalformedGame(f"{path}.{name}", f"{len(entries)} {noun}, expected {expected}: {why}")
+    return entries

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from companion.rules.core import GAME_END, ScoreLine, pick_winners
 from companion.rules.sushi_express_state import COLOURS, Customer, SushiExpressOptions
+from companion.rules.wording import join_names as _names
 
 #: The first card of a colour scores 3, each further card of it 1 (SCORING).
 FIRST_CARD_POINTS, FURTHER_CARD_POINTS = 3, 1
@@ -51,14 +52,6 @@ class SushiExpressResult:
             "winners": list(self.winners),
             "breakdown": [line.to_dict() for line in self.breakdown],
         }
-
-
-def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _cards(n: int) -> str:
-    return "1 card" if n == 1 else f"{n} cards"
 
 
 def colour_points(count: int) -> int:

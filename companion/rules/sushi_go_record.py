@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from companion.rules.cards import Card, parse_card
 from companion.rules.core import GameResult
 from companion.rules.errors import IllegalAction, MalformedGame
-from companion.rules.records import json_type_name as _type_name, round_objects
+from companion.rules.records import json_type_name as _type_name, player_list, round_objects
 from companion.rules.sushi_go import apply_turn, new_observed_game
 from companion.rules.sushi_go_state import DUMMY_NAME, HAND_SIZES, ROUNDS, SushiGoOptions, SushiGoState
 
@@ -94,17 +94,10 @@ def parse_record(record: Any) -> GameRecord:
         path = f"rounds[{r}]"
         seat_turns = []
         for name in seats:
-            if name not in rnd:
-                raise MalformedGame(path, f"missing player {name!r}")
-            turns = rnd[name]
-            if not isinstance(turns, list):
-                raise MalformedGame(f"{path}.{name}", f"must be a list of turns, got {_type_name(turns)}")
-            if len(turns) != hand_size:
-                raise MalformedGame(
-                    f"{path}.{name}",
-                    f"{len(turns)} turns, expected {hand_size}: each round has as many turns as cards in a hand"
-                    " (sushi-go.txt, STARTING A ROUND)",
-                )
+            turns = player_list(
+                rnd, path, name, hand_size, "turns",
+                "each round has as many turns as cards in a hand (sushi-go.txt, STARTING A ROUND)",
+            )
             seat_turns.append(tuple(_parse_turn(t, f"{path}.{name}[{i}]") for i, t in enumerate(turns)))
         parsed.append(tuple(seat_turns))
     return GameRecord(seats, options, tuple(parsed))

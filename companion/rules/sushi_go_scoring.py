@@ -14,6 +14,7 @@ from companion.rules.cards import MAKI_ICONS, NIGIRI_POINTS, Card
 from companion.rules.core import GAME_END, GameResult, RoundScore, ScoreLine, pick_winners
 from companion.rules.ranking import SUSHI_GO_TIES, Award, award_places
 from companion.rules.sushi_go_state import Tableau, tableau_cards
+from companion.rules.wording import join_names as _names, plural as _plural
 
 #: Points for 1, 2, 3, 4 and 5-or-more dumplings (sushi-go.txt, DUMPLINGS).
 DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)
@@ -22,14 +23,6 @@ SASHIMI_SET, SASHIMI_POINTS = 3, 10
 MAKI_PRIZES = (6, 3)
 PUDDING_MOST, PUDDING_FEWEST = 6, -6
 WASABI_MULTIPLIER = 3
-
-
-def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def dumpling_points(count: int) -> int:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
-from companion.rules.records import json_type_name as _type_name, round_objects
+from companion.rules.records import json_type_name as _type_name, player_list, round_objects
 from companion.rules.sushi_roll_dice import (
     CONTENTS,
     DICE_COUNTS,
@@ -145,17 +145,11 @@ def parse_sushi_roll_record(record: Any, dice: DiceFaces | None = None) -> Sushi
         used: Counter = Counter()
         seat_faces = []
         for name in names:
-            if name not in rnd:
-                raise MalformedGame(path, f"missing player {name!r}")
-            taken = rnd[name]
-            if not isinstance(taken, list):
-                raise MalformedGame(f"{path}.{name}", f"must be a list of faces, got {_type_name(taken)}")
-            if len(taken) != per_belt:
-                raise MalformedGame(
-                    f"{path}.{name}",
-                    f"{len(taken)} dice, expected {per_belt}: with {len(names)} players each belt holds {per_belt}"
-                    " dice and every player takes one per turn (sushi-roll.txt, SET UP)",
-                )
+            taken = player_list(
+                rnd, path, name, per_belt, "dice",
+                f"with {len(names)} players each belt holds {per_belt} dice and every player takes one per turn"
+                " (sushi-roll.txt, SET UP)",
+            )
             faces = []
             for i, value in enumerate(taken):
                 face = _parse_face(value, f"{path}.{name}[{i}]", dice)

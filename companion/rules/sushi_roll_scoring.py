@@ -17,6 +17,7 @@ from companion.rules.ranking import SUSHI_ROLL_TIES, award_places
 from companion.rules.score_table import format_score_table
 from companion.rules.sushi_roll_dice import Icon
 from companion.rules.sushi_roll_state import SushiRollOptions, Tray
+from companion.rules.wording import join_names as _names, plural as _plural
 
 SCORING = "sushi-roll.txt, SCORING A ROUND"
 ENDING = "sushi-roll.txt, ENDING THE GAME"
@@ -34,14 +35,6 @@ WASABI_MULTIPLIER = 3
 PUDDING_MOST, PUDDING_FEWEST = 6, -6
 #: One point per this many unused menu and/or chopsticks tokens (ENDING THE GAME).
 LEFTOVER_TOKENS_PER_POINT = 2
-
-
-def _names(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _label(icon: Icon) -> str:

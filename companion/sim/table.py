@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from companion.sim.faces import draw_card_face
-from companion.sim.mat_image import mat_size_px, render_mat
+from companion.sim.mat_image import render_mat
 from companion.vision.mat_layout import MatLayout, Zone
 
 #: Smallest gap (mm) kept between neighbouring cards and to the zone edge (half of it): with
