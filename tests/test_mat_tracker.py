@@ -275,3 +275,12 @@ def test_with_the_sim_table_if_present(players, seed):
     assert zones[None] == []
     for seat, labels in enumerate(tableaux):
         assert sorted(c.label for c in zones[seat]) == sorted(labels)
+
+
+def test_a_bad_frame_is_flagged_as_such_not_by_its_message():
+    from companion.vision.mat import MatTracker
+    from companion.vision.mat_layout import load_mat_layout
+
+    tracker = MatTracker(load_mat_layout(4))
+    assert tracker.update(None).bad_frame
+    assert not tracker.update(np.full((48, 64, 3), 128, np.uint8)).bad_frame  # a real frame, just no mat

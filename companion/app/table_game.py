@@ -95,7 +95,7 @@ class TableGame:
         from companion.vision.mat_cards import read_cards_on_mat
 
         status = self.tracker.update(frame)
-        if status.homography is None or (not status.found and status.message.startswith("bad frame")):
+        if status.homography is None or status.bad_frame:
             return None, status.message
         observations = read_cards_on_mat(frame, status.homography, self.layout, self.deck)
         zones = assign_to_zones(self.layout, status.homography, observations)

@@ -66,6 +66,8 @@ class MatStatus:
     reestimated: True if this frame computed a new homography (first sighting or the mat moved).
     drift_px: largest distance (px) between a detected corner and where the kept homography put
         it before this frame, or None when there was nothing to compare.
+    bad_frame: True when the frame itself was unusable (None, wrong shape or dtype, empty, or marker
+        detection failed on it); nothing else in the status comes from that frame.
     """
 
     found: bool
@@ -74,6 +76,7 @@ class MatStatus:
     message: str = ""
     reestimated: bool = False
     drift_px: float | None = None
+    bad_frame: bool = False
 
 
 def _aruco_dictionary(cv2, name: str):
@@ -179,14 +182,14 @@ class MatTracker:
         """
         problem = _frame_problem(frame_bgr)
         if problem:
-            return self._status(False, (), f"bad frame: {problem}")
+            return self._status(False, (), f"bad frame: {problem}", bad_frame=True)
         frame_shape = tuple(frame_bgr.shape[:2])
         if self._frame_shape is not None and frame_shape != self._frame_shape:
             self.reset()
         try:
             seen = self.detect(frame_bgr)
         except Exception as exc:  # a cv2.error on a pathological frame must not stop the game loop
-            return self._status(False, (), f"bad frame: marker detection failed: {exc}")
+            return self._status(False, (), f"bad frame: marker detection failed: {exc}", bad_frame=True)
         ids = sorted(seen)
         n_markers = len(self._corners_mm)
 
