@@ -1,7 +1,12 @@
-"""The simulator's drawn card faces: distinct, well-formed, and writable as an enrolment folder."""
+"""The simulator's drawn card faces: distinct, well-formed, and writable as an enrolment folder.
+
+Both styles: "flat" (our camera-friendly faces, which must stay pixel-identical because recorded
+fixtures depend on them) and "illustrated" (printed-card-like faces, ``faces_illustrated``).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 
 import cv2
@@ -9,7 +14,8 @@ import numpy as np
 import pytest
 
 from companion.rules.cards import VISION_LABELS
-from companion.sim.faces import draw_card_face, write_deck_folder
+from companion.sim import faces_illustrated
+from companion.sim.faces import STYLES, draw_card_face, write_deck_folder
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +82,173 @@ def test_write_deck_folder(tmp_path):
         img = cv2.imread(str(tmp_path / label / "scan_0.png"))
         assert img.shape == (126, 88, 3)
         assert (tmp_path / label / "scan_1.png").exists()
+
+
+# --- styles --------------------------------------------------------------------------------
+
+#: sha256 of the flat faces of every label at widths 220, 88 and 660, computed before the
+#: "illustrated" style was added: the flat style must not change (recorded fixtures use it).
+FLAT_SHA256 = "d70dd2dd7a244c82e2924bd4fe3cd527617113323ea181c57206b2cf476d4ac8"
+
+
+def test_flat_style_is_unchanged():
+    h = hashlib.sha256()
+    for label in VISION_LABELS:
+        for w in (220, 88, 660):
+            face = draw_card_face(label, w, style="flat")
+            assert np.array_equal(face, draw_card_face(label, w)), label  # flat is the default
+            h.update(face.tobytes())
+    assert h.hexdigest() == FLAT_SHA256
+
+
+@pytest.fixture(scope="module")
+def ill() -> dict[str, np.ndarray]:
+    return {label: draw_card_face(label, 220, style="illustrated") for label in VISION_LABELS}
+
+
+def test_styles_constant():
+    assert STYLES == ("flat", "illustrated")
+
+
+@pytest.mark.parametrize("style", ["flat", "illustrated"])
+def test_every_label_draws_in_every_style(style):
+    for label in VISION_LABELS:
+        for w, h in ((220, 315), (44, 63), (300, 430)):
+            img = draw_card_face(label, w, style=style)
+            assert img.shape == (h, w, 3) and img.dtype == np.uint8, (label, w)
+            assert img.flags.writeable
+            assert img.std() > 5, label  # something is drawn
+
+
+def test_design_size_dtype_and_read_only():
+    for label in VISION_LABELS:
+        d = faces_illustrated.design(label)
+        assert d.shape == (630, 440, 3) and d.dtype == np.uint8
+        assert not d.flags.writeable
+    with pytest.raises(ValueError, match="'eel'"):
+        faces_illustrated.design("eel")
+
+
+def test_illustrated_is_deterministic(ill):
+    faces_illustrated.design.cache_clear()
+    for label in VISION_LABELS:
+        assert np.array_equal(draw_card_face(label, 220, style="illustrated"), ill[label]), label
+
+
+def test_styles_differ(faces, ill):
+    for label in VISION_LABELS:
+        assert np.abs(faces[label].astype(np.float32) - ill[label]).mean() > 15, label
+
+
+def test_unknown_style_names_the_valid_ones(tmp_path):
+    with pytest.raises(ValueError, match="'photo'.*flat.*illustrated"):
+        draw_card_face("tempura", 220, style="photo")
+    with pytest.raises(ValueError, match="flat.*illustrated"):
+        write_deck_folder(tmp_path, style="photo")
+    assert not any(tmp_path.iterdir())
+
+
+def _ring(img: np.ndarray, k: int = 2) -> np.ndarray:
+    m = np.zeros(img.shape[:2], bool)
+    m[:k] = m[-k:] = True
+    m[:, :k] = m[:, -k:] = True
+    return m
+
+
+def test_illustrated_has_light_edges_on_several_types(ill, faces):
+    # Pale backgrounds and cream panels run to the card edge: a weak outline on a pale mat.
+    def light_share(img):
+        lightness = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)[..., 0]
+        return float((lightness[_ring(img)] > 200).mean())
+
+    light = [lb for lb in VISION_LABELS if light_share(ill[lb]) >= 0.15]
+    assert len(light) >= 3, light
+    assert {"sashimi", "egg_nigiri", "pudding"} <= set(light)
+    # ...unlike the flat style, whose dark 6 px frame gives every card a crisp outline.
+    assert all(light_share(faces[lb]) < 0.15 for lb in VISION_LABELS)
+
+
+def test_illustrated_has_no_dark_title_band(ill):
+    for label in VISION_LABELS:
+        if label == "back":
+            continue
+        top = cv2.cvtColor(ill[label][5:45, 60:], cv2.COLOR_BGR2LAB)[..., 0]
+        assert np.median(top) > 60, label
+
+
+def test_illustrated_maki_differ_only_in_a_small_detail(ill):
+    m = [ill[f"maki_{n}"] for n in (1, 2, 3)]
+    for a, b in itertools.combinations(m, 2):
+        changed = np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 8
+        assert 0.003 < changed.mean() < 0.12
+        ys, xs = np.nonzero(changed)
+        assert ys.max() < 0.15 * a.shape[0] and xs.max() < 0.5 * a.shape[1]  # the top-left count mark
+    # More rolls in the count mark, more dark nori there.
+    dark = [int((img[:40, :110].max(axis=2) < 90).sum()) for img in m]
+    assert dark[0] < dark[1] < dark[2]
+
+
+def test_illustrated_nigiri_share_background_and_rice(ill):
+    n = [ill[lb] for lb in ("egg_nigiri", "salmon_nigiri", "squid_nigiri")]
+    for a, b in itertools.combinations(n, 2):
+        assert np.array_equal(a[200:], b[200:])  # the rice character, text and lower background
+        changed = np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 8
+        assert 0.01 < changed.mean() < 0.3
+        assert changed[:30, :30].any()  # the corner badge
+
+
+def test_illustrated_faces_are_chiral(ill):
+    for label in VISION_LABELS:
+        if label == "back":
+            continue
+        img = ill[label].astype(np.float32)
+        assert np.abs(img - img[::-1, ::-1]).mean() > 12, label
+
+
+def test_illustrated_back_is_point_symmetric(ill):
+    b = ill["back"]
+    assert np.array_equal(b, b[::-1, ::-1])
+    d = faces_illustrated.design("back")
+    assert np.array_equal(d, d[::-1, ::-1])
+    assert np.abs(b.astype(np.float32) - draw_card_face("back", 220)).mean() > 30  # not the flat back
+
+
+def test_illustrated_types_are_distinct_blurred(ill):
+    family = {lb: lb.split("_")[0] if lb.startswith("maki") else lb.split("_")[-1] for lb in VISION_LABELS}
+    for a, b in itertools.combinations(VISION_LABELS, 2):
+        if family[a] == family[b]:
+            continue
+        fa = cv2.GaussianBlur(ill[a], (0, 0), 3).astype(np.float32)
+        fb = cv2.GaussianBlur(ill[b], (0, 0), 3).astype(np.float32)
+        assert np.abs(fa - fb).mean() > 8, (a, b)
+
+
+def test_write_deck_folder_illustrated(tmp_path):
+    write_deck_folder(tmp_path, width_px=88, style="illustrated")
+    img = cv2.imread(str(tmp_path / "maki_2" / "scan_0.png"))
+    assert np.array_equal(img, draw_card_face("maki_2", 88, style="illustrated"))
+
+
+def test_render_table_draws_the_style():
+    from companion.sim.table import layout_tableaux, render_table
+    from companion.vision.mat_layout import load_mat_layout
+
+    layout = load_mat_layout(2)
+    placements = layout_tableaux(layout, [["maki_2", "pudding"], ["egg_nigiri"]])
+    frames = {s: render_table(layout, placements, size=(320, 240), rng=np.random.default_rng(3), style=s)
+              for s in STYLES}
+    assert np.array_equal(frames["flat"].image, render_table(layout, placements, size=(320, 240),
+                                                             rng=np.random.default_rng(3)).image)
+    # Same light and noise (the style uses no randomness), different cards.
+    assert np.array_equal(frames["flat"].homography, frames["illustrated"].homography)
+    assert not np.array_equal(frames["flat"].image, frames["illustrated"].image)
+    with pytest.raises(ValueError, match="flat.*illustrated"):
+        render_table(layout, placements, size=(320, 240), rng=np.random.default_rng(3), style="photo")
+
+
+def test_record_cli_offers_the_styles(capsys):
+    from companion.sim.record import main
+
+    with pytest.raises(SystemExit):
+        main(["/nonexistent/out", "--style", "photo"])
+    assert "illustrated" in capsys.readouterr().err

@@ -13,6 +13,11 @@ for beauty:
 
 Faces are drawn once at a fixed 440 × 630 px design size (2× the default) with anti-aliased
 primitives and then resized, so every size looks the same.
+
+That is the ``"flat"`` style. A second style, ``"illustrated"`` (``companion.sim.faces_illustrated``),
+looks like a printed commercial deck instead (full-bleed gradients and textures, cartoon
+characters, small text, pale edges, small in-type differences), so a card reader can be tuned on
+one style and measured on the other. ``STYLES`` lists both; every function here takes ``style``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ import cv2
 import numpy as np
 
 from companion.rules.cards import VISION_LABELS
+from companion.sim import faces_illustrated
+
+#: The simulated deck styles: our camera-friendly "flat" faces and printed-card-like "illustrated" ones.
+STYLES: tuple[str, ...] = ("flat", "illustrated")
 
 #: Card aspect (height / width) of a 44 × 63 mm card.
 CARD_ASPECT = 63.0 / 44.0
@@ -228,25 +237,31 @@ def card_height_px(width_px: int) -> int:
     return int(round(width_px * CARD_ASPECT))
 
 
-def draw_card_face(label: str, width_px: int = 220) -> np.ndarray:
+def draw_card_face(label: str, width_px: int = 220, style: str = "flat") -> np.ndarray:
     """Draw one card face (or the back), upright portrait.
 
     Args:
         label: one of ``VISION_LABELS`` (the 12 card names or ``"back"``).
         width_px: card width in px (≥ 8); the height is ``round(width_px * 63 / 44)``.
+        style: one of ``STYLES``: ``"flat"`` (our camera-friendly faces) or ``"illustrated"``
+            (printed-card-like faces, see ``companion.sim.faces_illustrated``).
 
     Returns:
-        (H, W, 3) uint8 BGR, a fresh writable array; the title band is at the top (row 0).
+        (H, W, 3) uint8 BGR, a fresh writable array; the face's top (flat: the title band;
+        illustrated: the corner mark side) is row 0.
 
     Raises:
-        ValueError: unknown label (the message lists the valid labels) or width_px < 8.
+        ValueError: unknown label (the message lists the valid labels), unknown style (the
+            message lists the valid styles) or width_px < 8.
     """
     if label not in _BG:
         raise ValueError(f"unknown card label {label!r}; valid labels are: {', '.join(VISION_LABELS)}")
+    if style not in STYLES:
+        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
     if width_px < 8:
         raise ValueError(f"width_px must be at least 8, not {width_px}")
     h = card_height_px(width_px)
-    src = _design(label)
+    src = _design(label) if style == "flat" else faces_illustrated.design(label)
     interp = cv2.INTER_AREA if width_px <= _DW else cv2.INTER_CUBIC
     return cv2.resize(src, (width_px, h), interpolation=interp)
 
@@ -261,29 +276,34 @@ def _variant(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def write_deck_folder(out_dir: Path | str, width_px: int = 220, variants: int = 1, seed: int = 0) -> list[Path]:
+def write_deck_folder(
+    out_dir: Path | str, width_px: int = 220, variants: int = 1, seed: int = 0, style: str = "flat"
+) -> list[Path]:
     """Write flat "scans" of every label, as a user would enrol a deck.
 
     Writes ``out_dir/<label>/scan_<i>.png`` for every label in ``VISION_LABELS`` and
     ``i in range(variants)``. ``scan_0`` is the clean face; later variants add a small tilt,
-    brightness change and noise (deterministic for ``seed``).
+    brightness change and noise (deterministic for ``seed``). ``style`` is the deck style
+    (``STYLES``), as for ``draw_card_face``.
 
     Returns:
         The written paths, label-major.
 
     Raises:
-        ValueError: variants < 1.
+        ValueError: variants < 1, or an unknown style.
         OSError: the folder cannot be created or a file cannot be written.
     """
     if variants < 1:
         raise ValueError(f"variants must be at least 1, not {variants}")
+    if style not in STYLES:
+        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
     out_dir = Path(out_dir)
     rng = np.random.default_rng(seed)
     written: list[Path] = []
     for label in VISION_LABELS:
         d = out_dir / label
         d.mkdir(parents=True, exist_ok=True)
-        face = draw_card_face(label, width_px)
+        face = draw_card_face(label, width_px, style)
         for i in range(variants):
             img = face if i == 0 else _variant(face, rng)
             path = d / f"scan_{i}.png"

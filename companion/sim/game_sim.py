@@ -49,7 +49,11 @@ def mat_for(players: int, options: SushiGoOptions) -> MatLayout:
 
 
 def simulate_game(
-    players: Sequence[str], seed: int, options: SushiGoOptions | None = None, size: tuple[int, int] = (1280, 960)
+    players: Sequence[str],
+    seed: int,
+    options: SushiGoOptions | None = None,
+    size: tuple[int, int] = (1280, 960),
+    style: str = "flat",
 ) -> Iterator[SimTurn]:
     """Play a game with bots and yield every reveal, rendered.
 
@@ -61,9 +65,11 @@ def simulate_game(
         seed: seeds the deal, the bots and the rendering.
         options: Sushi Go! options.
         size: frame size (W, H) px.
+        style: the card faces' style (``companion.sim.faces.STYLES``); the game and the camera
+            noise do not depend on it, so one seed gives the same game in every style.
 
     Raises:
-        ValueError: as ``new_game`` for a bad player list.
+        ValueError: as ``new_game`` for a bad player list; an unknown style (on the first frame).
     """
     options = options or SushiGoOptions()
     layout = mat_for(len(players), options)
@@ -83,7 +89,7 @@ def simulate_game(
         round_ended = state.is_over or state.round != before.round
         shown = state.round_tableaux[-1] if round_ended else state.tableaux
         scene.sync(shown, before.puddings if round_ended else state.puddings)
-        frame = render_table(layout, scene.placements(), size=size, rng=pix_rng, conditions=conditions)
+        frame = render_table(layout, scene.placements(), size=size, rng=pix_rng, conditions=conditions, style=style)
         yield SimTurn(before.round, before.turn, plays, state, frame)
         if round_ended:
             scene.end_round()

@@ -2,10 +2,13 @@
 
     python -m companion.sim.record tests/fixtures/sushi-go-4p --players 4 --seed 7
     python -m companion.sim.record tests/fixtures/sushi-go-dummy --players 2 --dummy --seed 3
+    python -m companion.sim.record /tmp/sushi-go-4p-illustrated --players 4 --seed 7 --style illustrated
 
 The deck is enrolled from our own drawn card scans (``companion.sim.faces``), the frames are
 rendered by ``companion.sim.game_sim``, and the truth comes from the rules engine that the bots
-played in. Frames are saved as small JPEGs.
+played in. Frames are saved as small JPEGs. ``--style`` picks the deck style
+(``companion.sim.faces.STYLES``: "flat", the default, or "illustrated") for both the frames and
+a newly enrolled deck.
 """
 
 from __future__ import annotations
@@ -19,19 +22,22 @@ from pathlib import Path
 import cv2
 
 from companion.rules.sushi_go_state import SushiGoOptions
-from companion.sim.faces import write_deck_folder
+from companion.sim.faces import STYLES, write_deck_folder
 from companion.sim.game_sim import NAMES, simulate_game
 
 
-def enroll_sim_deck(out_path: Path | None = None):
-    """Enrol the simulator's card faces, as a user enrols their own deck from scans.
+def enroll_sim_deck(out_path: Path | None = None, style: str = "flat"):
+    """Enrol the simulator's card faces in ``style``, as a user enrols their own deck from scans.
 
     Returns the Deck (and saves it to ``out_path`` when given).
+
+    Raises:
+        ValueError: an unknown style.
     """
     from companion.vision.deck import enroll_folder
 
     with tempfile.TemporaryDirectory(prefix="companion-deck-") as tmp:
-        write_deck_folder(Path(tmp))
+        write_deck_folder(Path(tmp), style=style)
         deck = enroll_folder(Path(tmp))
     if out_path is not None:
         deck.save(out_path)
@@ -45,23 +51,31 @@ def _turn_entry(cards) -> str | list[str]:
 
 def record_fixture(
     out: Path, players: int, seed: int, options: SushiGoOptions, size: tuple[int, int], quality: int,
-    deck: str = "deck.npz",
+    deck: str = "deck.npz", style: str = "flat",
 ) -> dict:
     """Simulate one game and write it as a fixture folder; return the game.json contents.
 
     ``deck`` is the deck file's path relative to ``out``; an existing file there is reused, so
-    fixtures can share one enrolled deck (e.g. ``../sim-deck.npz``).
+    fixtures can share one enrolled deck (e.g. ``../sim-deck.npz``) — whatever style it was
+    enrolled from. ``style`` is the card style of the frames and of a newly enrolled deck; it is
+    written to game.json as ``"style"`` only when it is not ``"flat"``, so existing flat fixtures
+    are unchanged.
+
+    Raises:
+        ValueError: an unknown style (before anything is written).
     """
+    if style not in STYLES:
+        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
     names = list(NAMES[:players])
     if out.exists():
         shutil.rmtree(out)
     (out / "frames").mkdir(parents=True)
     if not (out / deck).is_file():
-        enroll_sim_deck(out / deck)
+        enroll_sim_deck(out / deck, style=style)
     frames = []
     rounds: list[dict[str, list]] = []
     last = None
-    for st in simulate_game(names, seed, options, size=size):
+    for st in simulate_game(names, seed, options, size=size, style=style):
         if st.turn == 1:
             rounds.append({n: [] for n in st.truth.players})
         for seat, play in st.plays.items():
@@ -78,6 +92,7 @@ def record_fixture(
         "options": {k: v for k, v in options.to_dict().items() if v != getattr(SushiGoOptions(), k)},
         "deck": deck,
         "seed": seed,
+        **({"style": style} if style != "flat" else {}),
         "frames": frames,
         "record": {"rounds": rounds},
         "expected": expected,
@@ -95,9 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="1024x768", help="frame size WxH px")
     p.add_argument("--quality", type=int, default=80, help="JPEG quality")
     p.add_argument("--deck", default="deck.npz", help="deck file, relative to OUT; reused if it exists")
+    p.add_argument("--style", default="flat", choices=STYLES, help="card face style (default: flat)")
     a = p.parse_args(argv)
     w, h = (int(v) for v in a.size.lower().split("x"))
-    game = record_fixture(a.out, a.players, a.seed, SushiGoOptions(dummy=a.dummy), (w, h), a.quality, a.deck)
+    game = record_fixture(a.out, a.players, a.seed, SushiGoOptions(dummy=a.dummy), (w, h), a.quality, a.deck, a.style)
     print(f"wrote {a.out}: {len(game['frames'])} frames, totals {game['expected']['total']}")
     return 0
 

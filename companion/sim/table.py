@@ -23,7 +23,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from companion.sim.faces import draw_card_face
+from companion.sim.faces import STYLES, draw_card_face
 from companion.sim.mat_image import render_mat
 from companion.vision.mat_layout import MatLayout, Zone
 
@@ -263,8 +263,9 @@ def _mat_canvas(layout: MatLayout, ppm: float) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _face(label: str, width_px: int) -> np.ndarray:
-    return draw_card_face(label, width_px)
+def _face(label: str, width_px: int, style: str = "flat") -> np.ndarray:
+    """The card face at ``width_px`` in ``style``, cached per (label, width, style)."""
+    return draw_card_face(label, width_px, style)
 
 
 @lru_cache(maxsize=8)
@@ -279,10 +280,10 @@ def _card_alpha(width_px: int, height_px: int, radius_px: float) -> np.ndarray:
     return m.astype(np.float32) / 255.0
 
 
-def _paste_card(canvas: np.ndarray, placement: Placement, layout: MatLayout, ppm: float) -> None:
+def _paste_card(canvas: np.ndarray, placement: Placement, layout: MatLayout, ppm: float, style: str = "flat") -> None:
     cw, ch = layout.card_mm
     wpx = max(8, int(round(cw * ppm)))
-    face = _face(placement.label, wpx)
+    face = _face(placement.label, wpx, style)
     hpx = face.shape[0]
     alpha = _card_alpha(wpx, hpx, _CORNER_MM * ppm)
     dst = card_corners_mm(placement, layout.card_mm) * ppm - 0.5  # canvas px, pixel-centre convention
@@ -333,6 +334,7 @@ def render_table(
     size: tuple[int, int] = (1280, 960),
     rng: np.random.Generator,
     conditions: ShotConditions | None = None,
+    style: str = "flat",
 ) -> RenderedFrame:
     """Render what the overhead camera sees: the mat with these cards, on a table.
 
@@ -343,17 +345,22 @@ def render_table(
         rng: the only source of randomness (textures, noise): the same seed gives the same frame.
         conditions: camera, light and table; ``None`` draws mild ones with
             ``ShotConditions.random(rng)``.
+        style: the card faces' style, one of ``companion.sim.faces.STYLES`` (``"flat"`` or
+            ``"illustrated"``); it does not use ``rng``, so a seed gives the same light and noise
+            in both styles.
 
     Returns:
         A RenderedFrame: the (H, W, 3) uint8 BGR image, the mat mm → image px homography, and
         each card's ground-truth quad in image px.
 
     Raises:
-        ValueError: an unknown card label, or a non-positive frame size.
+        ValueError: an unknown card label or style, or a non-positive frame size.
     """
     fw, fh = size
     if fw <= 0 or fh <= 0:
         raise ValueError(f"frame size must be positive, not {size}")
+    if style not in STYLES:
+        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
     cond = ShotConditions.random(rng) if conditions is None else conditions
     hom = _camera_homography(layout, size, cond)
 
@@ -371,7 +378,7 @@ def render_table(
         shadow = cv2.GaussianBlur(shadow, (0, 0), 1.3 * ppm)
         canvas *= (1 - cond.shadow * shadow)[..., None]
     for p in placements:
-        _paste_card(canvas, p, layout, ppm)
+        _paste_card(canvas, p, layout, ppm, style)
 
     # Light anti-aliasing before the shrinking warp, so marker edges and text don't alias.
     ratio = ppm / max(cam_ppm, 1e-6)
