@@ -70,6 +70,7 @@ class TableGame:
         self, players: Sequence[str], layout: MatLayout, deck: Deck, options: SushiGoOptions | None = None
     ) -> None:
         from companion.vision.mat import MatTracker
+        from companion.vision.table_cards import CardTracker
 
         self.state: SushiGoState = new_observed_game(players, options)
         if len(layout.zones) < self.state.seats:
@@ -79,6 +80,8 @@ class TableGame:
         self.layout = layout
         self.deck = deck
         self.tracker = MatTracker(layout)
+        self.cards = CardTracker(layout, deck)
+        self._sighting = None
         self._before: dict[int, list[SeenCard]] = {s: [] for s in range(self.state.seats)}
 
     def see(self, frame: np.ndarray) -> tuple[dict[int | None, list[SeenCard]] | None, str]:
@@ -92,12 +95,14 @@ class TableGame:
             frame is unusable.
         """
         from companion.vision.mat import assign_to_zones, to_mat_mm
-        from companion.vision.mat_cards import read_cards_on_mat
 
         status = self.tracker.update(frame)
         if status.homography is None or status.bad_frame:
             return None, status.message
-        observations = read_cards_on_mat(frame, status.homography, self.layout, self.deck)
+        # Read against the last accepted frame (see companion.vision.table_cards); the reading
+        # becomes the reference only if the turn it shows is applied.
+        self._sighting = self.cards.read(frame, status.homography)
+        observations = self._sighting.observations()
         zones = assign_to_zones(self.layout, status.homography, observations)
         seen: dict[int | None, list[SeenCard]] = {}
         for seat, obs in zones.items():
@@ -133,6 +138,7 @@ class TableGame:
         except IllegalAction as exc:
             return TurnOutcome(ILLEGAL, str(exc), plays=plays, **where)
         self.state = after
+        self.cards.accept(self._sighting)
         round_ended = after.round != state.round or after.is_over
         for seat in range(state.seats):
             cards = seen.get(seat, [])

@@ -18,6 +18,19 @@ How a card is described (descriptor version 1)
    A query is compared with every template in both upright and 180° orientations in one
    matrix product; the quad's long side already fixes portrait, so those are the only two.
 
+Look-alike cards (second stage)
+-------------------------------
+Cards of one type can differ only in a small mark: how many rolls a maki shows in a corner, the
+fill of one symbol. At 30 × 43 px such a mark is a few pixels and the whole-card correlation of
+the look-alikes differs by less than the noise. So the deck also keeps each example at twice the
+resolution (``FINE_W × FINE_H``), finds at enrolment the *look-alike pairs* (whole-card ZNCC of
+their fine templates above ``LOOKALIKE_MIN``) and, for each pair, the pixels where the two differ
+(the discriminative region). When a card's best labels include look-alikes within
+``LOOKALIKE_BAND`` of each other, they are compared again on that region alone, at the fine
+resolution, over small shifts (± ``FINE_SHIFT`` px: a quad off by a pixel), and the winner must
+win by ``LOOKALIKE_MARGIN``; otherwise the card is ``"unknown"``, never a guess between the two.
+This is what the eye does: it looks where the cards differ.
+
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
 variants of each card match their own label versus the others.
@@ -32,6 +45,10 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``template_label`` (M,) int64, index into ``labels`` for each template row, non-decreasing
 ``threshold``      0-d float64, best-score threshold below which a card is ``"unknown"``
 ``examples``       (L,) int64, how many example images each label was enrolled from
+``fine``           (E, 3, FINE_H, FINE_W) float32, each example's clean face at twice the patch
+                   resolution, CIE Lab, zero-mean per channel (optional: a deck without it has no
+                   look-alike stage)
+``fine_label``     (E,) int64, index into ``labels`` for each row of ``fine``
 """
 
 from __future__ import annotations
@@ -60,6 +77,18 @@ _SOFTMAX_T = 0.02  # temperature for the label confidence, in ZNCC units
 _SCORE_RAMP = 0.10  # ZNCC above the threshold at which the score part of confidence saturates
 _N_AUG = 12  # augmented templates per example, besides the clean one
 _N_CAL = 10  # held-out variants per example used to calibrate the threshold
+#: The look-alike stage's resolution (px): twice the patch.
+FINE_W, FINE_H = 2 * PATCH_W, 2 * PATCH_H
+#: Two labels whose fine templates correlate above this are look-alikes.
+LOOKALIKE_MIN = 0.8
+#: Look-alikes scoring within this (ZNCC) of the best label are compared on where they differ.
+LOOKALIKE_BAND = 0.15
+#: The look-alike comparison must be won by this much (ZNCC on the region), else "unknown".
+LOOKALIKE_MARGIN = 0.08
+#: Shifts (fine px, each way) tried in the look-alike comparison.
+FINE_SHIFT = 4
+#: Fraction of a pair's largest difference above which a fine pixel belongs to its region.
+_REGION_LEVEL = 0.3
 
 
 class DeckError(ValueError):
@@ -126,6 +155,40 @@ def card_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(small, (3, 3), 0.6)
 
 
+_DST_FINE = np.array([[FINE_SHIFT - _INSET * FINE_W, FINE_SHIFT - _INSET * FINE_W],
+                      [FINE_SHIFT + FINE_W + _INSET * FINE_W, FINE_SHIFT - _INSET * FINE_W],
+                      [FINE_SHIFT + FINE_W + _INSET * FINE_W, FINE_SHIFT + FINE_H + _INSET * FINE_W],
+                      [FINE_SHIFT - _INSET * FINE_W, FINE_SHIFT + FINE_H + _INSET * FINE_W]], np.float32)
+
+
+def fine_patch(image: np.ndarray, quad: np.ndarray, margin: bool = True) -> np.ndarray:
+    """Warp one card to the look-alike stage's patch (twice the descriptor's resolution).
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quad: (4, 2) float image px, clockwise from the card face's top-left corner.
+        margin: if True, ``FINE_SHIFT`` px more on every side, for the shift search.
+
+    Returns:
+        (FINE_H [+ 2·FINE_SHIFT], FINE_W [+ 2·FINE_SHIFT], 3) uint8 BGR.
+    """
+    pad = FINE_SHIFT if margin else 0
+    dst = _DST_FINE - (FINE_SHIFT - pad)
+    h = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+    return cv2.warpPerspective(image, h, (FINE_W + 2 * pad, FINE_H + 2 * pad), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _fine_lab(patch: np.ndarray) -> np.ndarray:
+    """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance)."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(patch, (3, 3), 0.7).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    return np.ascontiguousarray(lab.transpose(2, 0, 1))
+
+
+def _zero_mean(x: np.ndarray) -> np.ndarray:
+    return x - x.mean(axis=(-2, -1), keepdims=True)
+
+
 def describe(patches: np.ndarray) -> np.ndarray:
     """Descriptors (version 1, see the module doc) of canonical patches.
 
@@ -169,8 +232,11 @@ class Deck:
     template_label: np.ndarray  # (M,) int64, sorted
     threshold: float
     examples: np.ndarray  # (L,) int64
+    fine: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32, zero-mean Lab per example
+    fine_label: np.ndarray | None = None  # (E,) int64
 
     def __post_init__(self) -> None:
+        self._regions = self._lookalike_regions()
         order = np.argsort(self.template_label, kind="stable")
         self.template_label = np.asarray(self.template_label, np.int64)[order]
         self.templates = np.ascontiguousarray(np.asarray(self.templates, np.float32)[order])
@@ -179,6 +245,69 @@ class Deck:
         m = len(self.template_label)
         starts = np.searchsorted(self.template_label, np.arange(len(self.labels)))
         self._starts = np.concatenate([starts, starts + m])
+
+    def _lookalike_regions(self) -> dict[tuple[int, int], np.ndarray]:
+        """(i, j), i < j → (FINE_H, FINE_W) bool: where look-alike labels i and j differ."""
+        if self.fine is None or self.fine_label is None or len(self.fine) == 0:
+            return {}
+        n = len(self.labels)
+        means = np.zeros((n,) + self.fine.shape[1:], np.float32)
+        for li in range(n):
+            rows = self.fine[self.fine_label == li]
+            if len(rows):
+                means[li] = rows.mean(axis=0)
+        flat = means.reshape(n, -1)
+        unit = flat / np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
+        sim = unit @ unit.T
+        out = {}
+        for i in range(n):
+            for j in range(i + 1, n):
+                if sim[i, j] < LOOKALIKE_MIN:
+                    continue
+                diff = np.abs(means[i] - means[j]).sum(axis=0)
+                diff = cv2.GaussianBlur(diff, (0, 0), 1.5)
+                region = diff > _REGION_LEVEL * diff.max()
+                out[(i, j)] = cv2.dilate(region.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        return out
+
+    def lookalikes(self) -> list[tuple[str, str]]:
+        """The look-alike label pairs this deck tells apart on their differing region."""
+        return [(self.labels[i], self.labels[j]) for i, j in sorted(self._regions)]
+
+    def settle_lookalikes(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, best: int) -> int:
+        """The look-alike stage (module doc) for one card; returns the label index, or −1.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from the face's top-left as the best match says.
+            scores: (L,) best whole-card ZNCC per label.
+            best: the whole-card winner's index.
+        """
+        rivals = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND
+                  and (min(k, best), max(k, best)) in self._regions]
+        if not rivals:
+            return best
+        cands = [best] + rivals
+        region = np.zeros((FINE_H, FINE_W), bool)
+        for k in rivals:
+            region |= self._regions[(min(k, best), max(k, best))]
+        big = _fine_lab(fine_patch(image, quad))  # (3, FH + 2s, FW + 2s)
+        shifts = [(dy, dx) for dy in range(2 * FINE_SHIFT + 1) for dx in range(2 * FINE_SHIFT + 1)]
+        crops = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
+        crops = crops - crops.mean(axis=2, keepdims=True)
+        crops = crops.reshape(len(shifts), -1)
+        crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
+        result = []
+        for k in cands:
+            t = self.fine[self.fine_label == k][:, :, region]  # (E_k, 3, R)
+            t = t - t.mean(axis=2, keepdims=True)
+            t = t.reshape(len(t), -1)
+            t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
+            result.append(float((crops @ t.T).max()))
+        order = np.argsort(result)[::-1]
+        if result[order[0]] - result[order[1]] < LOOKALIKE_MARGIN:
+            return -1
+        return cands[int(order[0])]
 
     # ----------------------------------------------------------------- files
     def save(self, path: Path | str) -> None:
@@ -198,6 +327,8 @@ class Deck:
                 template_label=self.template_label.astype(np.int64),
                 threshold=np.array(float(self.threshold), np.float64),
                 examples=np.asarray(self.examples, np.int64),
+                **({} if self.fine is None else {"fine": self.fine.astype(np.float32),
+                                                 "fine_label": np.asarray(self.fine_label, np.int64)}),
             )
 
     @classmethod
@@ -255,7 +386,16 @@ class Deck:
             raise DeckError(f"{p}: some label has no template")
         if not -1.0 <= threshold <= 1.0 or examples.shape != (len(labels),):
             raise DeckError(f"{p}: malformed threshold or examples field")
-        return cls(labels, templates, tl, threshold, examples)
+        fine = fine_label = None
+        if "fine" in data:
+            fine, fine_label = data["fine"], data.get("fine_label")
+            if (fine.dtype != np.float32 or fine.shape[1:] != (3, FINE_H, FINE_W) or fine_label is None
+                    or fine_label.shape != (len(fine),) or not np.issubdtype(fine_label.dtype, np.integer)
+                    or (len(fine_label) and (fine_label.min() < 0 or fine_label.max() >= len(labels)))
+                    or not np.all(np.isfinite(fine))):
+                raise DeckError(f"{p}: malformed fine templates (fine, fine_label)")
+            fine_label = fine_label.astype(np.int64)
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label)
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -322,7 +462,13 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck) -> li
         if idx[i] >= 0:
             if turned[i, idx[i]]:
                 q = np.roll(q, -2, axis=0)
-            label = deck.labels[idx[i]]
+            settled = deck.settle_lookalikes(image, q, scores[i], int(idx[i]))
+            if settled != idx[i]:
+                if settled >= 0 and turned[i, settled] != turned[i, idx[i]]:
+                    q = np.roll(q, -2, axis=0)
+                top[i] = scores[i, settled] if settled >= 0 else top[i]
+                idx[i] = settled
+            label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
             label = UNKNOWN
         out.append(Classification(label, float(conf[i]), float(top[i]), q.astype(np.float32)))
@@ -449,12 +595,15 @@ def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
     labels = tuple(sorted(examples))
     if UNKNOWN in labels:
         raise EnrollError(f"{UNKNOWN!r} is reserved for cards that match nothing; rename that label")
-    patches, plabel, held, hlabel = [], [], [], []
+    patches, plabel, held, hlabel, fine, flabel = [], [], [], [], [], []
+    whole = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
     for li, label in enumerate(labels):
         if not examples[label]:
             raise EnrollError(f"label {label!r} has no example images")
         for img in examples[label]:
             canon = _canonical(img)
+            fine.append(_zero_mean(_fine_lab(fine_patch(canon, whole, margin=False))))
+            flabel.append(li)
             patches.append(card_patch(canon, np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H],
                                                        [0, _CANON_H]], np.float32)))
             patches += _variants(canon, rng, _N_AUG, 1.0)
@@ -463,7 +612,8 @@ def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
             hlabel += [li] * _N_CAL
     templates = describe(np.stack(patches))
     counts = np.array([len(examples[lb]) for lb in labels], np.int64)
-    deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts)
+    deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts,
+                np.stack(fine).astype(np.float32), np.array(flabel, np.int64))
     deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
     return deck
 

@@ -1,0 +1,525 @@
+"""Reading the cards on the mat from frame to frame: what changed is where to look.
+
+A single photo of a card as pale as the mat, lying a few mm from its neighbour, is hard to cut
+out (:mod:`companion.vision.mat_cards` finds cards by how they differ from the mat). A game is
+not a single photo: between two reveals only a few cards arrive or leave, and everything else
+lies exactly where it lay. :class:`CardTracker` uses that.
+
+1. Each frame is rectified onto the mat (``CHANGE_PX_PER_MM``, blurred against sensor noise) and
+   compared with the last *accepted* frame: pixels whose Lab colour moved by more than
+   ``CHANGE_MIN`` (and more than ``CHANGE_NOISE`` × the frame's median change, for light that
+   drifts) are *changed*, cleaned by an opening and a closing (image differencing: R. J. Radke et
+   al., "Image change detection algorithms: a systematic survey", IEEE TIP 14(3), 2005, §2–3).
+   Working in mat coordinates makes this independent of where the camera is.
+2. A card kept from the last frame whose rectangle is less than ``DISTURBED`` changed has not
+   moved: it keeps its place and its name (*stable labels*; it is re-read each frame, and takes a
+   new name only if that name beats the kept one by ``RELABEL_MARGIN``).
+3. Every changed region (a connected blob) is searched with card-sized windows (3 mm apart, the
+   zone's way round, at the blob's own turn and square to the mat) that cover the blob; the
+   deck classifies every window in one batch, and the best windows that read as enrolled cards
+   are kept, strongest first, none overlapping a kept card by more than ``OVERLAP_MAX`` (greedy
+   non-maximum suppression, as in object detection). The deck's templates thus say exactly where
+   a new card lies, and two new cards side by side come out as two. A card-sized blob in which
+   no window reads as an enrolled card is reported as one ``"unknown"`` card: the player put
+   down something the deck does not know, and the game must say so rather than see nothing.
+4. The first frame (nothing accepted yet) is read by the mat-aware finder alone
+   (:func:`companion.vision.mat_cards.read_cards_on_mat`), and so is a frame that changed almost
+   everywhere (the camera or the light moved): comparing it would only mislead.
+
+The caller (the game) decides whether a frame's reading stands: :meth:`CardTracker.read` returns a
+:class:`Sighting` and changes nothing; :meth:`CardTracker.accept` makes it the new reference. A
+refused turn therefore leaves the tracker exactly as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.rules.cards import UNKNOWN
+from companion.vision.mat_layout import MatLayout
+from companion.vision.observations import CardObservation
+
+#: Resolution (px per mat mm) of the change map. A 3 mm gap is 3 px.
+CHANGE_PX_PER_MM = 1.0
+#: Lab distance (8-bit units, chroma counted twice) above which a pixel changed.
+CHANGE_MIN = 14.0
+#: ... and above this multiple of the frame's median distance (noise, a slight change of light).
+CHANGE_NOISE = 4.0
+#: A kept card whose rectangle changed over more than this fraction was moved, covered or taken.
+DISTURBED = 0.2
+#: Changed blobs smaller than this fraction of a card are noise (a speck, a fleck of glare).
+BLOB_MIN = 0.08
+#: A frame changed over more than this fraction of its zones is read afresh (see the module doc).
+REREAD_ALL = 0.5
+#: Step (mm) between the coarse windows tried over a changed blob.
+WINDOW_STEP_MM = 5.0
+#: A coarse window reading this far (ZNCC) below the deck's threshold may still be near a card.
+SEED_MARGIN = 0.25
+#: At most this many coarse windows are refined per frame.
+MAX_SEEDS = 60
+#: A card found by trying many windows must read this much (ZNCC) above the deck's threshold: the
+#: best of hundreds of tries at random places can pass a threshold set for one try per card.
+WINDOW_MARGIN = 0.1
+#: A card found by the window search must lie on changed pixels over this fraction of its area.
+COVERED_MIN = 0.3
+#: ... and differ from the bare mat over this fraction of its area.
+NOT_BARE_MIN = 0.15
+#: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
+#: lose by it.
+POLISH_PX, POLISH_LOSS = 4.0, 0.02
+#: The fine grid around each seed: ± this (mm) in this step (mm).
+FINE_RANGE_MM, FINE_STEP_MM = 3.0, 1.5
+#: At most this many rounds of refinement per seed.
+REFINE_ROUNDS = 3
+#: Slack (mm) by which a window may leave a blob's bounding box on either side.
+WINDOW_SLACK_MM = 5.0
+#: At most this many windows per blob (a larger blob is a hand or a moved mat, read afresh).
+MAX_WINDOWS = 400
+#: A reading overlapping a kept card by this fraction of its area is the same card.
+OVERLAP_MAX = 0.25
+#: A kept card takes a new name only if it scores this much (ZNCC) above the kept name.
+RELABEL_MARGIN = 0.05
+#: A blob at least this fraction of a card in which nothing reads as enrolled is an unknown card.
+UNKNOWN_BLOB = 0.5
+
+
+@dataclass(frozen=True)
+class TrackedCard:
+    """One card on the mat as the tracker keeps it.
+
+    label: enrolled label or ``"unknown"``; rect_mm: ``((cx, cy), (w, h), angle)`` in mat mm
+    (``cv2.minAreaRect`` convention, angle in degrees); score: the deck's ZNCC for ``label``;
+    confidence: the deck's 0..1 confidence; quad: (4, 2) image px, clockwise from the face's
+    top-left, as the deck oriented it.
+    """
+
+    label: str
+    rect_mm: tuple[tuple[float, float], tuple[float, float], float]
+    score: float
+    confidence: float
+    quad: tuple[tuple[float, float], ...]
+
+    def observation(self) -> CardObservation:
+        """The card as a :class:`CardObservation` (image px)."""
+        return CardObservation(self.label, self.confidence, self.quad)  # type: ignore[arg-type]
+
+
+@dataclass
+class Sighting:
+    """One frame's reading: the cards seen, and what the tracker would keep if it is accepted.
+
+    cards: every card seen, in mat order (top to bottom, then left to right).
+    rectified: (H, W, 3) uint8 Lab mat image at ``CHANGE_PX_PER_MM``, the next reference.
+    fresh: True if the frame was read without comparing (first frame, or changed everywhere).
+    """
+
+    cards: list[TrackedCard]
+    rectified: np.ndarray = field(repr=False)
+    fresh: bool = False
+
+    def observations(self) -> list[CardObservation]:
+        """The cards as observations (image px)."""
+        return [c.observation() for c in self.cards]
+
+
+def _rectified_lab(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) -> np.ndarray:
+    s = CHANGE_PX_PER_MM
+    size = (int(round(layout.width_mm * s)), int(round(layout.height_mm * s)))
+    mat = cv2.warpPerspective(frame, np.diag([s, s, 1.0]) @ homography, size, flags=cv2.INTER_AREA)
+    return cv2.cvtColor(cv2.GaussianBlur(mat, (0, 0), 0.8), cv2.COLOR_BGR2Lab)
+
+
+def _zone_mask(layout: MatLayout, shape: tuple[int, int]) -> np.ndarray:
+    """(H, W) uint8, 255 in each zone grown by half a card (where cards may lie), except within
+    2 mm of a zone's printed outline (a line the mat's own print puts there, not a card)."""
+    s = CHANGE_PX_PER_MM
+    m = np.zeros(shape, np.uint8)
+    grow = max(layout.card_mm) / 2
+    for z in layout.zones:
+        x, y, w, h = z.rect_mm
+        cv2.rectangle(m, (int((x - grow) * s), int((y - grow) * s)), (int((x + w + grow) * s), int((y + h + grow) * s)),
+                      255, -1)
+    for z in layout.zones:
+        x, y, w, h = z.rect_mm
+        cv2.rectangle(m, (int(round(x * s)), int(round(y * s))), (int(round((x + w) * s)), int(round((y + h) * s))), 0,
+                      max(3, int(round(4 * s))))
+    # Nothing beyond the mat's own edge (the table there is no place for a card the camera can rely on).
+    edge = max(1, int(round(3 * s)))
+    m[:edge], m[-edge:], m[:, :edge], m[:, -edge:] = 0, 0, 0, 0
+    return m
+
+
+def change_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Where the mat changed between two rectified Lab images: (H, W) uint8, 255 = changed.
+
+    Args:
+        before, after: (H, W, 3) uint8 Lab (OpenCV 8-bit scaling), same mat and resolution.
+    """
+    d = cv2.absdiff(before, after).astype(np.float32)
+    dist = cv2.transform(d, np.array([[1.0, 2.0, 2.0]], np.float32))
+    level = max(CHANGE_MIN, CHANGE_NOISE * float(np.median(dist)))
+    changed = (dist > level).astype(np.uint8) * 255
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+
+
+def _bare_mat(lab: np.ndarray) -> np.ndarray:
+    """The bare mat's colour at every pixel of a rectified Lab image, (H, W, 3) uint8: a median
+    over windows wider than a card on an 8× reduced image (cards cover less than half of any
+    window), scaled back up."""
+    small = cv2.resize(lab, None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA)
+    k = max(3, int(round(80 * CHANGE_PX_PER_MM * 0.125)) | 1)
+    bg = cv2.medianBlur(small, k)
+    return cv2.resize(bg, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Area of the intersection of two convex quads (mm²)."""
+    return float(cv2.intersectConvexConvex(a, b)[0])
+
+
+class CardTracker:
+    """Keeps the cards on one mat from accepted frame to accepted frame (see the module doc).
+
+    Args:
+        layout: the mat.
+        deck: the enrolled :class:`companion.vision.deck.Deck`.
+    """
+
+    def __init__(self, layout: MatLayout, deck) -> None:
+        self.layout = layout
+        self.deck = deck
+        self.cards: list[TrackedCard] = []
+        self._reference: np.ndarray | None = None
+        self._zones: np.ndarray | None = None
+        self._not_bare_for: np.ndarray | None = None
+        self._not_bare_mask: np.ndarray | None = None
+
+    def reset(self) -> None:
+        """Forget everything: the next frame is read afresh."""
+        self.cards = []
+        self._reference = None
+
+    def accept(self, sighting: Sighting) -> None:
+        """Make a reading the reference for the next frame (the game accepted it)."""
+        self.cards = list(sighting.cards)
+        self._reference = sighting.rectified
+
+    # ------------------------------------------------------------------ reading
+    def read(self, frame: np.ndarray, homography: np.ndarray) -> Sighting:
+        """Read the cards in ``frame``; changes nothing until :meth:`accept`.
+
+        Args:
+            frame: (H, W, 3) uint8 BGR.
+            homography: (3, 3) image px → mat mm.
+
+        Returns:
+            The :class:`Sighting`.
+        """
+        lab = _rectified_lab(frame, homography, self.layout)
+        if self._zones is None or self._zones.shape != lab.shape[:2]:
+            self._zones = _zone_mask(self.layout, lab.shape[:2])
+        if self._reference is None or self._reference.shape != lab.shape:
+            return Sighting(self._fresh(frame, homography, lab), lab, fresh=True)
+        changed = change_mask(self._reference, lab) & self._zones
+        if np.count_nonzero(changed) > REREAD_ALL * np.count_nonzero(self._zones):
+            return Sighting(self._fresh(frame, homography, lab), lab, fresh=True)
+        kept = self._kept(frame, homography, changed)
+        found = self._search(frame, homography, lab, changed, kept)
+        return Sighting(_in_mat_order(kept + found), lab)
+
+    def _fresh(self, frame: np.ndarray, homography: np.ndarray, lab: np.ndarray) -> list[TrackedCard]:
+        """Read a frame with nothing to compare it with: the mat-aware finder, and the window search
+        over whatever differs from the bare mat (its colour estimated where no card lies: a median
+        over windows wider than a card), which finds a card too pale for the finder's mask by its
+        art. Where both find a card, the better reading wins."""
+        from companion.vision.mat_cards import read_cards_on_mat
+
+        obs = read_cards_on_mat(frame, homography, self.layout, self.deck)
+        static = []
+        if obs:
+            scores, _ = self.deck.match(_describe(frame, [np.array(o.quad, np.float32) for o in obs]))
+            for o, row in zip(obs, scores):
+                quad_mm = cv2.perspectiveTransform(np.array([o.quad], np.float64), homography)[0].astype(np.float32)
+                static.append(TrackedCard(o.label, cv2.minAreaRect(quad_mm), float(row.max()), o.confidence, o.quad))
+        changed = change_mask(_bare_mat(lab), lab) & self._zones
+        searched = self._search(frame, homography, lab, changed, [], previous=[])
+        cw, ch = self.layout.card_mm
+        out: list[TrackedCard] = []
+        for c in sorted(static + searched, key=lambda c: (c.label != UNKNOWN, c.score), reverse=True):
+            box = cv2.boxPoints(c.rect_mm).astype(np.float32)
+            if not any(_overlap(box, cv2.boxPoints(k.rect_mm).astype(np.float32)) > OVERLAP_MAX * cw * ch for k in out):
+                out.append(c)
+        return _in_mat_order(out)
+
+    def _kept(self, frame: np.ndarray, homography: np.ndarray, changed: np.ndarray) -> list[TrackedCard]:
+        """The previous cards that did not move, re-read where they lie (stable labels)."""
+        s = CHANGE_PX_PER_MM
+        still = []
+        for card in self.cards:
+            box = cv2.boxPoints(card.rect_mm) * s
+            m = np.zeros(changed.shape, np.uint8)
+            cv2.fillConvexPoly(m, np.round(box).astype(np.int32), 255)
+            inside = np.count_nonzero(m)
+            if inside and np.count_nonzero(changed & m) <= DISTURBED * inside:
+                still.append(card)
+        if not still:
+            return []
+        from companion.vision.deck import classify_quads
+
+        corners = np.stack([cv2.boxPoints(c.rect_mm) for c in still]).reshape(-1, 1, 2).astype(np.float64)
+        quads = list(cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32))
+        now = classify_quads(frame, quads, self.deck)
+        scores, _ = self.deck.match(_describe(frame, quads))
+        lookalikes = {frozenset(p) for p in self.deck.lookalikes()}
+        out = []
+        for i, card in enumerate(still):
+            r = now[i]
+            own = float(scores[i, self.deck.labels.index(card.label)]) if card.label in self.deck.labels else -1.0
+            if r.label == card.label:
+                out.append(TrackedCard(card.label, card.rect_mm, r.score, r.confidence, _as_tuple(r.quad)))
+            elif r.label != UNKNOWN and (r.score >= own + RELABEL_MARGIN or frozenset((r.label, card.label)) in lookalikes):
+                # Clearly another card now (or a look-alike told apart where the two differ: one
+                # look-alike swapped for another in the same place changes only a few pixels).
+                out.append(TrackedCard(r.label, card.rect_mm, r.score, r.confidence, _as_tuple(r.quad)))
+            else:
+                out.append(card)
+        return out
+
+    def _search(self, frame: np.ndarray, homography: np.ndarray, lab: np.ndarray, changed: np.ndarray,
+                kept: list[TrackedCard], previous: list[TrackedCard] | None = None) -> list[TrackedCard]:
+        """New cards in the changed blobs (see the module doc, step 3).
+
+        ``previous``: the cards of the last accepted frame (default: the tracker's); their places
+        are tried directly where they have gone, and a blob where one lay is not an unknown card.
+        With ``previous=[]`` (a fresh read) no blob is reported as an unknown card either: the
+        mat-aware finder reports those.
+        """
+        fresh = previous is not None and not previous
+        previous = self.cards if previous is None else previous
+        s = CHANGE_PX_PER_MM
+        cw, ch = self.layout.card_mm
+        card_area = cw * ch
+        kept_mm = [cv2.boxPoints(c.rect_mm).astype(np.float32) for c in kept]
+        gone = [c for c in previous if not any(k.rect_mm == c.rect_mm for k in kept)]
+        # The change not explained by the cards of the last frame: a new card's shadow reaching
+        # under a kept neighbour, or a card laid where none was. Where a card has gone, a new one
+        # may lie in its place (a new round's first card in the same slot): those places are
+        # tried directly, a few mm either way, rather than tiled.
+        free = changed.copy()
+        for c in previous:
+            cv2.fillConvexPoly(free, np.round(cv2.boxPoints(c.rect_mm) * s).astype(np.int32), 0)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
+        windows: list[tuple] = []
+        owner: list[int] = []
+        blobs = []
+        for c in gone:
+            (x, y), size, angle = c.rect_mm
+            for dx, dy in ((0, 0), (-WINDOW_STEP_MM / 2, 0), (WINDOW_STEP_MM / 2, 0), (0, -WINDOW_STEP_MM / 2),
+                           (0, WINDOW_STEP_MM / 2)):
+                windows.append(((x + dx, y + dy), size, angle))
+                owner.append(-1)
+        for b in range(1, n):
+            if stats[b, cv2.CC_STAT_AREA] < BLOB_MIN * card_area * s * s:
+                continue
+            ys, xs = np.nonzero(labels == b)
+            pts = np.stack([xs, ys], axis=1).astype(np.float32) / s
+            rects = self._windows(pts)
+            if not rects:
+                continue
+            blobs.append((len(windows), len(rects), float(len(pts)) / (s * s), cv2.minAreaRect(pts)))
+            windows += rects
+            owner += [len(blobs) - 1] * len(rects)
+        if not windows:
+            return []
+        results = self._classify(frame, homography, windows)
+        # Coarse windows that may be near a card: read as enrolled, not far below the threshold.
+        seeds: list[int] = []
+        for i in sorted(range(len(windows)), key=lambda i: results[i].score, reverse=True):
+            r = results[i]
+            if r.label == UNKNOWN and r.score < self.deck.threshold - SEED_MARGIN:
+                break
+            box = cv2.boxPoints(windows[i]).astype(np.float32)
+            if any(_overlap(box, cv2.boxPoints(windows[j]).astype(np.float32)) > 0.5 * cw * ch for j in seeds):
+                continue
+            seeds.append(i)
+            if len(seeds) >= MAX_SEEDS:
+                break
+        # Each seed, refined on a fine grid around it; a seed whose best lies on the grid's rim
+        # moves there and is refined again (a coarse window can sit up to a step from its card).
+        fine: list[tuple] = []
+        fine_results: list = []
+        fine_owner: list[int] = []
+        offsets = np.arange(-FINE_RANGE_MM, FINE_RANGE_MM + 1e-6, FINE_STEP_MM)
+        current = {i: windows[i] for i in seeds}
+        for _ in range(REFINE_ROUNDS):
+            batch, who = [], []
+            for i, ((x, y), size, angle) in current.items():
+                for dx in offsets:
+                    for dy in offsets:
+                        batch.append(((x + float(dx), y + float(dy)), size, angle))
+                        who.append(i)
+            if not batch:
+                break
+            res = self._classify(frame, homography, batch)
+            fine += batch
+            fine_results += res
+            fine_owner += [owner[i] for i in who]
+            moved = {}
+            for i in current:
+                js = [j for j, w in enumerate(who) if w == i]
+                best = max(js, key=lambda j: res[j].score)
+                (bx, by), (cx, cy) = batch[best][0], current[i][0]
+                if max(abs(bx - cx), abs(by - cy)) >= FINE_RANGE_MM - 1e-6 and res[best].score > self.deck.threshold - SEED_MARGIN:
+                    moved[i] = batch[best]
+            current = moved
+        # Where the cards are is decided by the whole-card match (a look-alike left undecided at one
+        # window still marks a card's place); what they are, at the polished place (_polish).
+        order = sorted(range(len(fine)), key=lambda i: fine_results[i].score, reverse=True)
+        taken_mm = list(kept_mm)
+        out: list[TrackedCard] = []
+        found_in = set()
+        for i in order:
+            r = fine_results[i]
+            if r.score < self.deck.threshold + WINDOW_MARGIN:
+                break
+            box = cv2.boxPoints(fine[i]).astype(np.float32)
+            if any(_overlap(box, q) > OVERLAP_MAX * cw * ch for q in taken_mm):
+                continue
+            # The card must account for the change it was found in: a window that merely touches a
+            # blob (a printed word, a neighbour's shadow) and happens to match is not a card.
+            m = np.zeros(changed.shape, np.uint8)
+            cv2.fillConvexPoly(m, np.round(box * s).astype(np.int32), 255)
+            inside = np.count_nonzero(m)
+            # (Not where a card has gone: a look-alike laid in its place changes little.)
+            if fine_owner[i] >= 0 and np.count_nonzero(m & changed) < COVERED_MIN * inside:
+                continue
+            # ... and must not look like bare mat: where a card was taken away, the mat's own pale
+            # print can match a pale card's template.
+            if np.count_nonzero(m & self._not_bare(lab)) < NOT_BARE_MIN * inside:
+                continue
+            taken_mm.append(box)
+            found_in.add(fine_owner[i])
+            out.append(self._polish(frame, homography, fine[i], r))
+        # A card-sized blob in which nothing reads as enrolled: an unknown card, unless it is where a
+        # card lay before (a card taken away leaves a card-sized change too).
+        before = [cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous]
+        for bi, (start, count, area_mm, rect) in enumerate(blobs):
+            if fresh or bi in found_in or area_mm < UNKNOWN_BLOB * card_area:
+                continue
+            if any(_overlap(cv2.boxPoints(rect).astype(np.float32), q) > 0.5 * card_area for q in before):
+                continue
+            (w, h) = rect[1]
+            if max(w, h) > (1.45 * ch) or min(w, h) < 0.5 * cw:
+                continue
+            box = cv2.boxPoints(rect).astype(np.float32)
+            if any(_overlap(box, q) > OVERLAP_MAX * max(w * h, 1.0) for q in taken_mm):
+                continue
+            best = max(range(start, start + count), key=lambda i: results[i].score)
+            r = results[best]
+            out.append(TrackedCard(UNKNOWN, windows[best], r.score, r.confidence, _as_tuple(r.quad)))
+        return out
+
+    def _polish(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
+        """The card found in window ``rect`` (reading ``r``), its sides snapped to the card's own
+        edges (:func:`companion.vision.cards.refine_quads`, a few px either way) and read again
+        there: a window is on a 1.5 mm grid and square to the mat, and the look-alike stage
+        compares small marks that a degree or a mm of misplacement blurs. The snapped quad is
+        used only if its sides are well backed and it reads at least as well."""
+        from companion.vision.cards import order_quad, refine_quads
+        from companion.vision.deck import classify_quads
+
+        quad = order_quad(np.array(r.quad, np.float32))
+        (snapped, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
+        if support >= 1.0 and float(np.abs(snapped - quad).max()) <= 2 * POLISH_PX:
+            again = classify_quads(frame, [snapped], self.deck)[0]
+            if again.score >= r.score - POLISH_LOSS:
+                mm = cv2.perspectiveTransform(np.array([snapped], np.float64), homography)[0].astype(np.float32)
+                return TrackedCard(again.label, cv2.minAreaRect(mm), again.score, again.confidence,
+                                   _as_tuple(again.quad))
+        return TrackedCard(r.label, rect, r.score, r.confidence, _as_tuple(r.quad))
+
+    def _not_bare(self, lab: np.ndarray) -> np.ndarray:
+        """(H, W) uint8, 255 where the rectified frame differs from the bare mat (cached per frame)."""
+        if self._not_bare_for is not lab:
+            self._not_bare_for = lab
+            self._not_bare_mask = change_mask(_bare_mat(lab), lab)
+        return self._not_bare_mask
+
+    def _classify(self, frame: np.ndarray, homography: np.ndarray, rects: list[tuple]) -> list:
+        """The deck's reading of each rect (mat mm), in one batch."""
+        from companion.vision.deck import classify_quads
+
+        corners = np.stack([cv2.boxPoints(r) for r in rects]).reshape(-1, 1, 2).astype(np.float64)
+        quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
+        return classify_quads(frame, list(quads), self.deck)
+
+    def _in_zone(self, x: float, y: float) -> bool:
+        """A card centred at (x, y) mm belongs to a zone (a card centred outside every zone is no
+        seat's, and the game would only report it)."""
+        return any(zx <= x <= zx + zw and zy <= y <= zy + zh for zx, zy, zw, zh in (z.rect_mm for z in self.layout.zones))
+
+    def _windows(self, pts_mm: np.ndarray) -> list[tuple]:
+        """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm, centred in a zone."""
+        cw, ch = self.layout.card_mm
+        rect = cv2.minAreaRect(pts_mm)
+        angles = {0.0}
+        (bw, bh), ang = rect[1], rect[2]
+        # minAreaRect reports angles in (0, 90]; a card-shaped blob's own turn, folded near 0.
+        a = ang if ang <= 45 else ang - 90
+        if abs(a) <= 15 and max(bw, bh) > 0.6 * ch:
+            angles.add(float(round(a, 1)))
+        out = []
+        across = {z.facing % 180 == 90 for z in self.layout.zones}
+        for landscape in sorted(across):
+            w, h = (ch, cw) if landscape else (cw, ch)
+            for angle in sorted(angles):
+                c, si = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+                # The blob's extent along the window's own axes.
+                u = pts_mm[:, 0] * c + pts_mm[:, 1] * si
+                v = -pts_mm[:, 0] * si + pts_mm[:, 1] * c
+                us = _centres(float(u.min()), float(u.max()), w)
+                vs = _centres(float(v.min()), float(v.max()), h)
+                if len(us) * len(vs) > MAX_WINDOWS:
+                    continue
+                for cu in us:
+                    for cv_ in vs:
+                        x, y = cu * c - cv_ * si, cu * si + cv_ * c
+                        if self._in_zone(x, y):
+                            out.append(((float(x), float(y)), (w, h), angle))
+        return out
+
+
+def _centres(lo: float, hi: float, size: float) -> np.ndarray:
+    """Window centres along one axis: every place (± ``WINDOW_SLACK_MM``) where a window of
+    ``size`` covers the blob's extent [lo, hi], or lies within it (a blob longer than a card, or
+    one that took in a neighbour's shadow)."""
+    a = min(hi - size / 2, lo + size / 2) - WINDOW_SLACK_MM
+    b = max(hi - size / 2, lo + size / 2) + WINDOW_SLACK_MM
+    n = max(1, int(np.ceil((b - a) / WINDOW_STEP_MM - 1e-9)) + 1)
+    return np.linspace(a, b, n) if n > 1 else np.array([(a + b) / 2])
+
+
+def _describe(frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    from companion.vision.cards import order_quad
+    from companion.vision.deck import card_patch, describe
+
+    return describe(np.stack([card_patch(frame, order_quad(q)) for q in quads]))
+
+
+def _orient(quad: np.ndarray, turned: bool) -> np.ndarray:
+    from companion.vision.cards import order_quad
+
+    q = order_quad(quad)
+    return np.roll(q, -2, axis=0) if turned else q
+
+
+def _as_tuple(quad) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x), float(y)) for x, y in np.asarray(quad).reshape(4, 2))
+
+
+def _in_mat_order(cards: list[TrackedCard]) -> list[TrackedCard]:
+    return sorted(cards, key=lambda c: (c.rect_mm[0][1], c.rect_mm[0][0]))
