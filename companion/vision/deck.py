@@ -270,6 +270,32 @@ class Deck:
                 out[(i, j)] = cv2.dilate(region.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         return out
 
+    def _align(self, big: np.ndarray, label: int) -> np.ndarray | None:
+        """The fine Lab patch ``big`` (3, FH + 2s, FW + 2s) warped onto label's mean fine template by
+        ECC (G. D. Evangelidis, E. Z. Psarakis, "Parametric image alignment using enhanced
+        correlation coefficient maximization", IEEE PAMI 30(10), 2008; ``cv2.findTransformECC``,
+        affine motion: a quad a little off in place, turn or size), with a 1 px border kept for the
+        shift search; None if the alignment fails or runs wild."""
+        rows = self.fine[self.fine_label == label]
+        if not len(rows):
+            return None
+        template = rows[:, 0].mean(axis=0).astype(np.float32)
+        s = (big.shape[1] - FINE_H) // 2
+        warp = np.array([[1, 0, s], [0, 1, s]], np.float32)
+        try:
+            _, warp = cv2.findTransformECC(template, np.ascontiguousarray(big[0]), warp, cv2.MOTION_AFFINE,
+                                           (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-4), None, 3)
+        except cv2.error:
+            return None
+        # A quad a little too large or turned is expected; a wild warp is a failed alignment.
+        if np.abs(warp[:, 2] - s).max() > 2 * FINE_SHIFT or np.abs(warp[:, :2] - np.eye(2)).max() > 0.12:
+            return None
+        warp = warp.copy()
+        warp[:, 2] -= 1.0  # keep one pixel of border for the ±1 px shift search
+        size = (FINE_W + 2, FINE_H + 2)
+        return np.stack([cv2.warpAffine(np.ascontiguousarray(c), warp, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                        borderMode=cv2.BORDER_REPLICATE) for c in big])
+
     def lookalikes(self) -> list[tuple[str, str]]:
         """The look-alike label pairs this deck tells apart on their differing region."""
         return [(self.labels[i], self.labels[j]) for i, j in sorted(self._regions)]
@@ -292,7 +318,13 @@ class Deck:
         for k in rivals:
             region |= self._regions[(min(k, best), max(k, best))]
         big = _fine_lab(fine_patch(image, quad))  # (3, FH + 2s, FW + 2s)
-        shifts = [(dy, dx) for dy in range(2 * FINE_SHIFT + 1) for dx in range(2 * FINE_SHIFT + 1)]
+        aligned = self._align(big, best)
+        if aligned is not None:  # aligned to the template: only a pixel of slack is left
+            big, reach = aligned, 1
+        else:
+            reach = FINE_SHIFT
+        pad = (big.shape[1] - FINE_H) // 2
+        shifts = [(dy, dx) for dy in range(pad - reach, pad + reach + 1) for dx in range(pad - reach, pad + reach + 1)]
         crops = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
         crops = crops - crops.mean(axis=2, keepdims=True)
         crops = crops.reshape(len(shifts), -1)

@@ -11,8 +11,8 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    drifts) are *changed*, cleaned by an opening and a closing (image differencing: R. J. Radke et
    al., "Image change detection algorithms: a systematic survey", IEEE TIP 14(3), 2005, §2–3).
    Working in mat coordinates makes this independent of where the camera is.
-2. A card kept from the last frame whose rectangle is less than ``DISTURBED`` changed has not
-   moved: it keeps its place and its name (*stable labels*; it is re-read each frame, and takes a
+2. A card kept from the last frame whose rectangle changed over less than ``DISTURBED_MM2`` has
+   not moved: it keeps its place and its name (*stable labels*; it is re-read each frame, and takes a
    new name only if that name beats the kept one by ``RELABEL_MARGIN``).
 3. Every changed region (a connected blob) is searched with card-sized windows (3 mm apart, the
    zone's way round, at the blob's own turn and square to the mat) that cover the blob; the
@@ -48,8 +48,9 @@ CHANGE_PX_PER_MM = 1.0
 CHANGE_MIN = 14.0
 #: ... and above this multiple of the frame's median distance (noise, a slight change of light).
 CHANGE_NOISE = 4.0
-#: A kept card whose rectangle changed over more than this fraction was moved, covered or taken.
-DISTURBED = 0.2
+#: A kept card whose rectangle changed over more than this many mm² was moved, covered, taken or
+#: swapped (a look-alike swapped in its place differs only in a small mark).
+DISTURBED_MM2 = 12.0
 #: Changed blobs smaller than this fraction of a card are noise (a speck, a fleck of glare).
 BLOB_MIN = 0.08
 #: A frame changed over more than this fraction of its zones is read afresh (see the module doc).
@@ -70,6 +71,8 @@ NOT_BARE_MIN = 0.15
 #: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
 #: lose by it.
 POLISH_PX, POLISH_LOSS = 4.0, 0.02
+#: ... and its sides may differ from the card's by this much (mm).
+POLISH_SIZE_MM = 1.5
 #: The fine grid around each seed: ± this (mm) in this step (mm).
 FINE_RANGE_MM, FINE_STEP_MM = 3.0, 1.5
 #: At most this many rounds of refinement per seed.
@@ -241,10 +244,18 @@ class CardTracker:
         obs = read_cards_on_mat(frame, homography, self.layout, self.deck)
         static = []
         if obs:
-            scores, _ = self.deck.match(_describe(frame, [np.array(o.quad, np.float32) for o in obs]))
-            for o, row in zip(obs, scores):
-                quad_mm = cv2.perspectiveTransform(np.array([o.quad], np.float64), homography)[0].astype(np.float32)
-                static.append(TrackedCard(o.label, cv2.minAreaRect(quad_mm), float(row.max()), o.confidence, o.quad))
+            seeds = [self._card_rect(cv2.perspectiveTransform(np.array([o.quad], np.float64), homography)[0]
+                                     .astype(np.float32)) for o in obs]
+            rects, results, who = self._refine(frame, homography, seeds)
+            for k, o in enumerate(obs):
+                js = [j for j, w in enumerate(who) if w == k]
+                best = max(js, key=lambda j: results[j].score)
+                if o.label == UNKNOWN and results[best].score < self.deck.threshold:
+                    quad_mm = cv2.perspectiveTransform(np.array([o.quad], np.float64), homography)[0]
+                    static.append(TrackedCard(UNKNOWN, cv2.minAreaRect(quad_mm.astype(np.float32)),
+                                              results[best].score, o.confidence, o.quad))
+                else:
+                    static.append(self._polish(frame, homography, rects[best], results[best]))
         changed = change_mask(_bare_mat(lab), lab) & self._zones
         searched = self._search(frame, homography, lab, changed, [], previous=[])
         cw, ch = self.layout.card_mm
@@ -264,7 +275,7 @@ class CardTracker:
             m = np.zeros(changed.shape, np.uint8)
             cv2.fillConvexPoly(m, np.round(box).astype(np.int32), 255)
             inside = np.count_nonzero(m)
-            if inside and np.count_nonzero(changed & m) <= DISTURBED * inside:
+            if inside and np.count_nonzero(changed & m) <= DISTURBED_MM2 * s * s:
                 still.append(card)
         if not still:
             return []
@@ -281,7 +292,8 @@ class CardTracker:
             own = float(scores[i, self.deck.labels.index(card.label)]) if card.label in self.deck.labels else -1.0
             if r.label == card.label:
                 out.append(TrackedCard(card.label, card.rect_mm, r.score, r.confidence, _as_tuple(r.quad)))
-            elif r.label != UNKNOWN and (r.score >= own + RELABEL_MARGIN or frozenset((r.label, card.label)) in lookalikes):
+            elif r.label != UNKNOWN and (r.score >= own + RELABEL_MARGIN
+                                         or (frozenset((r.label, card.label)) in lookalikes and r.score > own)):
                 # Clearly another card now (or a look-alike told apart where the two differ: one
                 # look-alike swapped for another in the same place changes only a few pixels).
                 out.append(TrackedCard(r.label, card.rect_mm, r.score, r.confidence, _as_tuple(r.quad)))
@@ -348,34 +360,8 @@ class CardTracker:
             seeds.append(i)
             if len(seeds) >= MAX_SEEDS:
                 break
-        # Each seed, refined on a fine grid around it; a seed whose best lies on the grid's rim
-        # moves there and is refined again (a coarse window can sit up to a step from its card).
-        fine: list[tuple] = []
-        fine_results: list = []
-        fine_owner: list[int] = []
-        offsets = np.arange(-FINE_RANGE_MM, FINE_RANGE_MM + 1e-6, FINE_STEP_MM)
-        current = {i: windows[i] for i in seeds}
-        for _ in range(REFINE_ROUNDS):
-            batch, who = [], []
-            for i, ((x, y), size, angle) in current.items():
-                for dx in offsets:
-                    for dy in offsets:
-                        batch.append(((x + float(dx), y + float(dy)), size, angle))
-                        who.append(i)
-            if not batch:
-                break
-            res = self._classify(frame, homography, batch)
-            fine += batch
-            fine_results += res
-            fine_owner += [owner[i] for i in who]
-            moved = {}
-            for i in current:
-                js = [j for j, w in enumerate(who) if w == i]
-                best = max(js, key=lambda j: res[j].score)
-                (bx, by), (cx, cy) = batch[best][0], current[i][0]
-                if max(abs(bx - cx), abs(by - cy)) >= FINE_RANGE_MM - 1e-6 and res[best].score > self.deck.threshold - SEED_MARGIN:
-                    moved[i] = batch[best]
-            current = moved
+        fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds])
+        fine_owner = [owner[seeds[k]] for k in who]
         # Where the cards are is decided by the whole-card match (a look-alike left undecided at one
         # window still marks a card's place); what they are, at the polished place (_polish).
         order = sorted(range(len(fine)), key=lambda i: fine_results[i].score, reverse=True)
@@ -423,6 +409,50 @@ class CardTracker:
             out.append(TrackedCard(UNKNOWN, windows[best], r.score, r.confidence, _as_tuple(r.quad)))
         return out
 
+    def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple]) -> tuple[list, list, list]:
+        """Every seed rect refined on a fine grid (± ``FINE_RANGE_MM`` in ``FINE_STEP_MM``); a seed
+        whose best lies on the grid's rim moves there and is refined again (a coarse window can sit
+        up to a step from its card), ``REFINE_ROUNDS`` times at most.
+
+        Returns:
+            (rects tried, their readings, the index of the seed each came from).
+        """
+        fine: list[tuple] = []
+        fine_results: list = []
+        fine_seed: list[int] = []
+        offsets = np.arange(-FINE_RANGE_MM, FINE_RANGE_MM + 1e-6, FINE_STEP_MM)
+        current = dict(enumerate(seeds))
+        for _ in range(REFINE_ROUNDS):
+            batch, who = [], []
+            for k, ((x, y), size, angle) in current.items():
+                for dx in offsets:
+                    for dy in offsets:
+                        batch.append(((x + float(dx), y + float(dy)), size, angle))
+                        who.append(k)
+            if not batch:
+                break
+            res = self._classify(frame, homography, batch)
+            fine += batch
+            fine_results += res
+            fine_seed += who
+            moved = {}
+            for k in current:
+                js = [j for j, w in enumerate(who) if w == k]
+                best = max(js, key=lambda j: res[j].score)
+                (bx, by), (cx, cy) = batch[best][0], current[k][0]
+                if max(abs(bx - cx), abs(by - cy)) >= FINE_RANGE_MM - 1e-6 and \
+                        res[best].score > self.deck.threshold - SEED_MARGIN:
+                    moved[k] = batch[best]
+            current = moved
+        return fine, fine_results, fine_seed
+
+    def _card_rect(self, quad_mm: np.ndarray) -> tuple:
+        """A card-sized rect (mat mm) centred and turned like a found quad (a finder's quad can be a
+        shadow's width too large)."""
+        (cx, cy), (w, h), angle = cv2.minAreaRect(quad_mm)
+        cw, ch = self.layout.card_mm
+        return ((cx, cy), (cw, ch) if h >= w else (ch, cw), angle)
+
     def _polish(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
         """The card found in window ``rect`` (reading ``r``), its sides snapped to the card's own
         edges (:func:`companion.vision.cards.refine_quads`, a few px either way) and read again
@@ -434,12 +464,15 @@ class CardTracker:
 
         quad = order_quad(np.array(r.quad, np.float32))
         (snapped, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
-        if support >= 1.0 and float(np.abs(snapped - quad).max()) <= 2 * POLISH_PX:
+        mm = cv2.perspectiveTransform(np.array([snapped], np.float64), homography)[0].astype(np.float32)
+        snapped_rect = cv2.minAreaRect(mm)
+        sides = sorted(snapped_rect[1])
+        # The outermost step can be a card's shadow: a snapped outline not of the card's size is not it.
+        fits = all(abs(a - b) <= POLISH_SIZE_MM for a, b in zip(sides, sorted(self.layout.card_mm)))
+        if support >= 1.0 and fits and float(np.abs(snapped - quad).max()) <= 2 * POLISH_PX:
             again = classify_quads(frame, [snapped], self.deck)[0]
             if again.score >= r.score - POLISH_LOSS:
-                mm = cv2.perspectiveTransform(np.array([snapped], np.float64), homography)[0].astype(np.float32)
-                return TrackedCard(again.label, cv2.minAreaRect(mm), again.score, again.confidence,
-                                   _as_tuple(again.quad))
+                return TrackedCard(again.label, snapped_rect, again.score, again.confidence, _as_tuple(again.quad))
         return TrackedCard(r.label, rect, r.score, r.confidence, _as_tuple(r.quad))
 
     def _not_bare(self, lab: np.ndarray) -> np.ndarray:
