@@ -9,9 +9,9 @@ enrols their own. Each frame goes through :class:`companion.app.table_game.Table
 
 * **turns read**: turns applied with exactly the plays the bots made, before the first stop;
 * **games right**: games read to the end whose scores equal the engine's truth;
-* with ``--cards``: every visible card on every frame read by ``read_cards_on_mat`` with the true
-  homography, against the renderer's truth: missed (not read with its label), wrong (read with
-  another card's name: the one error that must never happen) and extra readings.
+* with ``--cards``: every visible card on every frame the game read (until it stopped), as the
+  game's card tracker saw it, against the renderer's truth: missed (not read with its label),
+  wrong (read with another card's name: the one error that must never happen) and extra readings.
 
 Two players means the two-player dummy variant (three seats, the 3-seat mat), as in the demo.
 """
@@ -36,40 +36,40 @@ def _seeds(text: str) -> list[int]:
     return out
 
 
-def card_errors(frame, layout, deck) -> tuple[int, int, int, int, list[str]]:
-    """(truth cards, missed, wrong, extra, notes) for one rendered frame, true homography."""
-    from companion.rules.cards import UNKNOWN
-    from companion.vision.mat_cards import read_cards_on_mat
+def card_errors(sighting, frame, homography) -> tuple[int, int, int, int, list[str]]:
+    """(truth cards, missed, wrong, extra, notes) for what the game's card tracker saw in one frame.
 
-    obs = read_cards_on_mat(frame.image, np.linalg.inv(frame.homography), layout, deck)
-    truth = frame.cards
-    # A wasabi under its nigiri is hidden: the later card at the same place is the one seen.
-    visible = [t for i, t in enumerate(truth)
-               if not any(np.linalg.norm(t[1].mean(0) - u[1].mean(0)) < 3 for u in truth[i + 1:])]
+    Matching is by centre on the mat (within 4 mm); a wasabi under its nigiri is hidden. "wrong"
+    counts a card read with another card's name (an "unknown" is missed, not wrong).
+    """
+    import cv2
+
+    from companion.rules.cards import UNKNOWN
+
+    truth = [(label, cv2.perspectiveTransform(q[None].astype(np.float64), homography)[0].mean(axis=0))
+             for label, q in frame.cards]
+    visible = [t for i, t in enumerate(truth) if not any(np.hypot(*(t[1] - u[1])) < 3 for u in truth[i + 1:])]
+    seen = sighting.cards if sighting is not None else []
     used: set[int] = set()
     missed = wrong = 0
     notes = []
-    for label, quad in visible:
-        c = quad.mean(axis=0)
-        best, bd = None, 1e9
-        for i, o in enumerate(obs):
-            d = float(np.hypot(o.center[0] - c[0], o.center[1] - c[1]))
-            if i not in used and d < bd:
-                best, bd = i, d
-        side = float(np.linalg.norm(quad[1] - quad[0]))
-        if best is None or bd > 0.25 * side:
+    for label, c in visible:
+        d = [(float(np.hypot(c[0] - k.rect_mm[0][0], c[1] - k.rect_mm[0][1])), i) for i, k in enumerate(seen)
+             if i not in used]
+        dist, i = min(d) if d else (1e9, -1)
+        if dist > 4.0:
             missed += 1
             notes.append(f"{label} not found")
             continue
-        used.add(best)
-        if obs[best].label != label:
+        used.add(i)
+        if seen[i].label != label:
             missed += 1
-            if obs[best].label != UNKNOWN:
+            if seen[i].label != UNKNOWN:
                 wrong += 1
-            notes.append(f"{label} read {obs[best].label}")
-    extra = len(obs) - len(used)
+            notes.append(f"{label} read {seen[i].label}")
+    extra = len(seen) - len(used)
     if extra:
-        notes.append(f"{extra} extra: " + ", ".join(o.label for i, o in enumerate(obs) if i not in used))
+        notes.append(f"{extra} extra: " + ", ".join(k.label for i, k in enumerate(seen) if i not in used))
     return len(visible), missed, wrong, extra, notes
 
 
@@ -92,19 +92,19 @@ def run(style: str, seeds: list[int], players: list[int], cards: bool, verbose: 
             for st in simulate_game(names, seed, options, style=style):
                 tot["turns"] += 1
                 last = st.truth
-                if cards:
-                    c, m, w, e, notes = card_errors(st.frame, layout, deck)
+                if stopped:
+                    continue
+                t0 = time.perf_counter()
+                out = game.feed(st.frame.image)
+                tot["ms"].append((time.perf_counter() - t0) * 1000)
+                if cards and game.tracker.homography is not None:
+                    c, m, w, e, notes = card_errors(game._sighting, st.frame, game.tracker.homography)
                     tot["cards"] += c
                     tot["missed"] += m
                     tot["wrong"] += w
                     tot["extra"] += e
                     if verbose and notes:
                         print(f"  seed {seed} {n}p r{st.round} t{st.turn}: " + "; ".join(notes))
-                if stopped:
-                    continue
-                t0 = time.perf_counter()
-                out = game.feed(st.frame.image)
-                tot["ms"].append((time.perf_counter() - t0) * 1000)
                 # A camera cannot see the order of a chopsticks turn's two cards (app/turns.py).
                 truth = {s: sorted(c.value for c in p.cards) for s, p in st.plays.items()}
                 if out.ok and {s: sorted(c.value for c in cs) for s, cs in out.plays.items()} == truth:

@@ -15,7 +15,7 @@ from companion.app.cmd_replay import replay, run
 from companion.rules.sushi_go_record import score_game_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
-GAMES = ["sushi-go-4p", "sushi-go-dummy"]
+GAMES = ["sushi-go-4p", "sushi-go-dummy", "sushi-go-illustrated-3p"]
 
 
 def _expected(name):

@@ -73,13 +73,14 @@ NOT_BARE_MIN = 0.15
 POLISH_PX, POLISH_LOSS = 4.0, 0.02
 #: ... and its sides may differ from the card's by this much (mm).
 POLISH_SIZE_MM = 1.5
-#: The fine grid around each seed: ± this (mm) in this step (mm).
-FINE_RANGE_MM, FINE_STEP_MM = 3.0, 1.5
-#: At most this many rounds of refinement per seed.
+#: Each seed is refined by a pattern search (R. Hooke, T. A. Jeeves, "Direct search solution of
+#: numerical and statistical problems", J. ACM 8(2), 1961): its 8 neighbours at each of these
+#: steps (mm), moving to the best, at most REFINE_ROUNDS moves per step.
+REFINE_STEPS_MM = (2.5, 1.0, 0.5)
 REFINE_ROUNDS = 3
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
 WINDOW_SLACK_MM = 5.0
-#: At most this many windows per blob (a larger blob is a hand or a moved mat, read afresh).
+#: At most this many coarse windows per blob (a larger blob gets sparser windows).
 MAX_WINDOWS = 400
 #: A reading overlapping a kept card by this fraction of its area is the same card.
 OVERLAP_MAX = 0.25
@@ -370,7 +371,7 @@ class CardTracker:
         found_in = set()
         for i in order:
             r = fine_results[i]
-            if r.score < self.deck.threshold + WINDOW_MARGIN:
+            if r.score < self.deck.threshold:
                 break
             box = cv2.boxPoints(fine[i]).astype(np.float32)
             if any(_overlap(box, q) > OVERLAP_MAX * cw * ch for q in taken_mm):
@@ -387,9 +388,12 @@ class CardTracker:
             # print can match a pale card's template.
             if np.count_nonzero(m & self._not_bare(lab)) < NOT_BARE_MIN * inside:
                 continue
+            card = self._polish(frame, homography, fine[i], r)
+            if card.score < self.deck.threshold + WINDOW_MARGIN:
+                continue
             taken_mm.append(box)
             found_in.add(fine_owner[i])
-            out.append(self._polish(frame, homography, fine[i], r))
+            out.append(card)
         # A card-sized blob in which nothing reads as enrolled: an unknown card, unless it is where a
         # card lay before (a card taken away leaves a card-sized change too).
         before = [cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous]
@@ -410,40 +414,41 @@ class CardTracker:
         return out
 
     def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple]) -> tuple[list, list, list]:
-        """Every seed rect refined on a fine grid (± ``FINE_RANGE_MM`` in ``FINE_STEP_MM``); a seed
-        whose best lies on the grid's rim moves there and is refined again (a coarse window can sit
-        up to a step from its card), ``REFINE_ROUNDS`` times at most.
+        """Every seed rect refined by a pattern search over its place (``REFINE_STEPS_MM``); the
+        searches of all seeds run side by side, one batch of windows per move.
 
         Returns:
             (rects tried, their readings, the index of the seed each came from).
         """
-        fine: list[tuple] = []
-        fine_results: list = []
-        fine_seed: list[int] = []
-        offsets = np.arange(-FINE_RANGE_MM, FINE_RANGE_MM + 1e-6, FINE_STEP_MM)
-        current = dict(enumerate(seeds))
-        for _ in range(REFINE_ROUNDS):
-            batch, who = [], []
-            for k, ((x, y), size, angle) in current.items():
-                for dx in offsets:
-                    for dy in offsets:
-                        batch.append(((x + float(dx), y + float(dy)), size, angle))
+        fine: list[tuple] = list(seeds)
+        fine_results: list = list(self._classify(frame, homography, seeds)) if seeds else []
+        fine_seed: list[int] = list(range(len(seeds)))
+        best = {k: k for k in range(len(seeds))}  # seed → index of its best rect so far
+        ring = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+        for step in REFINE_STEPS_MM:
+            active = set(best)
+            for _ in range(REFINE_ROUNDS):
+                batch, who = [], []
+                for k in active:
+                    j = best[k]
+                    (x, y), size, angle = fine[j]
+                    for dx, dy in ring:
+                        batch.append(((x + dx * step, y + dy * step), size, angle))
                         who.append(k)
-            if not batch:
-                break
-            res = self._classify(frame, homography, batch)
-            fine += batch
-            fine_results += res
-            fine_seed += who
-            moved = {}
-            for k in current:
-                js = [j for j, w in enumerate(who) if w == k]
-                best = max(js, key=lambda j: res[j].score)
-                (bx, by), (cx, cy) = batch[best][0], current[k][0]
-                if max(abs(bx - cx), abs(by - cy)) >= FINE_RANGE_MM - 1e-6 and \
-                        res[best].score > self.deck.threshold - SEED_MARGIN:
-                    moved[k] = batch[best]
-            current = moved
+                if not batch:
+                    break
+                res = self._classify(frame, homography, batch)
+                base = len(fine)
+                fine += batch
+                fine_results += res
+                fine_seed += who
+                active = set()
+                for m, k in enumerate(who):
+                    if res[m].score > fine_results[best[k]].score:
+                        best[k] = base + m
+                        active.add(k)  # it moved: look around its new place at this step again
+                if not active:
+                    break
         return fine, fine_results, fine_seed
 
     def _card_rect(self, quad_mm: np.ndarray) -> tuple:
@@ -462,6 +467,7 @@ class CardTracker:
         from companion.vision.cards import order_quad, refine_quads
         from companion.vision.deck import classify_quads
 
+        r = classify_quads(frame, [np.array(r.quad, np.float32)], self.deck)[0]  # with the look-alike stage
         quad = order_quad(np.array(r.quad, np.float32))
         (snapped, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
         mm = cv2.perspectiveTransform(np.array([snapped], np.float64), homography)[0].astype(np.float32)
@@ -482,13 +488,14 @@ class CardTracker:
             self._not_bare_mask = change_mask(_bare_mat(lab), lab)
         return self._not_bare_mask
 
-    def _classify(self, frame: np.ndarray, homography: np.ndarray, rects: list[tuple]) -> list:
-        """The deck's reading of each rect (mat mm), in one batch."""
+    def _classify(self, frame: np.ndarray, homography: np.ndarray, rects: list[tuple], quick: bool = True) -> list:
+        """The deck's reading of each rect (mat mm), in one batch: against label centroids unless
+        ``quick`` is False (the search asks where cards lie; :meth:`_polish` asks what they are)."""
         from companion.vision.deck import classify_quads
 
         corners = np.stack([cv2.boxPoints(r) for r in rects]).reshape(-1, 1, 2).astype(np.float64)
         quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
-        return classify_quads(frame, list(quads), self.deck)
+        return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick)
 
     def _in_zone(self, x: float, y: float) -> bool:
         """A card centred at (x, y) mm belongs to a zone (a card centred outside every zone is no
@@ -499,12 +506,12 @@ class CardTracker:
         """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm, centred in a zone."""
         cw, ch = self.layout.card_mm
         rect = cv2.minAreaRect(pts_mm)
-        angles = {0.0}
         (bw, bh), ang = rect[1], rect[2]
-        # minAreaRect reports angles in (0, 90]; a card-shaped blob's own turn, folded near 0.
+        # minAreaRect reports angles in (0, 90]; a card-shaped blob's own turn, folded near 0, is
+        # the card's; any other blob is searched square to the mat.
         a = ang if ang <= 45 else ang - 90
-        if abs(a) <= 15 and max(bw, bh) > 0.6 * ch:
-            angles.add(float(round(a, 1)))
+        card_like = 0.75 * cw <= min(bw, bh) <= 1.25 * cw and 0.75 * ch <= max(bw, bh) <= 1.25 * ch
+        angles = {float(round(a, 1))} if card_like and abs(a) <= 15 else {0.0}
         out = []
         across = {z.facing % 180 == 90 for z in self.layout.zones}
         for landscape in sorted(across):
@@ -514,10 +521,13 @@ class CardTracker:
                 # The blob's extent along the window's own axes.
                 u = pts_mm[:, 0] * c + pts_mm[:, 1] * si
                 v = -pts_mm[:, 0] * si + pts_mm[:, 1] * c
-                us = _centres(float(u.min()), float(u.max()), w)
-                vs = _centres(float(v.min()), float(v.max()), h)
-                if len(us) * len(vs) > MAX_WINDOWS:
-                    continue
+                step = WINDOW_STEP_MM
+                us = _centres(float(u.min()), float(u.max()), w, step)
+                vs = _centres(float(v.min()), float(v.max()), h, step)
+                while len(us) * len(vs) > MAX_WINDOWS:  # a big blob (a whole new table): sparser windows
+                    step *= 1.25
+                    us = _centres(float(u.min()), float(u.max()), w, step)
+                    vs = _centres(float(v.min()), float(v.max()), h, step)
                 for cu in us:
                     for cv_ in vs:
                         x, y = cu * c - cv_ * si, cu * si + cv_ * c
@@ -526,13 +536,13 @@ class CardTracker:
         return out
 
 
-def _centres(lo: float, hi: float, size: float) -> np.ndarray:
+def _centres(lo: float, hi: float, size: float, step: float = WINDOW_STEP_MM) -> np.ndarray:
     """Window centres along one axis: every place (± ``WINDOW_SLACK_MM``) where a window of
     ``size`` covers the blob's extent [lo, hi], or lies within it (a blob longer than a card, or
     one that took in a neighbour's shadow)."""
     a = min(hi - size / 2, lo + size / 2) - WINDOW_SLACK_MM
     b = max(hi - size / 2, lo + size / 2) + WINDOW_SLACK_MM
-    n = max(1, int(np.ceil((b - a) / WINDOW_STEP_MM - 1e-9)) + 1)
+    n = max(1, int(np.ceil((b - a) / step - 1e-9)) + 1)
     return np.linspace(a, b, n) if n > 1 else np.array([(a + b) / 2])
 
 
