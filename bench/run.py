@@ -74,6 +74,33 @@ def bench_frame_and_cards(repeats: int = 20) -> dict[str, float]:
             "frame_read_correctly": correct, "game_frame_read_correctly": correct_on_mat}
 
 
+def bench_tracker(repeats: int = 10) -> dict[str, float]:
+    """The game's card tracker (companion.vision.table_cards), illustrated style, 4-player mat: a
+    turn (16 cards kept, 4 new, one per seat) and a fresh read of the 20-card table."""
+    from companion.sim.record import enroll_sim_deck
+    from companion.sim.table import ShotConditions, layout_tableaux, render_table
+    from companion.vision.mat import MatTracker
+    from companion.vision.mat_layout import load_mat_layout
+    from companion.vision.table_cards import CardTracker
+
+    deck = enroll_sim_deck(style="illustrated")
+    layout = load_mat_layout(4)
+    rng = np.random.default_rng(0)
+    cond = ShotConditions.random(rng)
+    tableaux = [[CARDS[(seat * 5 + i) % 12] for i in range(5)] for seat in range(4)]
+    places = layout_tableaux(layout, tableaux, rng=np.random.default_rng(1))
+    before = [p for i, p in enumerate(places) if i % 5 != 4]
+    frames = [render_table(layout, ps, size=(1280, 960), rng=rng, conditions=cond, style="illustrated")
+              for ps in (before, places)]
+    homography = MatTracker(layout).update(frames[0].image).homography
+    tracker = CardTracker(layout, deck)
+    tracker.accept(tracker.read(frames[0].image, homography))
+    turn = _median_ms(lambda: tracker.read(frames[1].image, homography), repeats)
+    seen = sorted(c.label for c in tracker.read(frames[1].image, homography).cards)
+    fresh = _median_ms(lambda: CardTracker(layout, deck).read(frames[1].image, homography), max(3, repeats // 3))
+    return {"turn_ms": turn, "fresh_ms": fresh, "turn_read_correctly": seen == sorted(p.label for p in places)}
+
+
 def bench_score_startup(repeats: int = 10) -> float:
     exe = Path(sys.executable).with_name("companion")
     cmd = [str(exe), "score", "--game", "sushi-go", "--json", str(ROOT / "tests/fixtures/score/three_players.json")]
@@ -115,6 +142,9 @@ def main() -> int:
     print(f"read the same frame in a game (mat tracking + mat-aware finder + zones): {vision['game_frame_ms']:.1f} ms "
           f"(read correctly: {vision['game_frame_read_correctly']})")
     print(f"classify one card: {vision['card_ms']:.3f} ms (target <= 1 ms)")
+    tracker = bench_tracker()
+    print(f"card tracker, illustrated deck, 4-player mat: a turn (16 cards kept, 4 new) {tracker['turn_ms']:.0f} ms "
+          f"(read correctly: {tracker['turn_read_correctly']}); a fresh 20-card table {tracker['fresh_ms']:.0f} ms")
     print(f"companion score start-up: {bench_score_startup():.3f} s (target <= 0.3 s)")
     print(f"random 4-player Sushi Go! games: {bench_games():.0f} per second")
     print(f"random 4-player Sushi Roll games: {bench_random_games('sushi-roll'):.0f} per second")

@@ -108,12 +108,14 @@ class Classification:
     score: best ZNCC against any template (−1..1), whatever the label.
     quad: (4, 2) float32 image px, clockwise from the card face's top-left corner (for
         ``"unknown"``: from the top-left as found, before orientation is known).
+    scores: (L,) float32 best whole-card ZNCC per enrolled label (``Deck.labels`` order), or None.
     """
 
     label: str
     confidence: float
     score: float
     quad: np.ndarray = field(repr=False)
+    scores: np.ndarray | None = field(default=None, repr=False, compare=False)  # (L,) per-label ZNCC
 
 
 def _corner_mask() -> np.ndarray:
@@ -518,7 +520,7 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
             label = UNKNOWN
-        out.append(Classification(label, float(conf[i]), float(top[i]), q.astype(np.float32)))
+        out.append(Classification(label, float(conf[i]), float(top[i]), q.astype(np.float32), scores[i]))
     return out
 
 

@@ -270,27 +270,28 @@ class CardTracker:
     def _kept(self, frame: np.ndarray, homography: np.ndarray, changed: np.ndarray) -> list[TrackedCard]:
         """The previous cards that did not move, re-read where they lie (stable labels)."""
         s = CHANGE_PX_PER_MM
-        still = []
+        still, untouched = [], []
         for card in self.cards:
             box = cv2.boxPoints(card.rect_mm) * s
             m = np.zeros(changed.shape, np.uint8)
             cv2.fillConvexPoly(m, np.round(box).astype(np.int32), 255)
-            inside = np.count_nonzero(m)
-            if inside and np.count_nonzero(changed & m) <= DISTURBED_MM2 * s * s:
-                still.append(card)
+            moved = np.count_nonzero(changed & m)
+            if not np.count_nonzero(m) or moved > DISTURBED_MM2 * s * s:
+                continue
+            # Not a pixel changed: nothing to read again. A few did: read it again where it lies.
+            (untouched if moved == 0 else still).append(card)
         if not still:
-            return []
+            return untouched
         from companion.vision.deck import classify_quads
 
         corners = np.stack([cv2.boxPoints(c.rect_mm) for c in still]).reshape(-1, 1, 2).astype(np.float64)
         quads = list(cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32))
         now = classify_quads(frame, quads, self.deck)
-        scores, _ = self.deck.match(_describe(frame, quads))
         lookalikes = {frozenset(p) for p in self.deck.lookalikes()}
         out = []
         for i, card in enumerate(still):
             r = now[i]
-            own = float(scores[i, self.deck.labels.index(card.label)]) if card.label in self.deck.labels else -1.0
+            own = float(r.scores[self.deck.labels.index(card.label)]) if card.label in self.deck.labels else -1.0
             if r.label == card.label:
                 out.append(TrackedCard(card.label, card.rect_mm, r.score, r.confidence, _as_tuple(r.quad)))
             elif r.label != UNKNOWN and (r.score >= own + RELABEL_MARGIN
@@ -544,20 +545,6 @@ def _centres(lo: float, hi: float, size: float, step: float = WINDOW_STEP_MM) ->
     b = max(hi - size / 2, lo + size / 2) + WINDOW_SLACK_MM
     n = max(1, int(np.ceil((b - a) / step - 1e-9)) + 1)
     return np.linspace(a, b, n) if n > 1 else np.array([(a + b) / 2])
-
-
-def _describe(frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
-    from companion.vision.cards import order_quad
-    from companion.vision.deck import card_patch, describe
-
-    return describe(np.stack([card_patch(frame, order_quad(q)) for q in quads]))
-
-
-def _orient(quad: np.ndarray, turned: bool) -> np.ndarray:
-    from companion.vision.cards import order_quad
-
-    q = order_quad(quad)
-    return np.roll(q, -2, axis=0) if turned else q
 
 
 def _as_tuple(quad) -> tuple[tuple[float, float], ...]:
