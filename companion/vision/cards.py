@@ -80,6 +80,26 @@ def order_quad(quad: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(q)
 
 
+def order_quads(quads: np.ndarray) -> np.ndarray:
+    """:func:`order_quad` for many quads at once (the same order, without a Python loop).
+
+    Args:
+        quads: (N, 4, 2) image px.
+
+    Returns:
+        (N, 4, 2) float32.
+    """
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    c = q.mean(axis=1, keepdims=True)
+    ang = np.arctan2(q[:, :, 1] - c[:, :, 1], q[:, :, 0] - c[:, :, 0])
+    q = np.take_along_axis(q, np.argsort(ang, axis=1, kind="stable")[:, :, None], axis=1)
+    s = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2)
+    idx = np.arange(4)[None, :] + (s[:, 0] + s[:, 2] > s[:, 1] + s[:, 3])[:, None]
+    q = np.take_along_axis(q, (idx % 4)[:, :, None], axis=1)
+    idx = np.arange(4)[None, :] + 2 * (q[:, 2].sum(axis=1) < q[:, 0].sum(axis=1))[:, None]
+    return np.ascontiguousarray(np.take_along_axis(q, (idx % 4)[:, :, None], axis=1))
+
+
 def _aspect(q: np.ndarray) -> float:
     s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
     a, b = s[0] + s[2], s[1] + s[3]

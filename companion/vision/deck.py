@@ -501,7 +501,9 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
     """
     if not quads:
         return []
-    ordered = [_order_portrait(q) for q in quads]
+    from companion.vision.cards import order_quads
+
+    ordered = list(order_quads(np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads])))
     patches = np.stack([card_patch(image, q) for q in ordered])
     scores, turned = deck.match(describe(patches), quick=quick)
     settle = settle and not quick

@@ -367,6 +367,7 @@ class CardTracker:
         # Where the cards are is decided by the whole-card match (a look-alike left undecided at one
         # window still marks a card's place); what they are, at the polished place (_polish).
         order = sorted(range(len(fine)), key=lambda i: fine_results[i].score, reverse=True)
+        before = [cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous]
         taken_mm = list(kept_mm)
         out: list[TrackedCard] = []
         found_in = set()
@@ -382,8 +383,10 @@ class CardTracker:
             m = np.zeros(changed.shape, np.uint8)
             cv2.fillConvexPoly(m, np.round(box * s).astype(np.int32), 255)
             inside = np.count_nonzero(m)
-            # (Not where a card has gone: a look-alike laid in its place changes little.)
-            if fine_owner[i] >= 0 and np.count_nonzero(m & changed) < COVERED_MIN * inside:
+            # (Not where a card lay before: a look-alike, or a card of the same kind, laid in its place
+            # changes little.)
+            where_one_lay = fine_owner[i] < 0 or any(_overlap(box, q) > 0.5 * cw * ch for q in before)
+            if not where_one_lay and np.count_nonzero(m & changed) < COVERED_MIN * inside:
                 continue
             # ... and must not look like bare mat: where a card was taken away, the mat's own pale
             # print can match a pale card's template.
@@ -397,7 +400,6 @@ class CardTracker:
             out.append(card)
         # A card-sized blob in which nothing reads as enrolled: an unknown card, unless it is where a
         # card lay before (a card taken away leaves a card-sized change too).
-        before = [cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous]
         for bi, (start, count, area_mm, rect) in enumerate(blobs):
             if fresh or bi in found_in or area_mm < UNKNOWN_BLOB * card_area:
                 continue
