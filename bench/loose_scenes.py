@@ -1,0 +1,65 @@
+"""`companion read cards` (the general finder, no mat) on loose simulated table scenes, per card style.
+
+    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated] [--seeds 40-59]
+
+Each seed lays 12 random cards of the style at random turns on one of six table textures (plain,
+dark, felt, wood, checker, blobs), seen through a mild perspective with blur, noise and JPEG (the
+scene builder of tests/test_vision_synth.py). The deck is enrolled from the style's flat scans.
+A card is *right* when a reading lies within 15 px of its centre with its name; *wrong* when that
+reading names another card; a reading matching no card and not "unknown" is *spurious*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
+          "squid_nigiri", "pudding", "wasabi", "chopsticks"]
+KINDS = ["plain", "dark", "felt", "wood", "checker", "blobs"]
+
+
+def run(style: str, seeds: list[int]) -> dict[str, int]:
+    import test_vision_synth as scenes
+
+    from companion.rules.cards import UNKNOWN
+    from companion.sim import faces
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision.cards import read_cards
+
+    scenes.draw_card_face = lambda label, width: faces.draw_card_face(label, width, style=style)
+    deck = enroll_sim_deck(style=style)
+    tot = {"cards": 0, "right": 0, "wrong": 0, "spurious": 0}
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        image, truth = scenes.table_scene(list(rng.choice(LABELS, 12)), KINDS[seed % len(KINDS)], seed)
+        pairs, extra = scenes.match_truth(read_cards(image, deck), truth)
+        for label, _, obs in pairs:
+            tot["cards"] += 1
+            tot["right"] += obs is not None and obs.label == label
+            tot["wrong"] += obs is not None and obs.label not in (label, UNKNOWN)
+        tot["spurious"] += sum(o.label != UNKNOWN for o in extra)
+    return tot
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--style", default="illustrated")
+    p.add_argument("--seeds", default="40-59")
+    a = p.parse_args(argv)
+    lo, _, hi = a.seeds.partition("-")
+    t = run(a.style, list(range(int(lo), int(hi or lo) + 1)))
+    print(f"{a.style}: {t['cards']} cards, right {100 * t['right'] / max(t['cards'], 1):.1f} %, "
+          f"wrong {t['wrong']}, spurious {t['spurious']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
