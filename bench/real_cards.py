@@ -98,10 +98,7 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
         obs = read_cards(img, deck)
         ms.append((time.perf_counter() - t0) * 1000)
         truth = boxes[name]
-        clear = [
-            i for i, (_, b) in enumerate(truth)
-            if all(iou(b, o) == 0.0 and not _overlaps(b, o) for j, (_, o) in enumerate(truth) if j != i)
-        ]
+        clear = [i for i, (_, b) in enumerate(truth) if not any(_overlaps(b, o) for j, (_, o) in enumerate(truth) if j != i)]
         used = set()
         for o in obs:
             q = np.array(o.quad)

@@ -90,6 +90,40 @@ def test_deck_round_trips_through_a_file(tmp_path):
     assert c.label == "squid_nigiri"
 
 
+def test_look_alike_templates_round_trip_and_an_old_deck_without_them_still_loads(tmp_path):
+    from companion.sim.record import enroll_sim_deck
+
+    deck = enroll_sim_deck(style="illustrated")
+    assert {frozenset(p) for p in deck.lookalikes()} >= {frozenset(("maki_1", "maki_2")),
+                                                         frozenset(("maki_2", "maki_3"))}
+    path = tmp_path / "deck.npz"
+    deck.save(path)
+    again = Deck.load(path)
+    assert np.array_equal(again.fine, deck.fine) and np.array_equal(again.fine_label, deck.fine_label)
+    assert again.lookalikes() == deck.lookalikes()
+    with np.load(path) as z:
+        fields = {k: z[k] for k in z.files if k not in ("fine", "fine_label")}
+    old = tmp_path / "old.npz"
+    np.savez(old, **fields)
+    assert Deck.load(old).lookalikes() == []
+
+
+def test_malformed_look_alike_templates_give_a_named_error_and_change_nothing(tmp_path):
+    from companion.sim.record import enroll_sim_deck
+
+    good = tmp_path / "good.npz"
+    enroll_sim_deck(style="illustrated").save(good)
+    with np.load(good) as z:
+        fields = {k: z[k] for k in z.files}
+    tampered = tmp_path / "tampered.npz"
+    for key, value in (("fine", fields["fine"][:, :, :10]), ("fine_label", fields["fine_label"] + 99),
+                       ("fine", fields["fine"].astype(np.float64))):
+        np.savez(tampered, **{**fields, key: value})
+        with pytest.raises(DeckError, match="tampered.npz.*fine"):
+            Deck.load(tampered)
+    assert Deck.load(good).lookalikes()  # the good file is untouched
+
+
 def test_corrupt_or_wrong_deck_files_give_a_named_error(tmp_path):
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"this is not a zip file")

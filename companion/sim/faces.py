@@ -34,6 +34,12 @@ from companion.sim import faces_illustrated
 #: The simulated deck styles: our camera-friendly "flat" faces and printed-card-like "illustrated" ones.
 STYLES: tuple[str, ...] = ("flat", "illustrated")
 
+def check_style(style: str) -> None:
+    """Raise ValueError naming the valid styles unless ``style`` is one of ``STYLES``."""
+    if style not in STYLES:
+        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
+
+
 #: Card aspect (height / width) of a 44 × 63 mm card.
 CARD_ASPECT = 63.0 / 44.0
 
@@ -256,8 +262,7 @@ def draw_card_face(label: str, width_px: int = 220, style: str = "flat") -> np.n
     """
     if label not in _BG:
         raise ValueError(f"unknown card label {label!r}; valid labels are: {', '.join(VISION_LABELS)}")
-    if style not in STYLES:
-        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
+    check_style(style)
     if width_px < 8:
         raise ValueError(f"width_px must be at least 8, not {width_px}")
     h = card_height_px(width_px)
@@ -295,8 +300,7 @@ def write_deck_folder(
     """
     if variants < 1:
         raise ValueError(f"variants must be at least 1, not {variants}")
-    if style not in STYLES:
-        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
+    check_style(style)
     out_dir = Path(out_dir)
     rng = np.random.default_rng(seed)
     written: list[Path] = []

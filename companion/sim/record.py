@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 
 from companion.rules.sushi_go_state import SushiGoOptions
-from companion.sim.faces import STYLES, write_deck_folder
+from companion.sim.faces import STYLES, check_style, write_deck_folder
 from companion.sim.game_sim import NAMES, simulate_game
 
 
@@ -64,8 +64,7 @@ def record_fixture(
     Raises:
         ValueError: an unknown style (before anything is written).
     """
-    if style not in STYLES:
-        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
+    check_style(style)
     names = list(NAMES[:players])
     if out.exists():
         shutil.rmtree(out)

@@ -23,7 +23,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from companion.sim.faces import STYLES, draw_card_face
+from companion.sim.faces import check_style, draw_card_face
 from companion.sim.mat_image import render_mat
 from companion.vision.mat_layout import MatLayout, Zone
 
@@ -359,8 +359,7 @@ def render_table(
     fw, fh = size
     if fw <= 0 or fh <= 0:
         raise ValueError(f"frame size must be positive, not {size}")
-    if style not in STYLES:
-        raise ValueError(f"unknown card style {style!r}; valid styles are: {', '.join(STYLES)}")
+    check_style(style)
     cond = ShotConditions.random(rng) if conditions is None else conditions
     hom = _camera_homography(layout, size, cond)
 

@@ -69,19 +69,11 @@ def order_quad(quad: np.ndarray) -> np.ndarray:
     Returns:
         (4, 2) float32.
     """
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    c = q.mean(axis=0)
-    q = q[np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))]  # ascending angle = clockwise, y down
-    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    if s[0] + s[2] > s[1] + s[3]:
-        q = np.roll(q, -1, axis=0)
-    if q[2].sum() < q[0].sum():
-        q = np.roll(q, -2, axis=0)
-    return np.ascontiguousarray(q)
+    return order_quads(np.asarray(quad, np.float32).reshape(1, 4, 2))[0]
 
 
 def order_quads(quads: np.ndarray) -> np.ndarray:
-    """:func:`order_quad` for many quads at once (the same order, without a Python loop).
+    """:func:`order_quad` for many quads at once, without a Python loop.
 
     Args:
         quads: (N, 4, 2) image px.

@@ -518,6 +518,8 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 if settled >= 0 and turned[i, settled] != turned[i, idx[i]]:
                     q = np.roll(q, -2, axis=0)
                 top[i] = scores[i, settled] if settled >= 0 else top[i]
+                if settled < 0:
+                    conf[i] = 0.5  # "unknown" between two look-alikes: undecided, not "matches nothing"
                 idx[i] = settled
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:

@@ -11,20 +11,28 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    drifts) are *changed*, cleaned by an opening and a closing (image differencing: R. J. Radke et
    al., "Image change detection algorithms: a systematic survey", IEEE TIP 14(3), 2005, §2–3).
    Working in mat coordinates makes this independent of where the camera is.
-2. A card kept from the last frame whose rectangle changed over less than ``DISTURBED_MM2`` has
-   not moved: it keeps its place and its name (*stable labels*; it is re-read each frame, and takes a
-   new name only if that name beats the kept one by ``RELABEL_MARGIN``).
-3. Every changed region (a connected blob) is searched with card-sized windows (3 mm apart, the
-   zone's way round, at the blob's own turn and square to the mat) that cover the blob; the
-   deck classifies every window in one batch, and the best windows that read as enrolled cards
-   are kept, strongest first, none overlapping a kept card by more than ``OVERLAP_MAX`` (greedy
-   non-maximum suppression, as in object detection). The deck's templates thus say exactly where
-   a new card lies, and two new cards side by side come out as two. A card-sized blob in which
-   no window reads as an enrolled card is reported as one ``"unknown"`` card: the player put
-   down something the deck does not know, and the game must say so rather than see nothing.
-4. The first frame (nothing accepted yet) is read by the mat-aware finder alone
-   (:func:`companion.vision.mat_cards.read_cards_on_mat`), and so is a frame that changed almost
-   everywhere (the camera or the light moved): comparing it would only mislead.
+2. A card kept from the last frame whose rectangle changed over at most ``DISTURBED_MM2`` has not
+   moved: it keeps its place and its name (*stable labels*). If no pixel of it changed it is not
+   even read again; if a few did, it is re-read where it lies and takes a new name only if that
+   name beats the kept one by ``RELABEL_MARGIN`` (or is its look-alike, told apart where the two
+   differ: one maki swapped for another in the same place changes only a corner mark).
+3. Every changed blob not explained by the last frame's cards is covered by card-sized windows
+   (``WINDOW_STEP_MM`` apart, the zone's way round, at the blob's own turn if it is card-shaped,
+   else square to the mat, centred in a zone), and every place a card has just left gets a few
+   windows of its own. The deck scores all of them in one batch against its label centroids; the
+   best become seeds, refined side by side by a pattern search (``REFINE_STEPS_MM``). The refined
+   windows are taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
+   (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, unless a card lay
+   there before) and not on bare mat (``NOT_BARE_MIN``); each is snapped to the card's own edges
+   and read in full, look-alike stage included, and kept if it beats the deck's threshold by
+   ``WINDOW_MARGIN`` (it was the best of many tries). The deck's templates thus say where a new
+   card lies, and two new cards side by side come out as two. A card-sized blob in which nothing
+   reads as enrolled is one ``"unknown"`` card: the player put down something the deck does not
+   know, and the game must say so rather than see nothing.
+4. The first frame (nothing accepted yet), and a frame that changed over more than
+   ``REREAD_ALL`` of the zones (the camera or the light moved), are read afresh: the mat-aware
+   finder (:func:`companion.vision.mat_cards.read_cards_on_mat`), its cards refined as in 3, plus
+   the window search of 3 over whatever differs from the bare mat.
 
 The caller (the game) decides whether a frame's reading stands: :meth:`CardTracker.read` returns a
 :class:`Sighting` and changes nothing; :meth:`CardTracker.accept` makes it the new reference. A
@@ -205,11 +213,6 @@ class CardTracker:
         self._zones: np.ndarray | None = None
         self._not_bare_for: np.ndarray | None = None
         self._not_bare_mask: np.ndarray | None = None
-
-    def reset(self) -> None:
-        """Forget everything: the next frame is read afresh."""
-        self.cards = []
-        self._reference = None
 
     def accept(self, sighting: Sighting) -> None:
         """Make a reading the reference for the next frame (the game accepted it)."""
@@ -505,11 +508,6 @@ class CardTracker:
         quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
         return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick)
 
-    def _in_zone(self, x: float, y: float) -> bool:
-        """A card centred at (x, y) mm belongs to a zone (a card centred outside every zone is no
-        seat's, and the game would only report it)."""
-        return any(zx <= x <= zx + zw and zy <= y <= zy + zh for zx, zy, zw, zh in (z.rect_mm for z in self.layout.zones))
-
     def _windows(self, pts_mm: np.ndarray) -> list[tuple]:
         """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm, centred in a zone."""
         cw, ch = self.layout.card_mm
@@ -539,7 +537,8 @@ class CardTracker:
                 for cu in us:
                     for cv_ in vs:
                         x, y = cu * c - cv_ * si, cu * si + cv_ * c
-                        if self._in_zone(x, y):
+                        # A card centred outside every zone is no seat's: the game would only report it.
+                        if self.layout.zone_at(float(x), float(y)) is not None:
                             out.append(((float(x), float(y)), (w, h), angle))
         return out
 
