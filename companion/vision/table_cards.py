@@ -188,13 +188,35 @@ def _bare_mat(lab: np.ndarray) -> np.ndarray:
     return cv2.resize(bg, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Area of the intersection of two convex quads (mm²); 0 without asking OpenCV when their
-    bounding boxes are apart (most pairs, in the searches' suppression loops)."""
-    if (a[:, 0].max() <= b[:, 0].min() or b[:, 0].max() <= a[:, 0].min()
-            or a[:, 1].max() <= b[:, 1].min() or b[:, 1].max() <= a[:, 1].min()):
-        return 0.0
-    return float(cv2.intersectConvexConvex(a, b)[0])
+def _bbox(q: np.ndarray) -> tuple[float, float, float, float]:
+    lo, hi = q.min(axis=0), q.max(axis=0)
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
+class _Quads:
+    """Convex quads (mat mm) with their bounding boxes, asked many times whether a quad overlaps
+    one of them: the searches' suppression loops ask hundreds of times per frame, and most pairs
+    are apart (only their boxes are compared, in plain Python)."""
+
+    def __init__(self, quads=()) -> None:
+        self.quads: list[np.ndarray] = []
+        self.boxes: list[tuple[float, float, float, float]] = []
+        for q in quads:
+            self.add(q)
+
+    def add(self, q: np.ndarray) -> None:
+        self.quads.append(q)
+        self.boxes.append(_bbox(q))
+
+    def any_over(self, q: np.ndarray, area: float) -> bool:
+        """Whether ``q`` overlaps one of the quads by more than ``area`` (mm²)."""
+        x0, y0, x1, y1 = _bbox(q)
+        for (a0, b0, a1, b1), p in zip(self.boxes, self.quads):
+            if x1 <= a0 or a1 <= x0 or y1 <= b0 or b1 <= y0:
+                continue
+            if float(cv2.intersectConvexConvex(q, p)[0]) > area:
+                return True
+        return False
 
 
 class CardTracker:
@@ -268,10 +290,12 @@ class CardTracker:
         searched = self._search(frame, homography, lab, changed, [], previous=[])
         cw, ch = self.layout.card_mm
         out: list[TrackedCard] = []
+        placed = _Quads()
         for c in sorted(static + searched, key=lambda c: (c.label != UNKNOWN, c.score), reverse=True):
             box = cv2.boxPoints(c.rect_mm).astype(np.float32)
-            if not any(_overlap(box, cv2.boxPoints(k.rect_mm).astype(np.float32)) > OVERLAP_MAX * cw * ch for k in out):
+            if not placed.any_over(box, OVERLAP_MAX * cw * ch):
                 out.append(c)
+                placed.add(box)
         return _in_mat_order(out)
 
     def _kept(self, frame: np.ndarray, homography: np.ndarray, changed: np.ndarray) -> list[TrackedCard]:
@@ -279,11 +303,8 @@ class CardTracker:
         s = CHANGE_PX_PER_MM
         still, untouched = [], []
         for card in self.cards:
-            box = cv2.boxPoints(card.rect_mm) * s
-            m = np.zeros(changed.shape, np.uint8)
-            cv2.fillConvexPoly(m, np.round(box).astype(np.int32), 255)
-            moved = np.count_nonzero(changed & m)
-            if not np.count_nonzero(m) or moved > DISTURBED_MM2 * s * s:
+            inside, moved = _counts_in(cv2.boxPoints(card.rect_mm) * s, changed)
+            if not inside or moved > DISTURBED_MM2 * s * s:
                 continue
             # Not a pixel changed: nothing to read again. A few did: read it again where it lies.
             (untouched if moved == 0 else still).append(card)
@@ -333,7 +354,11 @@ class CardTracker:
         free = changed.copy()
         for c in previous:
             cv2.fillConvexPoly(free, np.round(cv2.boxPoints(c.rect_mm) * s).astype(np.int32), 0)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
+        # Labelled within the change's bounding box only (the rest of the mat is mostly unchanged).
+        ox, oy, ow, oh = cv2.boundingRect(free)
+        n, labels, stats = 1, None, None
+        if ow and oh:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(free[oy:oy + oh, ox:ox + ow], connectivity=8)
         windows: list[tuple] = []
         owner: list[int] = []
         blobs = []
@@ -348,7 +373,7 @@ class CardTracker:
                 continue
             x, y, w, h = (int(v) for v in stats[b, :4])
             ys, xs = np.nonzero(labels[y:y + h, x:x + w] == b)
-            pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32) / s
+            pts = np.stack([xs + (x + ox), ys + (y + oy)], axis=1).astype(np.float32) / s
             rects = self._windows(pts)
             if not rects:
                 continue
@@ -360,14 +385,16 @@ class CardTracker:
         results = self._classify(frame, homography, windows)
         # Coarse windows that may be near a card: read as enrolled, not far below the threshold.
         seeds: list[int] = []
+        seed_boxes = _Quads()
         for i in sorted(range(len(windows)), key=lambda i: results[i].score, reverse=True):
             r = results[i]
             if r.label == UNKNOWN and r.score < self.deck.threshold - SEED_MARGIN:
                 break
             box = cv2.boxPoints(windows[i]).astype(np.float32)
-            if any(_overlap(box, cv2.boxPoints(windows[j]).astype(np.float32)) > 0.5 * cw * ch for j in seeds):
+            if seed_boxes.any_over(box, 0.5 * cw * ch):
                 continue
             seeds.append(i)
+            seed_boxes.add(box)
             if len(seeds) >= MAX_SEEDS:
                 break
         fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds])
@@ -375,8 +402,8 @@ class CardTracker:
         # Where the cards are is decided by the whole-card match (a look-alike left undecided at one
         # window still marks a card's place); what they are, at the polished place (_polish).
         order = sorted(range(len(fine)), key=lambda i: fine_results[i].score, reverse=True)
-        before = [cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous]
-        taken_mm = list(kept_mm)
+        before = _Quads(cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous)
+        taken_mm = _Quads(kept_mm)
         out: list[TrackedCard] = []
         found_in = set()
         for i in order:
@@ -384,26 +411,24 @@ class CardTracker:
             if r.score < self.deck.threshold:
                 break
             box = cv2.boxPoints(fine[i]).astype(np.float32)
-            if any(_overlap(box, q) > OVERLAP_MAX * cw * ch for q in taken_mm):
+            if taken_mm.any_over(box, OVERLAP_MAX * cw * ch):
                 continue
             # The card must account for the change it was found in: a window that merely touches a
             # blob (a printed word, a neighbour's shadow) and happens to match is not a card.
-            m = np.zeros(changed.shape, np.uint8)
-            cv2.fillConvexPoly(m, np.round(box * s).astype(np.int32), 255)
-            inside = np.count_nonzero(m)
+            inside, on_change, on_card = _counts_in(box * s, changed, self._not_bare(lab))
             # (Not where a card lay before: a look-alike, or a card of the same kind, laid in its place
             # changes little.)
-            where_one_lay = fine_owner[i] < 0 or any(_overlap(box, q) > 0.5 * cw * ch for q in before)
-            if not where_one_lay and np.count_nonzero(m & changed) < COVERED_MIN * inside:
+            where_one_lay = fine_owner[i] < 0 or before.any_over(box, 0.5 * cw * ch)
+            if not where_one_lay and on_change < COVERED_MIN * inside:
                 continue
             # ... and must not look like bare mat: where a card was taken away, the mat's own pale
             # print can match a pale card's template.
-            if np.count_nonzero(m & self._not_bare(lab)) < NOT_BARE_MIN * inside:
+            if on_card < NOT_BARE_MIN * inside:
                 continue
             card = self._polish(frame, homography, fine[i], r)
             if card.score < self.deck.threshold + WINDOW_MARGIN:
                 continue
-            taken_mm.append(box)
+            taken_mm.add(box)
             found_in.add(fine_owner[i])
             out.append(card)
         # A card-sized blob in which nothing reads as enrolled: an unknown card, unless it is where a
@@ -411,13 +436,13 @@ class CardTracker:
         for bi, (start, count, area_mm, rect) in enumerate(blobs):
             if fresh or bi in found_in or area_mm < UNKNOWN_BLOB * card_area:
                 continue
-            if any(_overlap(cv2.boxPoints(rect).astype(np.float32), q) > 0.5 * card_area for q in before):
+            if before.any_over(cv2.boxPoints(rect).astype(np.float32), 0.5 * card_area):
                 continue
             (w, h) = rect[1]
             if max(w, h) > (1.45 * ch) or min(w, h) < 0.5 * cw:
                 continue
             box = cv2.boxPoints(rect).astype(np.float32)
-            if any(_overlap(box, q) > OVERLAP_MAX * max(w * h, 1.0) for q in taken_mm):
+            if taken_mm.any_over(box, OVERLAP_MAX * max(w * h, 1.0)):
                 continue
             best = max(range(start, start + count), key=lambda i: results[i].score)
             r = results[best]
@@ -426,7 +451,9 @@ class CardTracker:
 
     def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple]) -> tuple[list, list, list]:
         """Every seed rect refined by a pattern search over its place (``REFINE_STEPS_MM``); the
-        searches of all seeds run side by side, one batch of windows per move.
+        searches of all seeds run side by side, one batch of windows per move. A place a search
+        has already read is not read again (after a move, most of the new ring was the old one),
+        and a place two searches reach is read once.
 
         Returns:
             (rects tried, their readings, the index of the seed each came from).
@@ -434,22 +461,41 @@ class CardTracker:
         fine: list[tuple] = list(seeds)
         fine_results: list = list(self._classify(frame, homography, seeds)) if seeds else []
         fine_seed: list[int] = list(range(len(seeds)))
+        read = {_place(r): j for j, r in enumerate(seeds)}  # place → index in fine of its reading
+        tried = {(k, _place(r)) for k, r in enumerate(seeds)}
         best = {k: k for k in range(len(seeds))}  # seed → index of its best rect so far
         ring = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
         for step in REFINE_STEPS_MM:
             active = set(best)
             for _ in range(REFINE_ROUNDS):
-                batch, who = [], []
+                batch, who, new = [], [], []
                 for k in active:
                     j = best[k]
                     (x, y), size, angle = fine[j]
                     for dx, dy in ring:
-                        batch.append(((x + dx * step, y + dy * step), size, angle))
+                        rect = ((x + dx * step, y + dy * step), size, angle)
+                        key = _place(rect)
+                        if (k, key) in tried:  # read for this seed already: it did not beat its best
+                            continue
+                        tried.add((k, key))
+                        batch.append(rect)
                         who.append(k)
+                        if key not in read:
+                            read[key] = -1 - len(new)  # read in this batch
+                            new.append(rect)
                 if not batch:
                     break
-                res = self._classify(frame, homography, batch)
+                res_new = self._classify(frame, homography, new) if new else []
                 base = len(fine)
+                res = []
+                for m, rect in enumerate(batch):
+                    key = _place(rect)
+                    j = read[key]
+                    if j < 0:  # read in this batch: the first rect at this place keeps the reading
+                        read[key] = base + m
+                        res.append(res_new[-1 - j])
+                    else:
+                        res.append(fine_results[j] if j < base else res[j - base])
                 fine += batch
                 fine_results += res
                 fine_seed += who
@@ -551,6 +597,27 @@ def _centres(lo: float, hi: float, size: float, step: float = WINDOW_STEP_MM) ->
     b = max(hi - size / 2, lo + size / 2) + WINDOW_SLACK_MM
     n = max(1, int(np.ceil((b - a) / step - 1e-9)) + 1)
     return np.linspace(a, b, n) if n > 1 else np.array([(a + b) / 2])
+
+
+def _counts_in(quad_px: np.ndarray, *masks: np.ndarray) -> tuple[int, ...]:
+    """Pixels inside a convex quad (px, rounded as :func:`cv2.fillConvexPoly` fills it, clipped to
+    the image), then how many of them are set in each (H, W) uint8 mask; worked out within the
+    quad's bounding box."""
+    pts = np.round(quad_px).astype(np.int32)
+    hgt, wid = masks[0].shape
+    x0, y0 = max(0, int(pts[:, 0].min())), max(0, int(pts[:, 1].min()))
+    x1, y1 = min(wid, int(pts[:, 0].max()) + 1), min(hgt, int(pts[:, 1].max()) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return (0,) * (len(masks) + 1)
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(m, pts - np.array([x0, y0], np.int32), 255)
+    return (np.count_nonzero(m),) + tuple(np.count_nonzero(m & k[y0:y1, x0:x1]) for k in masks)
+
+
+def _place(rect: tuple) -> tuple:
+    """A rect's place (mm, to a µm), size and turn: the key under which a reading is kept."""
+    (x, y), size, angle = rect
+    return round(x, 3), round(y, 3), tuple(size), angle
 
 
 def _as_tuple(quad) -> tuple[tuple[float, float], ...]:
