@@ -20,7 +20,8 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    (``WINDOW_STEP_MM`` apart, the zone's way round, at the blob's own turn if it is card-shaped,
    else square to the mat, centred in a zone), and every place a card has just left gets a few
    windows of its own. The deck scores all of them in one batch against its label centroids; the
-   best become seeds, refined side by side by a pattern search (``REFINE_STEPS_MM``). The refined
+   best become seeds, refined side by side by a compass search (``REFINE_STEPS_MM``) that ends at
+   the peak of a parabola through its last scores. The refined
    windows are taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
    (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, unless a card lay
    there before) and not on bare mat (``NOT_BARE_MIN``); each is snapped to the card's own edges
@@ -81,11 +82,13 @@ NOT_BARE_MIN = 0.15
 POLISH_PX, POLISH_LOSS = 4.0, 0.02
 #: ... and its sides may differ from the card's by this much (mm).
 POLISH_SIZE_MM = 1.5
-#: Each seed is refined by a pattern search (R. Hooke, T. A. Jeeves, "Direct search solution of
-#: numerical and statistical problems", J. ACM 8(2), 1961): its 8 neighbours at each of these
-#: steps (mm), moving to the best, at most REFINE_ROUNDS moves per step.
-REFINE_STEPS_MM = (2.5, 1.0, 0.5)
-REFINE_ROUNDS = 3
+#: Each seed is refined by a compass search (a pattern search along the mat's axes: T. G. Kolda,
+#: R. M. Lewis, V. Torczon, "Optimization by direct search: new perspectives on some classical and
+#: modern methods", SIAM Review 45(3), 2003): its 4 neighbours at each of these steps (mm), moving
+#: to the best, at most REFINE_ROUNDS moves per step; then one move to the peak of a parabola
+#: through the last step's scores on each axis (at most half a step away).
+REFINE_STEPS_MM = (2.5, 1.0)
+REFINE_ROUNDS = 4
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
 WINDOW_SLACK_MM = 5.0
 #: At most this many coarse windows per blob (a larger blob gets sparser windows).
@@ -450,10 +453,11 @@ class CardTracker:
         return out
 
     def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple]) -> tuple[list, list, list]:
-        """Every seed rect refined by a pattern search over its place (``REFINE_STEPS_MM``); the
-        searches of all seeds run side by side, one batch of windows per move. A place a search
-        has already read is not read again (after a move, most of the new ring was the old one),
-        and a place two searches reach is read once.
+        """Every seed rect refined by a compass search over its place (``REFINE_STEPS_MM``), then
+        one step to the peak of a parabola through the last step's scores; the searches of all
+        seeds run side by side, one batch of windows per move. A place a search has already read
+        is not read again (after a move, one of the new neighbours is the old place), and a place
+        two searches reach is read once.
 
         Returns:
             (rects tried, their readings, the index of the seed each came from).
@@ -464,48 +468,75 @@ class CardTracker:
         read = {_place(r): j for j, r in enumerate(seeds)}  # place → index in fine of its reading
         tried = {(k, _place(r)) for k, r in enumerate(seeds)}
         best = {k: k for k in range(len(seeds))}  # seed → index of its best rect so far
-        ring = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+
+        def run(moves: dict[int, list[tuple[float, float]]]) -> set[int]:
+            """Read the given moves (seed → offsets mm from its best); the seeds that moved."""
+            batch, who, new = [], [], []
+            for k, offsets in moves.items():
+                (x, y), size, angle = fine[best[k]]
+                for dx, dy in offsets:
+                    rect = ((x + dx, y + dy), size, angle)
+                    key = _place(rect)
+                    if (k, key) in tried:  # read for this seed already: it did not beat its best
+                        continue
+                    tried.add((k, key))
+                    batch.append(rect)
+                    who.append(k)
+                    if key not in read:
+                        read[key] = -1 - len(new)  # read in this batch
+                        new.append(rect)
+            if not batch:
+                return set()
+            res_new = self._classify(frame, homography, new) if new else []
+            base = len(fine)
+            res = []
+            for m, rect in enumerate(batch):
+                key = _place(rect)
+                j = read[key]
+                if j < 0:  # read in this batch: the first rect at this place keeps the reading
+                    read[key] = base + m
+                    res.append(res_new[-1 - j])
+                else:
+                    res.append(fine_results[j] if j < base else res[j - base])
+            fine.extend(batch)
+            fine_results.extend(res)
+            fine_seed.extend(who)
+            moved = set()
+            for m, k in enumerate(who):
+                if res[m].score > fine_results[best[k]].score:
+                    best[k] = base + m
+                    moved.add(k)
+            return moved
+
         for step in REFINE_STEPS_MM:
+            compass = [(step, 0.0), (-step, 0.0), (0.0, step), (0.0, -step)]
             active = set(best)
             for _ in range(REFINE_ROUNDS):
-                batch, who, new = [], [], []
-                for k in active:
-                    j = best[k]
-                    (x, y), size, angle = fine[j]
-                    for dx, dy in ring:
-                        rect = ((x + dx * step, y + dy * step), size, angle)
-                        key = _place(rect)
-                        if (k, key) in tried:  # read for this seed already: it did not beat its best
-                            continue
-                        tried.add((k, key))
-                        batch.append(rect)
-                        who.append(k)
-                        if key not in read:
-                            read[key] = -1 - len(new)  # read in this batch
-                            new.append(rect)
-                if not batch:
-                    break
-                res_new = self._classify(frame, homography, new) if new else []
-                base = len(fine)
-                res = []
-                for m, rect in enumerate(batch):
-                    key = _place(rect)
-                    j = read[key]
-                    if j < 0:  # read in this batch: the first rect at this place keeps the reading
-                        read[key] = base + m
-                        res.append(res_new[-1 - j])
-                    else:
-                        res.append(fine_results[j] if j < base else res[j - base])
-                fine += batch
-                fine_results += res
-                fine_seed += who
-                active = set()
-                for m, k in enumerate(who):
-                    if res[m].score > fine_results[best[k]].score:
-                        best[k] = base + m
-                        active.add(k)  # it moved: look around its new place at this step again
+                active = run({k: compass for k in active})  # moved: look around its new place again
                 if not active:
                     break
+        # The peak between the last step's samples: a parabola through the best place and its two
+        # neighbours on each axis (where both were read), at most half a step away.
+        step = REFINE_STEPS_MM[-1]
+        peaks = {}
+        for k, j in best.items():
+            (x, y), size, angle = fine[j]
+            centre = fine_results[j].score
+            off = []
+            for ax in ((step, 0.0), (0.0, step)):
+                lo = read.get(_place(((x - ax[0], y - ax[1]), size, angle)))
+                hi = read.get(_place(((x + ax[0], y + ax[1]), size, angle)))
+                t = 0.0
+                if lo is not None and hi is not None and lo >= 0 and hi >= 0:
+                    a, b = fine_results[lo].score, fine_results[hi].score
+                    curv = a - 2 * centre + b
+                    if curv < 0:
+                        t = float(np.clip(0.5 * (a - b) / curv, -0.5, 0.5))
+                off.append(t * step)
+            if abs(off[0]) + abs(off[1]) >= 0.1:
+                peaks[k] = [(off[0], off[1])]
+        if peaks:
+            run(peaks)
         return fine, fine_results, fine_seed
 
     def _card_rect(self, quad_mm: np.ndarray) -> tuple:
@@ -518,8 +549,9 @@ class CardTracker:
     def _polish(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
         """The card found in window ``rect`` (reading ``r``), its sides snapped to the card's own
         edges (:func:`companion.vision.cards.refine_quads`, a few px either way) and read again
-        there: a window is on a 1.5 mm grid and square to the mat, and the look-alike stage
-        compares small marks that a degree or a mm of misplacement blurs. The snapped quad is
+        there: a window is placed only as finely as the search's steps, at the turn it was tried
+        at, and the look-alike stage compares small marks that a degree or a mm of misplacement
+        blurs. The snapped quad is
         used only if its sides are well backed and it reads at least as well."""
         from companion.vision.cards import order_quad, refine_quads
         from companion.vision.deck import classify_quads
