@@ -432,10 +432,11 @@ class CardTracker:
             x, y, w, h = (int(v) for v in stats[b, :4])
             ys, xs = np.nonzero(labels[y:y + h, x:x + w] == b)
             pts = np.stack([xs + (x + ox), ys + (y + oy)], axis=1).astype(np.float32) / s
-            rects = self._windows(pts)
+            blob_rect = cv2.minAreaRect(pts)
+            rects = self._windows(pts, blob_rect)
             if not rects:
                 continue
-            blobs.append((len(windows), len(rects), float(len(pts)) / (s * s), cv2.minAreaRect(pts)))
+            blobs.append((len(windows), len(rects), float(len(pts)) / (s * s), blob_rect))
             windows += rects
             owner += [len(blobs) - 1] * len(rects)
         if not windows:
@@ -455,7 +456,8 @@ class CardTracker:
             seed_boxes.add(box)
             if len(seeds) >= MAX_SEEDS:
                 break
-        fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds])
+        fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds],
+                                               [results[i] for i in seeds])
         fine_owner = [owner[seeds[k]] for k in who]
         # Where the cards are is decided by the whole-card match (a look-alike left undecided at one
         # window still marks a card's place); what they are, at the polished place (_polish).
@@ -507,7 +509,8 @@ class CardTracker:
             out.append(TrackedCard(UNKNOWN, windows[best], r.score, r.confidence, _as_tuple(r.quad)))
         return out
 
-    def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple]) -> tuple[list, list, list]:
+    def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple],
+                readings: list | None = None) -> tuple[list, list, list]:
         """Every seed rect refined by a compass search over its place (``REFINE_STEPS_MM``), then
         one step to the peak of a parabola through the last step's scores; the searches of all
         seeds run side by side, one batch of windows per move. A place a search has already read
@@ -518,7 +521,9 @@ class CardTracker:
             (rects tried, their readings, the index of the seed each came from).
         """
         fine: list[tuple] = list(seeds)
-        fine_results: list = list(self._classify(frame, homography, seeds)) if seeds else []
+        if readings is None:
+            readings = self._classify(frame, homography, seeds) if seeds else []
+        fine_results: list = list(readings)
         fine_seed: list[int] = list(range(len(seeds)))
         read = {_place(r): j for j, r in enumerate(seeds)}  # place → index in fine of its reading
         tried = {(k, _place(r)) for k, r in enumerate(seeds)}
@@ -641,10 +646,10 @@ class CardTracker:
         quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
         return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick)
 
-    def _windows(self, pts_mm: np.ndarray) -> list[tuple]:
-        """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm, centred in a zone."""
+    def _windows(self, pts_mm: np.ndarray, rect: tuple) -> list[tuple]:
+        """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm and their
+        ``cv2.minAreaRect``, centred in a zone."""
         cw, ch = self.layout.card_mm
-        rect = cv2.minAreaRect(pts_mm)
         (bw, bh), ang = rect[1], rect[2]
         # minAreaRect reports angles in (0, 90]; a card-shaped blob's own turn, folded near 0, is
         # the card's; any other blob is searched square to the mat.
