@@ -20,9 +20,9 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    (``WINDOW_STEP_MM`` apart, the zone's way round, at the blob's own turn if it is card-shaped,
    else square to the mat, centred in a zone), and every place a card has just left gets a few
    windows of its own. The deck scores all of them in one batch against its label centroids; the
-   best become seeds, refined side by side by a compass search (``REFINE_STEPS_MM``) that ends at
-   the peak of a parabola through its last scores. The refined
-   windows are taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
+   best become seeds, refined side by side by a compass search (``REFINE_STEPS_MM``) that ends
+   with one window at the peak of a parabola through its last scores. The refined windows are
+   taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
    (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, unless a card lay
    there before) and not on bare mat (``NOT_BARE_MIN``); each is snapped to the card's own edges
    and read in full, look-alike stage included, and kept if it beats the deck's threshold by
@@ -85,8 +85,8 @@ POLISH_SIZE_MM = 1.5
 #: Each seed is refined by a compass search (a pattern search along the mat's axes: T. G. Kolda,
 #: R. M. Lewis, V. Torczon, "Optimization by direct search: new perspectives on some classical and
 #: modern methods", SIAM Review 45(3), 2003): its 4 neighbours at each of these steps (mm), moving
-#: to the best, at most REFINE_ROUNDS moves per step; then one move to the peak of a parabola
-#: through the last step's scores on each axis (at most half a step away).
+#: to the best, at most REFINE_ROUNDS moves per step; then one window at the peak of a parabola
+#: through the last step's scores on each axis (at most half a step away), kept if it reads better.
 REFINE_STEPS_MM = (2.5, 1.0)
 REFINE_ROUNDS = 4
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
@@ -512,10 +512,10 @@ class CardTracker:
     def _refine(self, frame: np.ndarray, homography: np.ndarray, seeds: list[tuple],
                 readings: list | None = None) -> tuple[list, list, list]:
         """Every seed rect refined by a compass search over its place (``REFINE_STEPS_MM``), then
-        one step to the peak of a parabola through the last step's scores; the searches of all
+        one window at the peak of a parabola through the last step's scores; the searches of all
         seeds run side by side, one batch of windows per move. A place a search has already read
         is not read again (after a move, one of the new neighbours is the old place), and a place
-        two searches reach is read once.
+        two searches reach is read once. ``readings``: the seeds' own readings, if already made.
 
         Returns:
             (rects tried, their readings, the index of the seed each came from).
