@@ -34,6 +34,8 @@ border region are found.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -413,18 +415,22 @@ def find_cards(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: 
     return [hyps[0] for hyps, partial in find_card_groups(frame, min_area_frac, max_area_frac) if not partial]
 
 
-def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool]], deck) -> list:
+def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool]], deck
+                    ) -> tuple[list, list[np.ndarray]]:
     """Classify every hypothesis of every group in one batch and keep the best per group.
 
-    Returns a list of :class:`companion.vision.deck.Classification`, one per group kept: partial
-    groups whose best hypothesis is ``"unknown"`` are dropped.
+    Returns:
+        ``(readings, unread)``: one :class:`companion.vision.deck.Classification` per group kept,
+        and the quads (as found) of the partial groups dropped because no hypothesis of theirs
+        read as enrolled: a part of a card, or of something else, that
+        :mod:`companion.vision.card_search` may complete.
     """
     from companion.rules.cards import UNKNOWN
     from companion.vision.deck import classify_quads
 
     flat = [q for hyps, _ in groups for q in hyps]
     results = classify_quads(frame, flat, deck)
-    out, i = [], 0
+    out, unread, i = [], [], 0
     for hyps, partial in groups:
         rs = results[i:i + len(hyps)]
         i += len(hyps)
@@ -433,18 +439,64 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
             best = rs[0]  # a measured outline beats an extrapolated one unless clearly worse
         if best.label == UNKNOWN:
             if partial:
+                unread.append(_part_of(hyps))
                 continue
             best = rs[0]  # nothing matched: report the outline as found, not a guess
         out.append((partial, best))
-    # A completed part-card can land on a card that was also found whole: keep one per place,
-    # whole finds first, then the better match.
-    out.sort(key=lambda pb: (pb[0], -pb[1].score))
+    return _one_per_place(out), unread
+
+
+def _part_of(completions: list[np.ndarray]) -> np.ndarray:
+    """The part-card a partial group was completed from: where its two completions overlap."""
+    top, bottom = completions[-2], completions[-1]
+    return np.stack([bottom[0], bottom[1], top[2], top[3]]).astype(np.float32)
+
+
+def _one_per_place(out: list) -> list:
+    """A completed part-card can land on a card that was also found whole: keep one per place,
+    whole finds first, then the better match; sorted top to bottom, then left to right."""
+    out = sorted(out, key=lambda pb: (pb[0], -pb[1].score))
     kept: list = []
     for _, r in out:
         if not any(_inside(r.quad.mean(axis=0), k.quad) or _inside(k.quad.mean(axis=0), r.quad) for k in kept):
             kept.append(r)
     kept.sort(key=lambda r: (round(float(r.quad[:, 1].mean()) / 20.0), float(r.quad[:, 0].mean())))
     return kept
+
+
+def read_card_results(frame: np.ndarray, deck) -> list:
+    """:func:`read_cards` as :class:`companion.vision.deck.Classification` objects (scores kept).
+
+    The outline finder's cards are read first; then, at the size of the cards it read, the deck
+    searches what is left over (:mod:`companion.vision.card_search`): part-cards, card-shaped
+    finds that read ``"unknown"``, and patches that differ from the table.
+    """
+    from companion.rules.cards import UNKNOWN
+    from companion.vision import card_search
+
+    readings, unread = classify_groups(frame, find_card_groups(frame), deck)
+    size = card_search.card_size(readings)
+    if size is None:
+        return readings
+    # A reading of the wrong size is looked at again as a part of something: a card the deck finds
+    # there replaces it; if none is found, a weak one is reported as "unknown", a strong one stays.
+    bad = card_search.misfits(readings, size)
+    weak = {i for i in bad if readings[i].score < deck.threshold + card_search.WINDOW_MARGIN}
+    recheck = [r for i, r in enumerate(readings) if i in bad and i not in weak]
+    readings = [replace(r, label=UNKNOWN, confidence=0.5) if i in weak else r for i, r in enumerate(readings)]
+    settled = [r for r in readings if not any(r is b for b in recheck)]
+    size = card_search.card_size(settled) or size
+    differs = card_search.differs_from_table(frame, size, settled)
+    regions = card_search.leftover_regions(frame, settled, unread, size, differs, recheck)
+    if not regions:
+        return readings
+    found = card_search.search_cards(frame, deck, settled, regions, size, differs)
+    if not found:
+        return readings
+    # An "unknown" outline, or a doubtful one, that a card found now covers was part of that card.
+    kept = [r for r in readings if (r.label != UNKNOWN and not any(r is b for b in recheck))
+            or not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
+    return _one_per_place([(False, r) for r in kept + found])
 
 
 def read_cards(frame: np.ndarray, deck) -> list[CardObservation]:
@@ -464,5 +516,5 @@ def read_cards(frame: np.ndarray, deck) -> list[CardObservation]:
     """
     return [
         CardObservation(c.label, c.confidence, tuple((float(x), float(y)) for x, y in c.quad))
-        for c in classify_groups(frame, find_card_groups(frame), deck)
+        for c in read_card_results(frame, deck)
     ]

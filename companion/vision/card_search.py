@@ -1,0 +1,373 @@
+"""Finding the cards an outline cannot give: the deck says where a card lies (general finder).
+
+:func:`companion.vision.cards.find_card_groups` finds a card by its outline. Some cards have
+none worth the name: a pale card on a pale table, a card whose cream text panel runs off its edge,
+a card whose art sits in a rounded panel that the edge map takes for the card. What the outline
+finder does give for them is a *part* (a too-square region, the panel) or nothing but a patch of
+colour that differs from the table. The cards it did read tell how large a card is in this photo.
+This module uses both, as the game's card tracker (:mod:`companion.vision.table_cards`) does on
+the mat:
+
+1. **Leftover regions**: every part-card the outline finder kept but could not name, every
+   card-shaped find that read ``"unknown"``, and every blob that differs from the table (the
+   table estimated by a median filter larger than a card, on a reduced and smoothed image, CIE
+   Lab, with the cards already read painted out) not
+   covered by a card already read. A photo whose "differs from the table" covers more than
+   ``TEXTURED_MAX`` of it has a table too busy for that estimate, and gives no blobs.
+2. **Windows**: card-sized rectangles (the median size of the cards already read, image px),
+   turned as the region is (both ways round), centred on a grid ``STEP`` card widths apart over
+   every place where a card would contain the region (or lie inside it, if it is larger).
+3. The deck scores every window against its label centroids in one batch; the best become seeds
+   (``SEED_MARGIN`` below the threshold at most), each refined by a pattern search over place
+   and turn (R. Hooke, T. A. Jeeves, J. ACM 8(2), 1961), snapped to the card's own edges
+   (:func:`companion.vision.cards.refine_quads`) and read in full, look-alike stage included.
+4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the best of many
+   tries, so it must clearly win), overlaps no card already read by more than ``OVERLAP_MAX``,
+   accounts for its region (holds the part; lies on the blob), lies wholly inside the photo, and is not mostly bare table.
+
+Nothing here guesses a name: every card reported was read by the deck like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.rules.cards import UNKNOWN
+
+#: Window centres are this many card widths apart.
+STEP = 0.14
+#: A coarse window scoring this far (ZNCC) below the deck's threshold may still be near a card.
+SEED_MARGIN = 0.25
+#: At most this many seeds are refined per photo.
+MAX_SEEDS = 24
+#: A card found by trying many windows must read this much (ZNCC) above the deck's threshold.
+WINDOW_MARGIN = 0.1
+#: A new card may overlap a card already read by at most this fraction of a card's area.
+OVERLAP_MAX = 0.2
+#: A found card's sides must be backed by a card's outline this well (``refine_quads`` support,
+#: 0..1) after snapping: a pattern on the table can resemble a card's art, never its outline.
+SUPPORT_MIN = 0.75
+#: Pattern-search steps: (fraction of the card width, degrees), coarse to fine.
+REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5), (0.012, 0.6))
+REFINE_ROUNDS = 3
+#: A named reading with a side this far (fraction) from the photo's card size is a misfit.
+MISFIT = 0.25
+#: ... or a corner whose |cos| exceeds this (about 14° from square).
+MISFIT_SKEW = 0.25
+#: Long side (px) of the reduced image the table is estimated on.
+_BG_PX = 320
+#: Lab distance (8-bit units, chroma counted twice) from the table above which a pixel differs.
+DIFF_MIN = 16.0
+#: Blobs smaller than this fraction of a card are noise.
+BLOB_MIN = 0.12
+#: If more than this fraction of the photo differs from the table estimate, the table is textured.
+TEXTURED_MAX = 0.45
+#: A found card must differ from the table over at least this fraction of its area.
+NOT_BARE_MIN = 0.2
+
+
+@dataclass(frozen=True)
+class Region:
+    """A place that may hold a card: its outline or pixels, (N, 2) float32 image px; its area, px²;
+    and where it came from ("part", "unknown" or "blob")."""
+
+    points: np.ndarray
+    area: float
+    source: str
+
+
+def card_size(readings) -> tuple[float, float] | None:
+    """The median (short, long) side in px of the named readings, or None if there are none.
+
+    Args:
+        readings: :class:`companion.vision.deck.Classification` objects.
+    """
+    sides = []
+    for r in readings:
+        if r.label == UNKNOWN:
+            continue
+        q = np.asarray(r.quad, np.float32)
+        s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+        sides.append(sorted(((s[0] + s[2]) / 2.0, (s[1] + s[3]) / 2.0)))
+    if not sides:
+        return None
+    w, h = np.median(np.array(sides), axis=0)
+    return float(w), float(h)
+
+
+def misfits(readings, card_wh: tuple[float, float]) -> list[int]:
+    """Indices of named readings with a side more than ``MISFIT`` away from the photo's card
+    size, or a corner further from square than ``MISFIT_SKEW`` allows: a square of a checked cloth that matches a pale card, or a card whose outline took in a
+    neighbour's shadow or lost its title band. The caller searches their places again.
+    """
+    out = []
+    for i, r in enumerate(readings):
+        if r.label == UNKNOWN:
+            continue
+        q = np.asarray(r.quad, np.float32)
+        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+        short, long_ = sorted(card_wh)
+        want = np.array([short, long_, short, long_] if sides[0] + sides[2] <= sides[1] + sides[3]
+                        else [long_, short, long_, short])
+        u = (np.roll(q, -1, axis=0) - q) / np.maximum(sides, 1e-6)[:, None]
+        skew = np.abs((u * np.roll(u, 1, axis=0)).sum(axis=1)).max()  # |cos| of the worst corner
+        if np.abs(sides / want - 1.0).max() > MISFIT or skew > MISFIT_SKEW:
+            out.append(i)
+    return out
+
+
+def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings=()) -> np.ndarray | None:
+    """Where the photo differs from its table, at full resolution, or None for a textured table.
+
+    The table is the reduced Lab image with the cards already read painted over from their
+    surroundings (``cv2.inpaint``, A. Telea, "An image inpainting technique based on the fast
+    marching method", J. Graphics Tools 9(1), 2004), then median-filtered with a window twice a
+    card's long side, so the cards left do not shift it (``cv2.medianBlur``).
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        card_wh: (short, long) card side, image px.
+        readings: cards already read (Classification); named ones are taken out of the table.
+
+    Returns:
+        (H, W) bool, or None when more than ``TEXTURED_MAX`` of the photo differs.
+    """
+    h, w = image.shape[:2]
+    s = min(1.0, _BG_PX / max(h, w))
+    small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    # Smoothed over a tenth of a card, a table's grain, weave or tiles average out; a card does not.
+    small = cv2.GaussianBlur(small, (0, 0), max(0.8, 0.1 * card_wh[0] * s))
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    cards = np.zeros(lab.shape[:2], np.uint8)
+    for r in readings:
+        if r.label != UNKNOWN:
+            cv2.fillConvexPoly(cards, np.round(_grown(np.asarray(r.quad, np.float32), 1.1) * s).astype(np.int32), 1)
+    table = cv2.inpaint(lab, cards, 3, cv2.INPAINT_TELEA) if cards.any() else lab
+    k = int(2 * card_wh[1] * s) | 1
+    k = max(5, min(k, 2 * (min(small.shape[:2]) // 2) - 1))
+    table = cv2.medianBlur(table, k)
+    d = np.abs(lab.astype(np.int16) - table.astype(np.int16)).astype(np.float32)
+    dist = d[:, :, 0] + 2.0 * (d[:, :, 1] + d[:, :, 2])
+    mask = (dist > DIFF_MIN).astype(np.uint8)
+    if mask.mean() > TEXTURED_MAX:
+        return None
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+
+
+def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card_wh: tuple[float, float],
+                     differs: np.ndarray | None, recheck=()) -> list[Region]:
+    """Step 1 of the module doc.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        readings: the named and unknown readings so far (Classification).
+        unread: (4, 2) quads of part-cards the outline finder kept but the deck could not name.
+        card_wh: (short, long) card side, px.
+        differs: :func:`differs_from_table` of the photo, or None.
+        recheck: named readings whose outline is in doubt (:func:`misfits`): searched as if
+            they read "unknown".
+    """
+    regions = [Region(np.asarray(q, np.float32), abs(cv2.contourArea(np.asarray(q, np.float32))), "part")
+               for q in unread]
+    regions += [Region(np.asarray(r.quad, np.float32), abs(cv2.contourArea(np.asarray(r.quad, np.float32))), "unknown")
+                for r in [r for r in readings if r.label == UNKNOWN] + list(recheck)]
+    if differs is None:
+        return regions
+    free = differs.astype(np.uint8)
+    for r in readings:
+        if r.label != UNKNOWN:
+            # Grown past the halo that smoothing gave the card in ``differs``.
+            cv2.fillConvexPoly(free, _grown(np.asarray(r.quad, np.float32), 1.25).astype(np.int32), 0)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
+    card_area = card_wh[0] * card_wh[1]
+    for b in range(1, n):
+        if stats[b, cv2.CC_STAT_AREA] < BLOB_MIN * card_area:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[b, :4])
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == b)
+        pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
+        if len(pts) > 4000:  # the outline is enough for its rectangle
+            pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
+        regions.append(Region(pts, float(stats[b, cv2.CC_STAT_AREA]), "blob"))
+    return regions
+
+
+def _grown(quad: np.ndarray, k: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) * k
+
+
+def _windows(region: Region, card_wh: tuple[float, float]) -> list[tuple]:
+    """Step 2: card-sized rotated rects ``((cx, cy), (w, h), angle)`` over one region."""
+    cw, ch = card_wh
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
+    out = []
+    for turn in (0.0, 90.0):
+        a = ang + turn
+        # In the frame of the region turned by `a`, the card lies cw wide along x, ch along y.
+        ew, eh = (rw, rh) if turn == 0.0 else (rh, rw)
+        t = np.deg2rad(a)
+        ux, uy = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+        step = STEP * cw
+        xs = _offsets(abs(ew - cw) / 2.0 + 0.5 * step, step)
+        ys = _offsets(abs(eh - ch) / 2.0 + 0.5 * step, step)
+        for dy in ys:
+            for dx in xs:
+                c = np.array([cx, cy]) + dx * ux + dy * uy
+                out.append(((float(c[0]), float(c[1])), (cw, ch), float(a)))
+    return out
+
+
+def _offsets(reach: float, step: float) -> np.ndarray:
+    n = int(np.floor(reach / step))
+    return np.arange(-n, n + 1, dtype=np.float64) * step
+
+
+def _quad(rect: tuple) -> np.ndarray:
+    return cv2.boxPoints(rect).astype(np.float32)
+
+
+def _score(image: np.ndarray, deck, rects: list[tuple]) -> np.ndarray:
+    from companion.vision.deck import classify_quads
+
+    return np.array([r.score for r in classify_quads(image, [_quad(r) for r in rects], deck, quick=True)])
+
+
+def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float) -> list[tuple]:
+    """Step 3: each seed moved to the best place and turn nearby, all seeds side by side."""
+    best = list(seeds)
+    best_score = list(scores)
+    for frac, deg in REFINE_STEPS:
+        d = frac * cw
+        moves = [(d, 0, 0), (-d, 0, 0), (0, d, 0), (0, -d, 0), (0, 0, deg), (0, 0, -deg)]
+        active = set(range(len(best)))
+        for _ in range(REFINE_ROUNDS):
+            if not active:
+                break
+            tries, who = [], []
+            for k in sorted(active):
+                (x, y), wh, a = best[k]
+                for mx, my, ma in moves:
+                    tries.append(((x + mx, y + my), wh, a + ma))
+                    who.append(k)
+            s = _score(image, deck, tries)
+            moved = set()
+            for i, k in enumerate(who):
+                if s[i] > best_score[k]:
+                    best[k], best_score[k] = tries[i], float(s[i])
+                    moved.add(k)
+            active = moved
+    return best
+
+
+def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
+                 differs: np.ndarray | None = None) -> list:
+    """Steps 2–4 of the module doc: cards the deck finds in the leftover regions.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        deck: a :class:`companion.vision.deck.Deck`.
+        readings: the named cards so far (Classification); new cards must not overlap them.
+        regions: from :func:`leftover_regions`.
+        card_wh: (short, long) card side, image px.
+        differs: :func:`differs_from_table`, or None (then the bare-table test is skipped).
+
+    Returns:
+        New :class:`companion.vision.deck.Classification` readings, each named (never
+        ``"unknown"``), at most one per place.
+    """
+    from companion.vision.cards import order_quad, refine_quads
+    from companion.vision.deck import classify_quads
+
+    windows, owner = [], []
+    for i, reg in enumerate(regions):
+        w = _windows(reg, card_wh)
+        windows += w
+        owner += [i] * len(w)
+    if not windows:
+        return []
+    cw, ch = card_wh
+    scores = _score(image, deck, windows)
+    seeds, seed_owner = [], []
+    for i in np.argsort(-scores):
+        if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
+            break
+        c = np.array(windows[i][0])
+        if any(np.hypot(*(c - np.array(s[0]))) < 0.35 * cw for s in seeds):
+            continue
+        seeds.append(windows[i])
+        seed_owner.append(owner[i])
+    if not seeds:
+        return []
+    refined = _refine(image, deck, seeds, scores[[windows.index(s) for s in seeds]], cw)
+    quads = [order_quad(_quad(r)) for r in refined]
+    snapped, supports = [], []
+    for q, (sq, support, _) in zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw))):
+        sq = order_quad(sq)
+        s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
+        ok = support > 0 and abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
+        snapped.append(sq if ok else q)
+        supports.append(support if ok else 0.0)
+    results = classify_quads(image, quads + snapped, deck)
+    n = len(quads)
+    taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
+    out = []
+    for k in sorted(range(n), key=lambda k: -max(results[k].score, results[n + k].score)):
+        if supports[k] < SUPPORT_MIN:
+            continue  # no outline where the window says a card lies: a pattern on the table
+        r = results[n + k] if results[n + k].score >= results[k].score - 0.02 else results[k]
+        if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
+            continue
+        q = np.asarray(r.quad, np.float32)
+        if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
+            continue  # a card cut by the photo's border cannot be checked whole
+        if any(_overlap(q, t) > OVERLAP_MAX * cw * ch for t in taken):
+            continue
+        if not _accounts_for(q, regions[seed_owner[k]], cw * ch):
+            continue
+        if differs is not None and _fraction_in(q, differs) < NOT_BARE_MIN:
+            continue
+        taken.append(q)
+        out.append(r)
+    return out
+
+
+def _accounts_for(quad: np.ndarray, region: Region, card_area: float) -> bool:
+    """Whether a card found from ``region`` explains it: a part or an unknown outline lies
+    within the card (its centre does); a blob lies mostly within it, or fills much of it (a blob
+    of several cards run together)."""
+    if region.source != "blob":
+        c = region.points.mean(axis=0)
+        return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+    inside = _points_in(quad, region.points)
+    return inside >= 0.5 or inside * region.area >= 0.3 * card_area
+
+
+def _points_in(quad: np.ndarray, pts: np.ndarray) -> float:
+    """Fraction of ``pts`` (N, 2) inside the convex ``quad`` (4, 2)."""
+    v = np.roll(quad, -1, axis=0) - quad  # (4, 2) side vectors, clockwise (y down)
+    rel = pts[:, None, :] - quad[None, :, :]  # (N, 4, 2)
+    cross = v[None, :, 0] * rel[:, :, 1] - v[None, :, 1] * rel[:, :, 0]
+    return float(np.mean(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Area (px²) of the intersection of two convex quads."""
+    area, _ = cv2.intersectConvexConvex(a.reshape(-1, 1, 2), b.reshape(-1, 1, 2))
+    return float(area)
+
+
+def _fraction_in(quad: np.ndarray, mask: np.ndarray) -> float:
+    x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, mask.shape[1]), min(y + h, mask.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad - [x0, y0]).astype(np.int32), 1)
+    n = int(inside.sum())
+    return float((mask[y0:y1, x0:x1] & (inside > 0)).sum()) / max(n, 1)

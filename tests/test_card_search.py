@@ -1,0 +1,117 @@
+"""The general finder's second stage: the deck finds the cards an outline cannot give
+(companion.vision.card_search), on the illustrated style's pale cards and panel art."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import test_vision_synth as synth
+from companion.rules.cards import UNKNOWN
+from companion.sim import faces
+from companion.vision import card_search
+from companion.vision.cards import classify_groups, find_card_groups, read_cards
+from companion.vision.deck import Classification
+from companion.vision.observations import CardObservation
+
+LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
+          "squid_nigiri", "pudding", "wasabi", "chopsticks"]
+
+_DECK: list = []
+
+
+def illustrated_deck():
+    from companion.sim.record import enroll_sim_deck
+
+    if not _DECK:
+        _DECK.append(enroll_sim_deck(style="illustrated"))
+    return _DECK[0]
+
+
+@pytest.fixture
+def illustrated_scene(monkeypatch):
+    """table_scene with the illustrated card faces."""
+    monkeypatch.setattr(synth, "draw_card_face", lambda label, width: faces.draw_card_face(label, width, style="illustrated"))
+
+    def scene(labels, kind, seed):
+        return synth.table_scene(labels, kind, seed)
+
+    return scene
+
+
+def _score(obs, truth):
+    pairs, extra = synth.match_truth(obs, truth)
+    right = sum(o is not None and o.label == lb for lb, _, o in pairs)
+    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
+    invented = [o.label for o in extra if o.label != UNKNOWN]
+    return right, wrong, invented
+
+
+def test_pale_cards_on_a_pale_table_are_all_read(illustrated_scene):
+    # Pale faces with cream panels running off their edges on a pale cloth: their outlines are too
+    # faint for the edge map, so the first stage alone reads only some of them.
+    labels = ["sashimi", "pudding", "salmon_nigiri", "maki_3", "maki_3", "wasabi", "sashimi", "squid_nigiri",
+              "dumpling", "sashimi", "egg_nigiri", "chopsticks"]
+    img, truth = illustrated_scene(labels, "plain", 42)
+    deck = illustrated_deck()
+    first, _ = classify_groups(img, find_card_groups(img), deck)
+    right_first, _, _ = _score([CardObservation(r.label, r.confidence, tuple(map(tuple, r.quad))) for r in first], truth)
+    right, wrong, invented = _score(read_cards(img, deck), truth)
+    assert right_first < len(truth)  # the scene is hard for outlines alone
+    assert right == len(truth) and not wrong and not invented
+
+
+def test_a_card_whose_art_sits_in_a_panel_is_read_whole(illustrated_scene):
+    # The egg nigiri's art is a rounded panel that the edge map takes for a too-square card.
+    img, truth = illustrated_scene(["egg_nigiri"] * 4 + ["pudding", "chopsticks", "squid_nigiri", "maki_3"], "wood", 45)
+    right, wrong, invented = _score(read_cards(img, illustrated_deck()), truth)
+    assert right == len(truth) and not wrong and not invented
+
+
+def test_patterns_that_look_like_card_art_are_not_cards(illustrated_scene):
+    # Orange and red spots on the cloth resemble the sashimi's art, but have no card's outline.
+    for seed in (41, 47):
+        rng = np.random.default_rng(seed)
+        img, truth = illustrated_scene(list(rng.choice(LABELS, 12)), "blobs", seed)
+        right, wrong, invented = _score(read_cards(img, illustrated_deck()), truth)
+        assert not wrong and not invented, (seed, wrong, invented)
+        assert right >= len(truth) - 1
+
+
+def test_an_empty_pale_table_has_no_cards():
+    img, _ = synth.table_scene([], "plain", seed=3)
+    assert read_cards(img, illustrated_deck()) == []
+
+
+def _reading(label, quad, score=0.9):
+    return Classification(label, 0.9, score, np.asarray(quad, np.float32))
+
+
+def _rect(cx, cy, w, h):
+    return [[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2]]
+
+
+def test_card_size_is_the_median_of_named_readings_either_way_round():
+    rs = [_reading("tempura", _rect(100, 100, 40, 60)), _reading("sashimi", _rect(300, 100, 62, 42)),
+          _reading("wasabi", _rect(500, 100, 44, 64)), _reading(UNKNOWN, _rect(700, 100, 200, 300))]
+    w, h = card_search.card_size(rs)
+    assert (w, h) == (pytest.approx(42.0), pytest.approx(62.0))
+    assert card_search.card_size([_reading(UNKNOWN, _rect(0, 0, 10, 10))]) is None
+
+
+def test_misfits_are_readings_of_the_wrong_size_or_far_from_square():
+    skewed = [[0, 0], [44, 0], [74, 63], [30, 63]]  # a parallelogram: corners ~25° off square
+    rs = [_reading("tempura", _rect(100, 100, 44, 63)), _reading("sashimi", _rect(300, 100, 63, 44)),
+          _reading("pudding", _rect(500, 100, 30, 63)), _reading("wasabi", skewed),
+          _reading(UNKNOWN, _rect(700, 100, 10, 10))]
+    assert card_search.misfits(rs, (44.0, 63.0)) == [2, 3]
+
+
+def test_a_textured_table_gives_no_table_estimate_and_a_plain_one_shows_the_card():
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)  # finer than any smoothing evens out
+    assert card_search.differs_from_table(noise, (4.0, 6.0)) is None
+    plain = np.full((300, 400, 3), 120, np.uint8)
+    plain[100:163, 150:194] = (40, 200, 230)
+    d = card_search.differs_from_table(plain, (44.0, 63.0))
+    assert d is not None and d[131, 172] and not d[20, 20]
