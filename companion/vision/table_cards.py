@@ -576,7 +576,8 @@ class CardTracker:
                 if not active:
                     break
         # The peak between the last step's samples: a parabola through the best place and its two
-        # neighbours on each axis (where both were read), at most half a step away.
+        # neighbours on each axis (where both were read), at most half a step away (and not tried
+        # if it is less than 0.1 mm from the best place).
         step = REFINE_STEPS_MM[-1]
         peaks = {}
         for k, j in best.items():
