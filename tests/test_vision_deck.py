@@ -189,3 +189,59 @@ def test_read_image_errors_name_the_file(tmp_path):
     grey = tmp_path / "grey.png"
     cv2.imwrite(str(grey), np.zeros((5, 7), np.uint8))
     assert read_image(grey).shape == (5, 7, 3)
+
+
+def _pip_card(count: int, colour: tuple[int, int, int], shape: str) -> np.ndarray:
+    """A plain white card with ``count`` pips in two columns and the middle, like a number card of a
+    real deck, and its count in the top-left corner (220 × 315 px, BGR)."""
+    img = np.full((315, 220, 3), 245, np.uint8)
+    cols = [(60, y) for y in (70, 130, 190, 250)] + [(160, y) for y in (70, 130, 190, 250)]
+    middle = [(110, 160)] if count == 9 else [(110, 100), (110, 220)]
+    for x, y in (cols + middle)[:count]:
+        if shape == "diamond":
+            pts = np.array([[x, y - 22], [x + 16, y], [x, y + 22], [x - 16, y]], np.int32)
+            cv2.fillConvexPoly(img, pts, colour)
+        elif shape == "circle":
+            cv2.circle(img, (x, y), 17, colour, -1)
+        else:
+            cv2.fillConvexPoly(img, np.array([[x, y - 20], [x + 18, y + 16], [x - 18, y + 16]], np.int32), colour)
+    cv2.putText(img, str(count), (8, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, colour, 2)
+    return img
+
+
+def test_two_faces_alike_under_labels_unlike_are_told_apart_where_they_differ(monkeypatch):
+    # Labels enrolled from several different faces, as the ranks of a real deck are: "nine" and
+    # "ten" are unlike as a whole (their other faces differ in colour and shape), but their
+    # red-diamond faces differ only in the middle pips and the index.
+    red, blue, green = (40, 40, 210), (200, 90, 30), (40, 160, 40)
+    examples = {"nine": [_pip_card(9, red, "diamond"), _pip_card(9, blue, "circle")],
+                "ten": [_pip_card(10, red, "diamond"), _pip_card(10, green, "triangle")]}
+    deck = enroll_images(examples)
+    assert deck.lookalikes() == []  # not look-alikes label by label ...
+    (pair, region), = deck._example_regions.items()  # ... but one pair of their faces is
+    assert sorted(deck.fine_label[list(pair)]) == [0, 1]
+    k = region.shape[1] / 220.0  # fine px per card px
+    assert region[int(160 * k), int(110 * k)] and region[int(100 * k), int(110 * k)]  # the middle pips
+    assert not region[int(250 * k), int(60 * k)]  # a corner pip both faces share
+
+    def photo(count, seed):
+        rng = np.random.default_rng(seed)
+        face = cv2.GaussianBlur(_pip_card(count, red, "diamond"), (0, 0), 1.0)
+        canvas = np.full((420, 340, 3), (60, 90, 120), np.uint8)
+        q = np.float32([[60, 50], [280, 50], [280, 365], [60, 365]]) + rng.uniform(-8, 8, (4, 2)).astype(np.float32)
+        m = cv2.getPerspectiveTransform(np.float32([[0, 0], [220, 0], [220, 315], [0, 315]]), q)
+        cv2.warpPerspective(face, m, (340, 420), dst=canvas, borderMode=cv2.BORDER_TRANSPARENT)
+        noisy = canvas.astype(np.float32) * rng.uniform(0.8, 1.1) + rng.normal(0, 5, canvas.shape)
+        return np.clip(noisy, 0, 255).astype(np.uint8), q
+
+    tie = np.array([0.9, 0.9], np.float32)  # the whole card cannot decide: the region must
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    for seed in range(3):
+        img, q = photo(10, seed)
+        assert deck.settle_lookalikes(img, q, tie, nine) == ten
+        img, q = photo(9, seed)
+        assert deck.settle_lookalikes(img, q, tie, ten) == nine
+    # Without the pairs of faces there is nothing to compare: the whole-card winner stands.
+    monkeypatch.setattr(Deck, "_lookalike_examples", lambda self: {})
+    img, q = photo(10, 0)
+    assert enroll_images(examples).settle_lookalikes(img, q, tie, nine) == nine

@@ -31,6 +31,12 @@ resolution, over small shifts (± ``FINE_SHIFT`` px: a quad off by a pixel), and
 win by ``LOOKALIKE_MARGIN``; otherwise the card is ``"unknown"``, never a guess between the two.
 This is what the eye does: it looks where the cards differ.
 
+A label enrolled from several different faces (a rank of a real deck, its four suits) has a
+blurred mean, and two such labels may not look alike as a whole although two of their faces do
+(the nine and the ten of diamonds). So the pairs of *examples* of different labels whose fine
+templates correlate above ``LOOKALIKE_MIN`` are kept too, each with its own region; a card close
+to two such labels is compared on the region of the example pair it is most like.
+
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
 variants of each card match their own label versus the others.
@@ -239,6 +245,9 @@ class Deck:
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
+        self._example_regions = self._lookalike_examples()
+        self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
+                               for a, b in self._example_regions}
         order = np.argsort(self.template_label, kind="stable")
         self.template_label = np.asarray(self.template_label, np.int64)[order]
         self.templates = np.ascontiguousarray(np.asarray(self.templates, np.float32)[order])
@@ -271,11 +280,45 @@ class Deck:
             for j in range(i + 1, n):
                 if sim[i, j] < LOOKALIKE_MIN:
                     continue
-                diff = np.abs(means[i] - means[j]).sum(axis=0)
-                diff = cv2.GaussianBlur(diff, (0, 0), 1.5)
-                region = diff > _REGION_LEVEL * diff.max()
-                out[(i, j)] = cv2.dilate(region.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+                out[(i, j)] = self._difference(means[i], means[j])
         return out
+
+    def _lookalike_examples(self) -> dict[tuple[int, int], np.ndarray]:
+        """(a, b), a < b rows of ``fine`` of two labels that are not look-alikes as a whole →
+        (FINE_H, FINE_W) bool: where examples a and b differ, for the pairs of examples that
+        look alike (fine ZNCC above ``LOOKALIKE_MIN``).
+
+        A label enrolled from several different faces (a rank of a real deck: the nine of hearts
+        and the nine of spades) has a blurred mean, so its look-alikes are found example by
+        example: the nine of diamonds and the ten of diamonds differ in one pip and an index.
+        """
+        if self.fine is None or self.fine_label is None or len(self.fine) < 2:
+            return {}
+        flat = self.fine.reshape(len(self.fine), -1)
+        unit = flat / np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
+        sim = unit @ unit.T
+        out = {}
+        for a, b in zip(*np.nonzero(np.triu(sim >= LOOKALIKE_MIN, 1))):
+            la, lb = int(self.fine_label[a]), int(self.fine_label[b])
+            if la == lb or (min(la, lb), max(la, lb)) in self._regions:
+                continue
+            out[(int(a), int(b))] = self._difference(self.fine[a], self.fine[b])
+        return out
+
+    @staticmethod
+    def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(FINE_H, FINE_W) bool: where two (3, FINE_H, FINE_W) fine templates differ."""
+        diff = cv2.GaussianBlur(np.abs(a - b).sum(axis=0), (0, 0), 1.5)
+        region = diff > _REGION_LEVEL * diff.max()
+        return cv2.dilate(region.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+
+    def _best_example(self, patch: np.ndarray, label: int) -> int:
+        """The row of ``fine`` of ``label`` that best matches a (3, FINE_H, FINE_W) Lab patch."""
+        rows = np.nonzero(self.fine_label == label)[0]
+        q = _zero_mean(patch).reshape(-1)
+        t = self.fine[rows].reshape(len(rows), -1)
+        zncc = (t @ q) / np.maximum(np.linalg.norm(t, axis=1) * np.linalg.norm(q), 1e-6)
+        return int(rows[int(np.argmax(zncc))])
 
     def _align(self, big: np.ndarray, label: int) -> np.ndarray | None:
         """The fine Lab patch ``big`` (3, FH + 2s, FW + 2s) warped onto label's mean fine template by
@@ -316,16 +359,31 @@ class Deck:
             scores: (L,) best whole-card ZNCC per label.
             best: the whole-card winner's index.
         """
-        rivals = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND
-                  and (min(k, best), max(k, best)) in self._regions]
+        close = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND
+                 and ((min(k, best), max(k, best)) in self._regions or (min(k, best), max(k, best)) in self._example_pairs)]
+        if not close:
+            return best
+        big = _fine_lab(fine_patch(image, quad))  # (3, FH + 2s, FW + 2s)
+        aligned = self._align(big, best)
+        region = np.zeros((FINE_H, FINE_W), bool)
+        rivals = []
+        for k in close:
+            pair = (min(k, best), max(k, best))
+            if pair in self._regions:
+                region |= self._regions[pair]
+                rivals.append(k)
+            else:
+                # Example by example: the faces of the two labels this card is most like.
+                s0 = (big.shape[1] - FINE_H) // 2
+                centre = aligned[:, 1:1 + FINE_H, 1:1 + FINE_W] if aligned is not None else big[:, s0:s0 + FINE_H, s0:s0 + FINE_W]
+                a, b = self._best_example(centre, best), self._best_example(centre, k)
+                ex = self._example_regions.get((min(a, b), max(a, b)))
+                if ex is not None:
+                    region |= ex
+                    rivals.append(k)
         if not rivals:
             return best
         cands = [best] + rivals
-        region = np.zeros((FINE_H, FINE_W), bool)
-        for k in rivals:
-            region |= self._regions[(min(k, best), max(k, best))]
-        big = _fine_lab(fine_patch(image, quad))  # (3, FH + 2s, FW + 2s)
-        aligned = self._align(big, best)
         if aligned is not None:  # aligned to the template: only a pixel of slack is left
             big, reach = aligned, 1
         else:
