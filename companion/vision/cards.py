@@ -514,7 +514,8 @@ def read_cards(frame: np.ndarray, deck) -> list[CardObservation]:
     Raises:
         ValueError: ``frame`` is not (H, W, 3).
     """
-    return [
-        CardObservation(c.label, c.confidence, tuple((float(x), float(y)) for x, y in c.quad))
-        for c in read_card_results(frame, deck)
-    ]
+    from companion.vision.blas import one_blas_thread
+
+    with one_blas_thread():
+        results = read_card_results(frame, deck)
+    return [CardObservation(c.label, c.confidence, tuple((float(x), float(y)) for x, y in c.quad)) for c in results]

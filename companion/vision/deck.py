@@ -213,7 +213,7 @@ def describe(patches: np.ndarray) -> np.ndarray:
         return np.zeros((0, 3 * PATCH_H * PATCH_W), np.float32)
     flat = (patches.reshape(n * PATCH_H, PATCH_W, 3).astype(np.float32)) * (1.0 / 255.0)
     lab = cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, PATCH_H, PATCH_W, 3)
-    lab = lab.transpose(0, 3, 1, 2)  # (N, 3, H, W)
+    lab = np.ascontiguousarray(lab.transpose(0, 3, 1, 2))  # (N, 3, H, W); contiguous sums are faster
     w = _MASK[None, None]
     mean = (lab * w).sum(axis=(2, 3), keepdims=True) / w.sum()
     d = (lab - mean) * w

@@ -48,6 +48,7 @@ import cv2
 import numpy as np
 
 from companion.rules.cards import UNKNOWN
+from companion.vision.blas import one_blas_thread
 from companion.vision.mat_layout import MatLayout
 from companion.vision.observations import CardObservation
 
@@ -138,57 +139,6 @@ class Sighting:
     def observations(self) -> list[CardObservation]:
         """The cards as observations (image px)."""
         return [c.observation() for c in self.cards]
-
-
-_BLAS_THREADS: list = []  # [(get, set) of numpy's OpenBLAS] or [None], once looked up
-
-
-def _blas_threads():
-    """numpy's OpenBLAS ``(get_num_threads, set_num_threads)`` through ctypes (what threadpoolctl
-    does, without the dependency), or None where it is not found (another BLAS, not Linux)."""
-    if not _BLAS_THREADS:
-        import ctypes
-
-        found = None
-        try:
-            with open("/proc/self/maps") as f:
-                paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln})
-        except OSError:
-            paths = []
-        for path in paths:
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
-                continue
-            for name in ("scipy_openblas{}64_", "scipy_openblas{}_64_", "openblas{}64_", "openblas{}"):
-                get = getattr(lib, name.format("_get_num_threads"), None)
-                put = getattr(lib, name.format("_set_num_threads"), None)
-                if get is not None and put is not None:
-                    get.restype, get.argtypes, put.argtypes = ctypes.c_int, [], [ctypes.c_int]
-                    found = (get, put)
-                    break
-            if found:
-                break
-        _BLAS_THREADS.append(found)
-    return _BLAS_THREADS[0]
-
-
-class _one_blas_thread:
-    """While reading a frame, numpy's OpenBLAS runs on one thread (as it was, after). The tracker's
-    matrix products are small (a few hundred descriptors by 26 or 338 templates): split over
-    threads they gain little, and on a machine busy with anything else (the camera, the display,
-    another process) the waiting threads made a turn several times slower."""
-
-    def __enter__(self) -> None:
-        fns = _blas_threads()
-        self._was = fns[0]() if fns else None
-        if fns and self._was != 1:
-            fns[1](1)
-
-    def __exit__(self, *exc) -> None:
-        fns = _blas_threads()
-        if fns and self._was is not None and self._was != 1:
-            fns[1](self._was)
 
 
 def _rectified_lab(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) -> np.ndarray:
@@ -306,7 +256,7 @@ class CardTracker:
         Returns:
             The :class:`Sighting`.
         """
-        with _one_blas_thread():
+        with one_blas_thread():
             return self._read(frame, homography)
 
     def _read(self, frame: np.ndarray, homography: np.ndarray) -> Sighting:
