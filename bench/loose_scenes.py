@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -37,15 +38,20 @@ def run(style: str, seeds: list[int]) -> dict[str, int]:
     scenes.draw_card_face = lambda label, width: faces.draw_card_face(label, width, style=style)
     deck = enroll_sim_deck(style=style)
     tot = {"cards": 0, "right": 0, "wrong": 0, "spurious": 0}
+    ms = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         image, truth = scenes.table_scene(list(rng.choice(LABELS, 12)), KINDS[seed % len(KINDS)], seed)
-        pairs, extra = scenes.match_truth(read_cards(image, deck), truth)
+        t0 = time.perf_counter()
+        obs = read_cards(image, deck)
+        ms.append(1000 * (time.perf_counter() - t0))
+        pairs, extra = scenes.match_truth(obs, truth)
         for label, _, obs in pairs:
             tot["cards"] += 1
             tot["right"] += obs is not None and obs.label == label
             tot["wrong"] += obs is not None and obs.label not in (label, UNKNOWN)
         tot["spurious"] += sum(o.label != UNKNOWN for o in extra)
+    tot["ms_median"] = float(np.median(ms))
     return tot
 
 
@@ -57,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     lo, _, hi = a.seeds.partition("-")
     t = run(a.style, list(range(int(lo), int(hi or lo) + 1)))
     print(f"{a.style}: {t['cards']} cards, right {100 * t['right'] / max(t['cards'], 1):.1f} %, "
-          f"wrong {t['wrong']}, spurious {t['spurious']}")
+          f"wrong {t['wrong']}, spurious {t['spurious']}, {t['ms_median']:.0f} ms per scene (median)")
     return 0
 
 

@@ -16,7 +16,9 @@ the mat:
    ``TEXTURED_MAX`` of it has a table too busy for that estimate, and gives no blobs.
 2. **Windows**: card-sized rectangles (the median size of the cards already read, image px),
    turned as the region is (both ways round), centred on a grid ``STEP`` card widths apart over
-   every place where a card would contain the region (or lie inside it, if it is larger).
+   every place where a card would contain the region (or lie inside it, if it is larger), at
+   most ``MAX_WINDOWS`` per region; windows leaving the photo or lying mostly on bare table are
+   dropped before the deck sees them.
 3. The deck scores every window against its label centroids in one batch; the best become seeds
    (``SEED_MARGIN`` below the threshold at most), each refined by a pattern search over place
    and turn (R. Hooke, T. A. Jeeves, J. ACM 8(2), 1961), snapped to the card's own edges
@@ -39,6 +41,8 @@ from companion.rules.cards import UNKNOWN
 
 #: Window centres are this many card widths apart.
 STEP = 0.14
+#: At most this many windows per region (a larger region gets sparser windows).
+MAX_WINDOWS = 300
 #: A coarse window scoring this far (ZNCC) below the deck's threshold may still be near a card.
 SEED_MARGIN = 0.25
 #: At most this many seeds are refined per photo.
@@ -201,8 +205,9 @@ def _grown(quad: np.ndarray, k: float) -> np.ndarray:
     return c + (quad - c) * k
 
 
-def _windows(region: Region, card_wh: tuple[float, float]) -> list[tuple]:
-    """Step 2: card-sized rotated rects ``((cx, cy), (w, h), angle)`` over one region."""
+def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = STEP) -> list[tuple]:
+    """Step 2: card-sized rotated rects ``((cx, cy), (w, h), angle)`` over one region, at most
+    ``MAX_WINDOWS`` (a larger region gets sparser windows)."""
     cw, ch = card_wh
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
     out = []
@@ -212,14 +217,33 @@ def _windows(region: Region, card_wh: tuple[float, float]) -> list[tuple]:
         ew, eh = (rw, rh) if turn == 0.0 else (rh, rw)
         t = np.deg2rad(a)
         ux, uy = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-        step = STEP * cw
+        step = step_frac * cw
         xs = _offsets(abs(ew - cw) / 2.0 + 0.5 * step, step)
         ys = _offsets(abs(eh - ch) / 2.0 + 0.5 * step, step)
         for dy in ys:
             for dx in xs:
                 c = np.array([cx, cy]) + dx * ux + dy * uy
                 out.append(((float(c[0]), float(c[1])), (cw, ch), float(a)))
+    if len(out) > MAX_WINDOWS:
+        return _windows(region, card_wh, step_frac * np.sqrt(len(out) / MAX_WINDOWS) * 1.05)
     return out
+
+
+def _plausible(rects: list[tuple], image_shape: tuple[int, ...], differs: np.ndarray | None) -> np.ndarray:
+    """(N,) bool: which windows could be accepted at all: wholly inside the photo and, where the
+    table is known, not mostly bare table (tested at 5 × 7 points of each window)."""
+    quads = np.stack([_quad(r) for r in rects])  # (N, 4, 2)
+    h, w = image_shape[:2]
+    ok = (quads.min(axis=(1, 2)) >= 0) & (quads[:, :, 0].max(axis=1) <= w - 1) & (quads[:, :, 1].max(axis=1) <= h - 1)
+    if differs is None or not ok.any():
+        return ok
+    u, v = np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.1, 0.9, 7))
+    u, v = u.ravel()[None, :, None], v.ravel()[None, :, None]
+    p0, p1, p3 = quads[:, None, 0], quads[:, None, 1], quads[:, None, 3]
+    pts = p0 + u * (p1 - p0) + v * (p3 - p0)  # (N, 35, 2), a parallelogram is close enough
+    xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    return ok & (differs[yi, xi].mean(axis=1) >= NOT_BARE_MIN)
 
 
 def _offsets(reach: float, step: float) -> np.ndarray:
@@ -288,6 +312,11 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         w = _windows(reg, card_wh)
         windows += w
         owner += [i] * len(w)
+    if not windows:
+        return []
+    keep = _plausible(windows, image.shape, differs)
+    windows = [wd for wd, k in zip(windows, keep) if k]
+    owner = [o for o, k in zip(owner, keep) if k]
     if not windows:
         return []
     cw, ch = card_wh
