@@ -78,6 +78,17 @@ def test_patterns_that_look_like_card_art_are_not_cards(illustrated_scene):
         assert right >= len(truth) - 1
 
 
+def test_a_few_pale_cards_alone_on_a_pale_table_are_read(illustrated_scene):
+    # No card has an outline the first stage can name, so there is no card size to search at:
+    # it is guessed from the part it found (the egg's panel) and from what differs from the table.
+    img, truth = illustrated_scene(["egg_nigiri", "sashimi", "wasabi", "pudding"], "plain", 7)
+    deck = illustrated_deck()
+    first, _ = classify_groups(img, find_card_groups(img), deck)
+    assert all(r.label == UNKNOWN for r in first)
+    right, wrong, invented = _score(read_cards(img, deck), truth)
+    assert right == len(truth) and not wrong and not invented
+
+
 def test_an_empty_pale_table_has_no_cards():
     img, _ = synth.table_scene([], "plain", seed=3)
     assert read_cards(img, illustrated_deck()) == []

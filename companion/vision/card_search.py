@@ -14,7 +14,8 @@ the mat:
    Lab, with the cards already read painted out) not
    covered by a card already read. A photo whose "differs from the table" covers more than
    ``TEXTURED_MAX`` of it has a table too busy for that estimate, and gives no blobs.
-2. **Windows**: card-sized rectangles (the median size of the cards already read, image px),
+2. **Windows**: card-sized rectangles (the median size of the cards already read, image px; if
+   none was read, each of a few sizes guessed from the parts and blobs, :func:`guess_card_size`),
    turned as the region is (both ways round), centred on a grid ``STEP`` card widths apart over
    every place where a card would contain the region (or lie inside it, if it is larger), at
    most ``MAX_WINDOWS`` per region; windows leaving the photo or lying mostly on bare table are
@@ -57,6 +58,10 @@ SUPPORT_MIN = 0.75
 #: Pattern-search steps: (fraction of the card width, degrees), coarse to fine.
 REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5), (0.012, 0.6))
 REFINE_ROUNDS = 3
+#: With no card named, a part's short side times these is a guess at the card's short side.
+GUESS_STEPS = (1.0, 1.3, 1.6)
+#: ... and at most this many guesses are tried.
+MAX_GUESSES = 8
 #: A named reading with a side this far (fraction) from the photo's card size is a misfit.
 MISFIT = 0.25
 #: ... or a corner whose |cos| exceeds this (about 14° from square).
@@ -100,6 +105,55 @@ def card_size(readings) -> tuple[float, float] | None:
         return None
     w, h = np.median(np.array(sides), axis=0)
     return float(w), float(h)
+
+
+def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray]) -> tuple[float, float] | None:
+    """The card size in a photo in which the outline finder named no card, or None.
+
+    Sizes are guessed from what was found: a part-card or an unknown outline is at most a card, so
+    the card's short side is ``GUESS_STEPS`` times its short side; a blob that differs from the
+    table (estimated with a window a third of the photo across) is about a card. Each guess is
+    tried with :func:`search_cards`; the guess whose best card reads best gives the size (the
+    median of what it found).
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        deck: the enrolled deck.
+        readings: the outline finder's readings (all "unknown").
+        unread: its part-cards (quads).
+    """
+    from companion.vision.cards import CARD_ASPECT
+
+    h, w = image.shape[:2]
+    shorts: list[float] = []
+    outlines = [np.asarray(q, np.float32) for q in unread] + [np.asarray(r.quad, np.float32) for r in readings]
+    for q in outlines:
+        short = min(cv2.minAreaRect(q.reshape(-1, 1, 2))[1])
+        shorts += [short * k for k in GUESS_STEPS]
+    provisional = max(h, w) / 3.0
+    differs = differs_from_table(image, (provisional / CARD_ASPECT, provisional))
+    if differs is not None:
+        for reg in leftover_regions(image, [], [], (provisional / CARD_ASPECT, provisional), differs):
+            (_, _), (rw, rh), _ = cv2.minAreaRect(reg.points.reshape(-1, 1, 2))
+            if min(rw, rh) >= 12:
+                shorts.append(min(max(rw, rh) / CARD_ASPECT, min(rw, rh)))
+    tried: list[float] = []
+    best, best_score = None, -1.0
+    for short in shorts:
+        if short < 12 or short * CARD_ASPECT > max(h, w) or any(abs(short / t - 1) < 0.1 for t in tried):
+            continue
+        tried.append(short)
+        if len(tried) > MAX_GUESSES:
+            break
+        wh = (short, short * CARD_ASPECT)
+        d = differs_from_table(image, wh)
+        found = search_cards(image, deck, [], leftover_regions(image, readings, unread, wh, d), wh, d)
+        # The right size reads its cards best: a part of a card (an art panel) or a card with
+        # table around it matches less well than the card itself.
+        score = max((f.score for f in found), default=-1.0)
+        if score > best_score:
+            best, best_score = card_size(found), score
+    return best
 
 
 def misfits(readings, card_wh: tuple[float, float]) -> list[int]:

@@ -475,7 +475,7 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     from companion.vision import card_search
 
     readings, unread = classify_groups(frame, find_card_groups(frame), deck)
-    size = card_search.card_size(readings)
+    size = card_search.card_size(readings) or card_search.guess_card_size(frame, deck, readings, unread)
     if size is None:
         return readings
     # A reading of the wrong size is looked at again as a part of something: a card the deck finds
