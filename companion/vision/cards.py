@@ -25,11 +25,17 @@ Finding (:func:`find_cards`)
    sides are not mostly backed by a strong straight step is dropped (texture blobs).
 5. Duplicates (the outline and the region inside it) are merged, larger first; a large quad
    that merely contains smaller cards (a printed zone box on a mat) gives way to them.
+6. Reading (:func:`read_cards`): every find is named by the deck; then the deck itself searches,
+   at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
+   that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
+   (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
+   art sits in a panel the edge map takes for the card, is read whole.
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough); a card cut by the image border is not reported; on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
-border region are found.
+border region, or that the deck finds at the size of the others, are found; a card partly covered
+by something else is not found.
 """
 
 from __future__ import annotations
