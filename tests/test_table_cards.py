@@ -159,3 +159,19 @@ def test_a_card_the_deck_does_not_know_is_unknown_never_another_name(decks):
     s = _play(tracker, layout, frames)[-1]
     labels = sorted(c.label for c in s.cards)
     assert labels == sorted(["tempura", UNKNOWN]), labels
+
+
+@pytest.mark.parametrize("nigiri", ["salmon_nigiri", "egg_nigiri", "squid_nigiri"])
+def test_the_bare_mat_a_card_left_beside_a_new_card_is_not_a_card(decks, nigiri):
+    # A new round in seat 3: the tempura and the sashimi below it are cleared, and a pale nigiri is
+    # laid where the sashimi lay. A window on the bare mat the tempura left, shifted down so that it
+    # takes in a strip of the new nigiri (less than the overlap a card may have with its neighbour),
+    # matched a maki in the whole-card match; the strip made it look "not bare", and it was read as an
+    # "unknown" card (which refuses the turn). The strip is the nigiri's: the window itself is bare.
+    a = [Placement("pudding", (680.5, 123.4), 177.5), Placement("tempura", (729.6, 121.9), -177.3),
+         Placement("maki_1", (681.5, 193.5), -177.1), Placement("sashimi", (732.7, 192.9), 179.5)]
+    b = [Placement("pudding", (680.5, 123.4), 177.5), Placement(nigiri, (732.7, 192.9), 179.5)]
+    layout, frames = _frames(4, [a, b], 14, "illustrated")
+    tracker = CardTracker(layout, decks["illustrated"])
+    for s, f in zip(_play(tracker, layout, frames), frames):
+        _assert_reads_truth(s, f)

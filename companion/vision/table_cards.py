@@ -24,7 +24,9 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    with one window at the peak of a parabola through its last scores. The refined windows are
    taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
    (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, unless a card lay
-   there before) and not on bare mat (``NOT_BARE_MIN``); each is snapped to the card's own edges
+   there before) and not on bare mat (``NOT_BARE_MIN``), both counted over its own part (what no
+   card already taken lies on: a neighbour's strip inside a window is the neighbour's, so the bare
+   mat a card has just left, beside a new card, is not a card); each is snapped to the card's own edges
    and read in full, look-alike stage included, and kept if it beats the deck's threshold by
    ``WINDOW_MARGIN`` (it was the best of many tries). The deck's templates thus say where a new
    card lies, and two new cards side by side come out as two. A card-sized blob in which nothing
@@ -74,9 +76,10 @@ MAX_SEEDS = 60
 #: A card found by trying many windows must read this much (ZNCC) above the deck's threshold: the
 #: best of hundreds of tries at random places can pass a threshold set for one try per card.
 WINDOW_MARGIN = 0.1
-#: A card found by the window search must lie on changed pixels over this fraction of its area.
+#: A card found by the window search must lie on changed pixels over this fraction of its own area
+#: (the part no card already taken lies on).
 COVERED_MIN = 0.3
-#: ... and differ from the bare mat over this fraction of its area.
+#: ... and differ from the bare mat over this fraction of its own area.
 NOT_BARE_MIN = 0.15
 #: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
 #: lose by it.
@@ -413,7 +416,23 @@ class CardTracker:
         # window still marks a card's place); what they are, at the polished place (_polish).
         order = sorted(range(len(fine)), key=lambda i: fine_results[i].score, reverse=True)
         before = _Quads(cv2.boxPoints(c.rect_mm).astype(np.float32) for c in previous)
-        taken_mm = _Quads(kept_mm)
+        taken_mm = _Quads()
+        # What a window must account for is its own part: the pixels no card already taken (kept, or
+        # found before it) lies on. A window may overlap a neighbour by up to OVERLAP_MAX, and the
+        # neighbour's strip inside it is change and "not bare mat" that the neighbour explains: a
+        # window over the bare mat a card has just left, next to a new card, is not a card, however
+        # well its strip of the neighbour helps it match a template.
+        own = np.full(changed.shape, 255, np.uint8)
+        own_change, own_card = changed.copy(), self._not_bare(lab).copy()
+
+        def take(quad_mm: np.ndarray) -> None:
+            taken_mm.add(quad_mm)
+            pts = np.round(quad_mm * s).astype(np.int32)
+            for m in (own, own_change, own_card):
+                cv2.fillConvexPoly(m, pts, 0)
+
+        for q in kept_mm:
+            take(q)
         out: list[TrackedCard] = []
         found_in = set()
         for i in order:
@@ -425,7 +444,9 @@ class CardTracker:
                 continue
             # The card must account for the change it was found in: a window that merely touches a
             # blob (a printed word, a neighbour's shadow) and happens to match is not a card.
-            inside, on_change, on_card = _counts_in(box * s, changed, self._not_bare(lab))
+            _, inside, on_change, on_card = _counts_in(box * s, own, own_change, own_card)
+            if not inside:
+                continue
             # (Not where a card lay before: a look-alike, or a card of the same kind, laid in its place
             # changes little.)
             where_one_lay = fine_owner[i] < 0 or before.any_over(box, 0.5 * cw * ch)
@@ -438,7 +459,7 @@ class CardTracker:
             card = self._polish(frame, homography, fine[i], r)
             if card.score < self.deck.threshold + WINDOW_MARGIN:
                 continue
-            taken_mm.add(box)
+            take(box)
             found_in.add(fine_owner[i])
             out.append(card)
         # A card-sized blob in which nothing reads as enrolled: an unknown card, unless it is where a
