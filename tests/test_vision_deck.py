@@ -175,6 +175,22 @@ def test_enrolment_crops_a_photo_with_a_margin(tmp_path):
         assert classify_image(card_photo(lb, seed=51), deck).label == lb
 
 
+def test_a_card_of_another_aspect_photographed_with_a_margin_is_cropped_to_the_card():
+    from companion.vision.deck import crop_quad
+
+    # A 57 × 89 mm card (aspect 1.56) with a margin of dark cloth: the photo itself has about the
+    # 44 × 63 aspect (1.43) of the cards a flat scan is taken for, but the card lies well inside it.
+    face = _pip_card(2, (40, 160, 40), "diamond")
+    face = cv2.resize(face, (220, 343))
+    photo = np.full((395, 275, 3), (50, 42, 38), np.uint8)
+    photo[26:369, 27:247] = face
+    q = crop_quad(photo)
+    truth = np.float32([[27, 26], [247, 26], [247, 369], [27, 369]])
+    assert np.abs(np.sort(q, axis=0) - np.sort(truth, axis=0)).max() < 4.0, q
+    # A flat scan of the card itself still uses the image's own corners.
+    assert np.abs(crop_quad(face) - np.float32([[0, 0], [220, 0], [220, 343], [0, 343]])).max() < 1.0
+
+
 def test_read_image_errors_name_the_file(tmp_path):
     with pytest.raises(ImageReadError, match="missing.png"):
         read_image(tmp_path / "missing.png")

@@ -606,13 +606,20 @@ def _largest_group(image: np.ndarray):
     return max(groups, key=lambda g: abs(cv2.contourArea(g[0][0])))
 
 
+#: A card found this far (fraction of the image's short side) inside every border of an image of a
+#: card's aspect is the card, photographed with a margin of table; nearer, a frame printed on it.
+_CROP_MARGIN = 0.03
+
+
 def crop_quad(image: np.ndarray) -> np.ndarray:
     """Where the single card lies in an image that shows one card (no deck needed).
 
-    If the image already has the card's aspect (within 7 %, either way up) it is taken as a
-    tight crop or flat scan and its own corners are used. Otherwise the largest whole-card quad
-    covering at least 15 % of the image is used, if one is clearly present; failing that, the
-    whole image.
+    The largest whole-card quad covering at least 15 % of the image is used, if one is clearly
+    present, unless the image itself has a 44 × 63 card's aspect (within 7 %, either way up) and the
+    quad comes within ``_CROP_MARGIN`` of its border: then the image is a tight crop or flat scan
+    (the quad is a frame printed on the card) and its own corners are used. A card of another
+    aspect (a 57 × 89 mm card cropped with a margin of table is about 44 × 63) is thus found, not
+    taken with its margin. Failing all that, the whole image.
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -620,10 +627,13 @@ def crop_quad(image: np.ndarray) -> np.ndarray:
     Returns:
         (4, 2) float32 px, portrait-ordered (see :func:`companion.vision.cards.order_quad`).
     """
-    if not _is_card_shaped(image):
-        group = _largest_group(image)
-        if group is not None and not group[1]:
-            return group[0][0]
+    group = _largest_group(image)
+    if group is not None and not group[1]:
+        quad = group[0][0]
+        h, w = image.shape[:2]
+        inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
+        if not _is_card_shaped(image) or inset >= _CROP_MARGIN * min(h, w):
+            return quad
     return _order_portrait(whole_image_quad(image))
 
 
