@@ -191,6 +191,38 @@ def test_a_card_of_another_aspect_photographed_with_a_margin_is_cropped_to_the_c
     assert np.abs(crop_quad(face) - np.float32([[0, 0], [220, 0], [220, 343], [0, 343]])).max() < 1.0
 
 
+def _outline_card(colour) -> np.ndarray:
+    """A white card with two open diamonds drawn in a thin line of ``colour`` (BGR)."""
+    img = np.full((315, 220, 3), 245, np.uint8)
+    for y in (110, 205):
+        cv2.polylines(img, [np.array([[110, y - 35], [170, y], [110, y + 35], [50, y]], np.int32)], True, colour, 3)
+    return img
+
+
+def test_a_thin_coloured_mark_keeps_its_colour_under_a_tinted_light(tmp_path, monkeypatch):
+    # Two cards that differ only in the colour of a thin outline, enrolled under neutral light,
+    # photographed under a cool light: red ink then looks purple, unless the colours are judged
+    # against the card's own paper.
+    import companion.vision.deck as deck_module
+
+    red, purple = (45, 35, 215), (130, 40, 110)
+    examples = {"red": [_outline_card(red)], "purple": [_outline_card(purple)]}
+    deck = enroll_images(examples)
+    cool = np.float32([1.5, 1.05, 0.65])  # B, G, R gains of a cool white balance
+    seen = np.clip(cv2.GaussianBlur(_outline_card(red), (0, 0), 1.0) * cool, 0, 255).astype(np.uint8)
+    assert classify_image(seen, deck).label == "red"
+    # The deck records it, and a deck file without the field (enrolled before) reads as before.
+    deck.save(tmp_path / "d.npz")
+    assert Deck.load(tmp_path / "d.npz").balanced is True
+    with np.load(tmp_path / "d.npz") as z:
+        fields = {k: z[k] for k in z.files if k != "white_balance"}
+    np.savez(tmp_path / "old.npz", **fields)
+    assert Deck.load(tmp_path / "old.npz").balanced is False
+    # Judged on raw colours, enrolment and reading alike, the same photo reads as the other card.
+    monkeypatch.setattr(deck_module, "white_balance", lambda p: np.asarray(p, np.float32))
+    assert classify_image(seen, enroll_images(examples)).label == "purple"
+
+
 def test_read_image_errors_name_the_file(tmp_path):
     with pytest.raises(ImageReadError, match="missing.png"):
         read_image(tmp_path / "missing.png")

@@ -7,7 +7,8 @@ How a card is described (descriptor version 1)
    a rounded corner, does not bring in table pixels. The warp is done at 2× and reduced with
    ``INTER_AREA`` plus a light Gaussian blur, so the patch is an alias-free, slightly smoothed
    view that tolerates sub-pixel quad errors and focus blur.
-2. The patch goes to CIE Lab. Each channel is made zero-mean over the card, the chroma channels
+2. The patch is white-balanced on the card's own paper (:func:`white_balance`: the eye judges a
+   card's colours against its paper, whatever the light), then goes to CIE Lab. Each channel is made zero-mean over the card, the chroma channels
    are weighted, the corner pixels are zeroed (rounded corners), and the whole vector is scaled to
    unit length. Brightness changes scale all three channels alike and a colour cast mostly
    shifts a/b, so the result is insensitive to both; what is left is the card's *layout* of
@@ -55,6 +56,8 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
                    resolution, CIE Lab, zero-mean per channel (optional: a deck without it has no
                    look-alike stage)
 ``fine_label``     (E,) int64, index into ``labels`` for each row of ``fine``
+``white_balance``  0-d bool, whether the templates were made from white-balanced patches
+                   (optional: a deck without it was not, and its cards are read the same way)
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ CARD_ASPECT = 63.0 / 44.0
 _INSET = 0.04  # fraction of the patch width trimmed on every side
 _CHROMA_WEIGHT = 0.8  # a/b channels relative to L, after Lab scaling
 _CORNER = 3  # px of the patch corners zeroed (rounded card corners show the table)
+_BALANCE_MAX = 1.35  # white balance: largest factor on a channel, either way
 _SOFTMAX_T = 0.02  # temperature for the label confidence, in ZNCC units
 _SCORE_RAMP = 0.10  # ZNCC above the threshold at which the score part of confidence saturates
 _N_AUG = 12  # augmented templates per example, besides the clean one
@@ -187,9 +191,37 @@ def fine_patch(image: np.ndarray, quad: np.ndarray, margin: bool = True) -> np.n
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _fine_lab(patch: np.ndarray) -> np.ndarray:
-    """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance)."""
-    lab = cv2.cvtColor(cv2.GaussianBlur(patch, (3, 3), 0.7).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+def white_balance(patches: np.ndarray) -> np.ndarray:
+    """Each card's colours as under neutral light: the card's own paper is taken as white.
+
+    The eye judges a card's colours against its paper, whatever the light (colour constancy); a
+    camera's white balance and a lamp's tint instead shift all three channels by different
+    factors, and a thin red outline under a cool light reads as purple. So each channel is scaled
+    (von Kries) so that the brightest tenth of the card, its paper, comes out grey; the factors are
+    kept within ``_BALANCE_MAX`` either way, so a card with no pale area is changed little.
+
+    Args:
+        patches: (..., h, w, 3) uint8 or float32 BGR, one card per (h, w, 3).
+
+    Returns:
+        float32, the same shape, 0..255.
+    """
+    x = np.asarray(patches, np.float32)
+    flat = x.reshape(x.shape[:-3] + (-1, 3))
+    bright = flat.sum(axis=-1)
+    level = np.percentile(bright, 90, axis=-1)[..., None]
+    w = (bright >= level)[..., None]
+    paper = (flat * w).sum(axis=-2) / np.maximum(w.sum(axis=-2), 1)  # (..., 3)
+    gain = np.clip(paper.mean(axis=-1, keepdims=True) / np.maximum(paper, 1.0), 1 / _BALANCE_MAX, _BALANCE_MAX)
+    return np.clip(x * gain[..., None, None, :].astype(np.float32), 0, 255)
+
+
+def _fine_lab(patch: np.ndarray, balance: bool = True) -> np.ndarray:
+    """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance), white-balanced
+    (:func:`white_balance`) unless ``balance`` is False (a deck enrolled before it existed)."""
+    blurred = cv2.GaussianBlur(patch, (3, 3), 0.7)
+    rgb = white_balance(blurred) if balance else blurred.astype(np.float32)
+    lab = cv2.cvtColor(rgb / 255.0, cv2.COLOR_BGR2Lab)
     return np.ascontiguousarray(lab.transpose(2, 0, 1))
 
 
@@ -197,11 +229,13 @@ def _zero_mean(x: np.ndarray) -> np.ndarray:
     return x - x.mean(axis=(-2, -1), keepdims=True)
 
 
-def describe(patches: np.ndarray) -> np.ndarray:
+def describe(patches: np.ndarray, balance: bool = True) -> np.ndarray:
     """Descriptors (version 1, see the module doc) of canonical patches.
 
     Args:
         patches: (N, PATCH_H, PATCH_W, 3) uint8 BGR.
+        balance: white-balance each patch first (:func:`white_balance`); False for a deck enrolled
+            before that step existed (``Deck.balanced``).
 
     Returns:
         (N, 3·PATCH_H·PATCH_W) float32, each row zero-mean per channel and of unit length
@@ -211,7 +245,8 @@ def describe(patches: np.ndarray) -> np.ndarray:
     n = patches.shape[0]
     if n == 0:
         return np.zeros((0, 3 * PATCH_H * PATCH_W), np.float32)
-    flat = (patches.reshape(n * PATCH_H, PATCH_W, 3).astype(np.float32)) * (1.0 / 255.0)
+    rgb = white_balance(patches) if balance else patches.astype(np.float32)
+    flat = rgb.reshape(n * PATCH_H, PATCH_W, 3) * (1.0 / 255.0)
     lab = cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, PATCH_H, PATCH_W, 3)
     lab = np.ascontiguousarray(lab.transpose(0, 3, 1, 2))  # (N, 3, H, W); contiguous sums are faster
     w = _MASK[None, None]
@@ -242,6 +277,7 @@ class Deck:
     examples: np.ndarray  # (L,) int64
     fine: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32, zero-mean Lab per example
     fine_label: np.ndarray | None = None  # (E,) int64
+    balanced: bool = False  # templates made from white-balanced patches (every deck enrolled now)
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
@@ -363,7 +399,7 @@ class Deck:
                  and ((min(k, best), max(k, best)) in self._regions or (min(k, best), max(k, best)) in self._example_pairs)]
         if not close:
             return best
-        big = _fine_lab(fine_patch(image, quad))  # (3, FH + 2s, FW + 2s)
+        big = _fine_lab(fine_patch(image, quad), self.balanced)  # (3, FH + 2s, FW + 2s)
         aligned = self._align(big, best)
         region = np.zeros((FINE_H, FINE_W), bool)
         rivals = []
@@ -424,6 +460,7 @@ class Deck:
                 template_label=self.template_label.astype(np.int64),
                 threshold=np.array(float(self.threshold), np.float64),
                 examples=np.asarray(self.examples, np.int64),
+                white_balance=np.array(bool(self.balanced)),
                 **({} if self.fine is None else {"fine": self.fine.astype(np.float32),
                                                  "fine_label": np.asarray(self.fine_label, np.int64)}),
             )
@@ -492,7 +529,10 @@ class Deck:
                     or not np.all(np.isfinite(fine))):
                 raise DeckError(f"{p}: malformed fine templates (fine, fine_label)")
             fine_label = fine_label.astype(np.int64)
-        return cls(labels, templates, tl, threshold, examples, fine, fine_label)
+        balanced = data.get("white_balance")
+        if balanced is not None and (balanced.shape != () or balanced.dtype != np.bool_):
+            raise DeckError(f"{p}: malformed white_balance field (expected a 0-d bool)")
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label, bool(balanced) if balanced is not None else False)
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray, quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -563,7 +603,7 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
 
     ordered = list(order_quads(np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads])))
     patches = np.stack([card_patch(image, q) for q in ordered])
-    scores, turned = deck.match(describe(patches), quick=quick)
+    scores, turned = deck.match(describe(patches, deck.balanced), quick=quick)
     settle = settle and not quick
     idx, conf, top = deck.decide(scores)
     out = []
@@ -734,7 +774,7 @@ def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
     templates = describe(np.stack(patches))
     counts = np.array([len(examples[lb]) for lb in labels], np.int64)
     deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts,
-                np.stack(fine).astype(np.float32), np.array(flabel, np.int64))
+                np.stack(fine).astype(np.float32), np.array(flabel, np.int64), balanced=True)
     deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
     return deck
 
