@@ -156,16 +156,17 @@ def board(seed: int, names: list[str]) -> tuple[np.ndarray, list[tuple[str, np.n
 
 
 def enrolment_photos(label: str, k: int, seed: int) -> list[np.ndarray]:
-    """``k`` photos of one card alone, cropped to it with a margin of cloth."""
+    """``k`` photos of one card alone, cropped to it by hand with a margin of cloth (4–12 % of the
+    card's width on each side)."""
     out = []
     for j in range(k):
         rng = np.random.default_rng([seed, j, zlib.crc32(label.encode())])
         width = rng.uniform(110, 150)
         q = _card_quad(200, 200, width, rng.uniform(-8, 8) + rng.choice([0.0, 180.0]), rng)
         img = photograph((400, 400), [(label, q)], rng)
-        m = int(0.08 * width)
-        x0, y0 = np.floor(q.min(axis=0)).astype(int) - m
-        x1, y1 = np.ceil(q.max(axis=0)).astype(int) + m
+        m = (rng.uniform(0.04, 0.12, 4) * width).astype(int)  # cropped by hand: margins differ
+        x0, y0 = np.floor(q.min(axis=0)).astype(int) - m[:2]
+        x1, y1 = np.ceil(q.max(axis=0)).astype(int) + m[2:]
         out.append(img[max(0, y0):y1, max(0, x0):x1])
     return out
 

@@ -178,17 +178,40 @@ def test_enrolment_crops_a_photo_with_a_margin(tmp_path):
 def test_a_card_of_another_aspect_photographed_with_a_margin_is_cropped_to_the_card():
     from companion.vision.deck import crop_quad
 
-    # A 57 × 89 mm card (aspect 1.56) with a margin of dark cloth: the photo itself has about the
-    # 44 × 63 aspect (1.43) of the cards a flat scan is taken for, but the card lies well inside it.
-    face = _pip_card(2, (40, 160, 40), "diamond")
-    face = cv2.resize(face, (220, 343))
+    # A 57 × 89 mm card (aspect 1.56) lying at a slight turn on dark cloth, cropped with a margin:
+    # the photo itself has about the 44 × 63 aspect (1.43) of a tight crop, but the card lies well
+    # inside it.
+    face = cv2.resize(_pip_card(2, (40, 160, 40), "diamond"), (220, 343))
+    truth = np.float32([[40, 22], [257, 36], [236, 378], [19, 364]])  # turned about 4°, off centre
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [220, 0], [220, 343], [0, 343]]), truth)
     photo = np.full((395, 275, 3), (50, 42, 38), np.uint8)
-    photo[26:369, 27:247] = face
+    cv2.warpPerspective(face, m, (275, 395), dst=photo, borderMode=cv2.BORDER_TRANSPARENT)
     q = crop_quad(photo)
-    truth = np.float32([[27, 26], [247, 26], [247, 369], [27, 369]])
     assert np.abs(np.sort(q, axis=0) - np.sort(truth, axis=0)).max() < 4.0, q
-    # A flat scan of the card itself still uses the image's own corners.
-    assert np.abs(crop_quad(face) - np.float32([[0, 0], [220, 0], [220, 343], [0, 343]])).max() < 1.0
+    assert classify_image(photo, enroll_images({"two": [face], "nine": [_pip_card(9, (40, 40, 210), "circle")]})).label == "two"
+
+
+def test_a_scan_with_a_frame_printed_on_the_card_is_taken_whole():
+    from companion.vision.deck import crop_quad
+
+    # A flat scan of a card whose face is a coloured panel inside a white border: the panel is
+    # square and centred, as print is, so it is the card's art and not the card.
+    scan = np.full((315, 220, 3), 240, np.uint8)
+    cv2.rectangle(scan, (11, 10), (208, 304), (40, 120, 200), -1)
+    cv2.circle(scan, (110, 157), 40, (240, 240, 240), -1)
+    assert np.abs(crop_quad(scan) - np.float32([[0, 0], [220, 0], [220, 315], [0, 315]])).max() < 1.0
+
+
+def test_a_malformed_white_balance_field_is_named(tmp_path):
+    deck = sim_deck()
+    deck.save(tmp_path / "d.npz")
+    with np.load(tmp_path / "d.npz") as z:
+        fields = {k: z[k] for k in z.files}
+    for bad in (np.array([True, False]), np.array(1.5)):
+        fields["white_balance"] = bad
+        np.savez(tmp_path / "bad.npz", **fields)
+        with pytest.raises(DeckError, match="white_balance"):
+            Deck.load(tmp_path / "bad.npz")
 
 
 def _outline_card(colour) -> np.ndarray:
@@ -219,7 +242,7 @@ def test_a_thin_coloured_mark_keeps_its_colour_under_a_tinted_light(tmp_path, mo
     np.savez(tmp_path / "old.npz", **fields)
     assert Deck.load(tmp_path / "old.npz").balanced is False
     # Judged on raw colours, enrolment and reading alike, the same photo reads as the other card.
-    monkeypatch.setattr(deck_module, "white_balance", lambda p: np.asarray(p, np.float32))
+    monkeypatch.setattr(deck_module, "white_balance", lambda p, reference=None: np.asarray(p, np.float32))
     assert classify_image(seen, enroll_images(examples)).label == "purple"
 
 

@@ -21,8 +21,9 @@ the mat:
    most ``MAX_WINDOWS`` per region; windows leaving the photo or lying mostly on bare table are
    dropped before the deck sees them.
 3. The deck scores every window against its label centroids in one batch; the best become seeds
-   (``SEED_MARGIN`` below the threshold at most), each refined by a pattern search over place
-   and turn (R. Hooke, T. A. Jeeves, J. ACM 8(2), 1961), snapped to the card's own edges
+   (``SEED_MARGIN`` below the threshold at most), each refined by a compass search over place
+   and turn (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review
+   45(3), 2003, §3), snapped to the card's own edges
    (:func:`companion.vision.cards.refine_quads`) and read in full, look-alike stage included.
 4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the best of many
    tries, so it must clearly win), overlaps no card already read by more than ``OVERLAP_MAX``,
@@ -42,7 +43,7 @@ from companion.rules.cards import UNKNOWN
 
 #: Window centres are this many card widths apart.
 STEP = 0.14
-#: At most this many windows per region (a larger region gets sparser windows).
+#: About this many windows per region at most (a larger region gets sparser windows).
 MAX_WINDOWS = 300
 #: A coarse window scoring this far (ZNCC) below the deck's threshold may still be near a card.
 SEED_MARGIN = 0.25
@@ -78,7 +79,7 @@ TEXTURED_MAX = 0.45
 NOT_BARE_MIN = 0.2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Region:
     """A place that may hold a card: its outline or pixels, (N, 2) float32 image px; its area, px²;
     and where it came from ("part", "unknown" or "blob")."""
@@ -107,14 +108,16 @@ def card_size(readings) -> tuple[float, float] | None:
     return float(w), float(h)
 
 
-def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray]) -> tuple[float, float] | None:
-    """The card size in a photo in which the outline finder named no card, or None.
+def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray]
+                    ) -> tuple[tuple[float, float], list] | None:
+    """The card size in a photo in which the outline finder named no card, and the cards found at
+    that size; None if no guess finds a card.
 
     Sizes are guessed from what was found: a part-card or an unknown outline is at most a card, so
     the card's short side is ``GUESS_STEPS`` times its short side; a blob that differs from the
-    table (estimated with a window a third of the photo across) is about a card. Each guess is
+    table (estimated as if a card were a third of the photo long) is about a card. Each guess is
     tried with :func:`search_cards`; the guess whose best card reads best gives the size (the
-    median of what it found).
+    median of what it found) and its cards. At most ``MAX_GUESSES`` are tried.
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -152,7 +155,7 @@ def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray])
         # table around it matches less well than the card itself.
         score = max((f.score for f in found), default=-1.0)
         if score > best_score:
-            best, best_score = card_size(found), score
+            best, best_score = (card_size(found), found), score
     return best
 
 
@@ -260,26 +263,25 @@ def _grown(quad: np.ndarray, k: float) -> np.ndarray:
 
 
 def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = STEP) -> list[tuple]:
-    """Step 2: card-sized rotated rects ``((cx, cy), (w, h), angle)`` over one region, at most
-    ``MAX_WINDOWS`` (a larger region gets sparser windows)."""
+    """Step 2: card-sized rotated rects ``((cx, cy), (w, h), angle)`` over one region, about
+    ``MAX_WINDOWS`` at most (a larger region gets sparser windows)."""
     cw, ch = card_wh
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
+    # In the frame of the region turned by `ang` (+ 90°), the card lies cw wide along x, ch along y.
+    reach = [(abs(rw - cw) / 2.0, abs(rh - ch) / 2.0), (abs(rh - cw) / 2.0, abs(rw - ch) / 2.0)]
+    step = step_frac * cw
+    count = sum((2 * np.floor(rx / step + 0.5) + 1) * (2 * np.floor(ry / step + 0.5) + 1) for rx, ry in reach)
+    if count > MAX_WINDOWS:  # a larger region gets sparser windows
+        step *= np.sqrt(count / MAX_WINDOWS) * 1.05
     out = []
-    for turn in (0.0, 90.0):
+    for turn, (rx, ry) in zip((0.0, 90.0), reach):
         a = ang + turn
-        # In the frame of the region turned by `a`, the card lies cw wide along x, ch along y.
-        ew, eh = (rw, rh) if turn == 0.0 else (rh, rw)
         t = np.deg2rad(a)
         ux, uy = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-        step = step_frac * cw
-        xs = _offsets(abs(ew - cw) / 2.0 + 0.5 * step, step)
-        ys = _offsets(abs(eh - ch) / 2.0 + 0.5 * step, step)
-        for dy in ys:
-            for dx in xs:
+        for dy in _offsets(ry + 0.5 * step, step):
+            for dx in _offsets(rx + 0.5 * step, step):
                 c = np.array([cx, cy]) + dx * ux + dy * uy
                 out.append(((float(c[0]), float(c[1])), (cw, ch), float(a)))
-    if len(out) > MAX_WINDOWS:
-        return _windows(region, card_wh, step_frac * np.sqrt(len(out) / MAX_WINDOWS) * 1.05)
     return out
 
 
@@ -375,7 +377,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         return []
     cw, ch = card_wh
     scores = _score(image, deck, windows)
-    seeds, seed_owner = [], []
+    seeds, seed_owner, seed_index = [], [], []
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
             break
@@ -384,9 +386,10 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
             continue
         seeds.append(windows[i])
         seed_owner.append(owner[i])
+        seed_index.append(int(i))
     if not seeds:
         return []
-    refined = _refine(image, deck, seeds, scores[[windows.index(s) for s in seeds]], cw)
+    refined = _refine(image, deck, seeds, scores[seed_index], cw)
     quads = [order_quad(_quad(r)) for r in refined]
     snapped, supports = [], []
     for q, (sq, support, _) in zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw))):

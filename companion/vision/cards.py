@@ -460,8 +460,11 @@ def _part_of(completions: list[np.ndarray]) -> np.ndarray:
 
 def _one_per_place(out: list) -> list:
     """A completed part-card can land on a card that was also found whole: keep one per place,
-    whole finds first, then the better match; sorted top to bottom, then left to right."""
-    out = sorted(out, key=lambda pb: (pb[0], -pb[1].score))
+    whole finds first, named before "unknown", then the better match; sorted top to bottom, then
+    left to right."""
+    from companion.rules.cards import UNKNOWN
+
+    out = sorted(out, key=lambda pb: (pb[0], pb[1].label == UNKNOWN, -pb[1].score))
     kept: list = []
     for _, r in out:
         if not any(_inside(r.quad.mean(axis=0), k.quad) or _inside(k.quad.mean(axis=0), r.quad) for k in kept):
@@ -481,14 +484,20 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     from companion.vision import card_search
 
     readings, unread = classify_groups(frame, find_card_groups(frame), deck)
-    size = card_search.card_size(readings) or card_search.guess_card_size(frame, deck, readings, unread)
+    size = card_search.card_size(readings)
     if size is None:
-        return readings
+        guess = card_search.guess_card_size(frame, deck, readings, unread)
+        if guess is None:
+            return readings
+        size, found = guess
+        return _one_per_place([(False, r) for r in readings if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
+                              + [(False, f) for f in found])
     # A reading of the wrong size is looked at again as a part of something: a card the deck finds
     # there replaces it; if none is found, a weak one is reported as "unknown", a strong one stays.
     bad = card_search.misfits(readings, size)
     weak = {i for i in bad if readings[i].score < deck.threshold + card_search.WINDOW_MARGIN}
     recheck = [r for i, r in enumerate(readings) if i in bad and i not in weak]
+    # (confidence 0.5: undecided, as for a look-alike the deck cannot settle, not "matches nothing")
     readings = [replace(r, label=UNKNOWN, confidence=0.5) if i in weak else r for i, r in enumerate(readings)]
     settled = [r for r in readings if not any(r is b for b in recheck)]
     size = card_search.card_size(settled) or size

@@ -191,23 +191,27 @@ def fine_patch(image: np.ndarray, quad: np.ndarray, margin: bool = True) -> np.n
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def white_balance(patches: np.ndarray) -> np.ndarray:
+def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
     """Each card's colours as under neutral light: the card's own paper is taken as white.
 
     The eye judges a card's colours against its paper, whatever the light (colour constancy); a
     camera's white balance and a lamp's tint instead shift all three channels by different
     factors, and a thin red outline under a cool light reads as purple. So each channel is scaled
     (von Kries) so that the brightest tenth of the card, its paper, comes out grey; the factors are
-    kept within ``_BALANCE_MAX`` either way, so a card with no pale area is changed little.
+    kept within ``_BALANCE_MAX`` either way (a card with no pale area, judged against its palest
+    colour, is still changed by at most that much, the same way at enrolment and when read).
 
     Args:
         patches: (..., h, w, 3) uint8 or float32 BGR, one card per (h, w, 3).
+        reference: the same cards' pixels to find the paper in, if not all of ``patches`` (a patch
+            with a margin of table round the card); default ``patches``.
 
     Returns:
         float32, the same shape, 0..255.
     """
     x = np.asarray(patches, np.float32)
-    flat = x.reshape(x.shape[:-3] + (-1, 3))
+    ref = x if reference is None else np.asarray(reference, np.float32)
+    flat = ref.reshape(ref.shape[:-3] + (-1, 3))
     bright = flat.sum(axis=-1)
     level = np.percentile(bright, 90, axis=-1)[..., None]
     w = (bright >= level)[..., None]
@@ -216,11 +220,13 @@ def white_balance(patches: np.ndarray) -> np.ndarray:
     return np.clip(x * gain[..., None, None, :].astype(np.float32), 0, 255)
 
 
-def _fine_lab(patch: np.ndarray, balance: bool = True) -> np.ndarray:
+def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0) -> np.ndarray:
     """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance), white-balanced
-    (:func:`white_balance`) unless ``balance`` is False (a deck enrolled before it existed)."""
+    (:func:`white_balance`, on the card alone: ``margin`` px of table round it are left out) unless
+    ``balance`` is False (a deck enrolled before it existed)."""
     blurred = cv2.GaussianBlur(patch, (3, 3), 0.7)
-    rgb = white_balance(blurred) if balance else blurred.astype(np.float32)
+    card = blurred[margin:blurred.shape[0] - margin, margin:blurred.shape[1] - margin]
+    rgb = white_balance(blurred, card) if balance else blurred.astype(np.float32)
     lab = cv2.cvtColor(rgb / 255.0, cv2.COLOR_BGR2Lab)
     return np.ascontiguousarray(lab.transpose(2, 0, 1))
 
@@ -399,7 +405,7 @@ class Deck:
                  and ((min(k, best), max(k, best)) in self._regions or (min(k, best), max(k, best)) in self._example_pairs)]
         if not close:
             return best
-        big = _fine_lab(fine_patch(image, quad), self.balanced)  # (3, FH + 2s, FW + 2s)
+        big = _fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT)  # (3, FH + 2s, FW + 2s)
         aligned = self._align(big, best)
         region = np.zeros((FINE_H, FINE_W), bool)
         rivals = []
@@ -647,18 +653,61 @@ def _largest_group(image: np.ndarray):
 
 
 #: A card found this far (fraction of the image's short side) inside every border of an image of a
-#: card's aspect is the card, photographed with a margin of table; nearer, a frame printed on it.
+#: card's aspect may be the card, photographed with a margin of table; nearer, it is a frame
+#: printed on the card.
 _CROP_MARGIN = 0.03
+#: ... unless it sits square and centred (within these), as a printed frame does.
+_FRAME_DEG, _FRAME_CENTRED = 0.75, 0.01
+
+
+def _printed_frame(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether a quad inside an image lies as a frame printed on a scanned card does: its sides
+    square to the image and its margins equal left and right, top and bottom. A card photographed
+    with a margin of table is seldom so (it lies at a slight turn, off centre)."""
+    h, w = shape[:2]
+    v = np.roll(quad, -1, axis=0) - quad
+    ang = np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 90.0
+    square = bool(np.all(np.minimum(ang, 90.0 - ang) < _FRAME_DEG))
+    left, right = quad[:, 0].min(), w - 1 - quad[:, 0].max()
+    top, bottom = quad[:, 1].min(), h - 1 - quad[:, 1].max()
+    centred = max(abs(left - right), abs(top - bottom)) < _FRAME_CENTRED * min(h, w)
+    return square and centred
+
+
+def _inner_card(image: np.ndarray) -> np.ndarray | None:
+    """In an image of a card's aspect, a whole-card quad lying ``_CROP_MARGIN`` inside every border:
+    the card photographed with a margin of table, or a frame printed on a tightly cropped card."""
+    if not _is_card_shaped(image):
+        return None
+    group = _largest_group(image)
+    if group is None or group[1]:
+        return None  # (a part of a card inside a tight crop is printed art)
+    quad = group[0][0]
+    h, w = image.shape[:2]
+    inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
+    return quad if inset >= _CROP_MARGIN * min(h, w) else None
+
+
+def _found_card(image: np.ndarray):
+    """The card found inside a one-card image, as ``(hypotheses, partial)`` (see
+    :func:`companion.vision.cards.find_card_groups`), or None where the image is taken to be the
+    card itself (see :func:`crop_quad`)."""
+    if not _is_card_shaped(image):
+        return _largest_group(image)
+    inner = _inner_card(image)
+    if inner is None or _printed_frame(inner, image.shape):
+        return None
+    return [inner], False
 
 
 def crop_quad(image: np.ndarray) -> np.ndarray:
     """Where the single card lies in an image that shows one card (no deck needed).
 
     The largest whole-card quad covering at least 15 % of the image is used, if one is clearly
-    present, unless the image itself has a 44 × 63 card's aspect (within 7 %, either way up) and the
-    quad comes within ``_CROP_MARGIN`` of its border: then the image is a tight crop or flat scan
-    (the quad is a frame printed on the card) and its own corners are used. A card of another
-    aspect (a 57 × 89 mm card cropped with a margin of table is about 44 × 63) is thus found, not
+    present. If the image itself has a 44 × 63 card's aspect (within 7 %, either way up), it is
+    taken as a tight crop or flat scan, and its own corners are used, unless the quad lies at least
+    ``_CROP_MARGIN`` inside every border and not square and centred as a printed frame does: a
+    57 × 89 mm card photographed with a margin of table has about the 44 × 63 shape, and must not be
     taken with its margin. Failing all that, the whole image.
 
     Args:
@@ -667,21 +716,17 @@ def crop_quad(image: np.ndarray) -> np.ndarray:
     Returns:
         (4, 2) float32 px, portrait-ordered (see :func:`companion.vision.cards.order_quad`).
     """
-    group = _largest_group(image)
+    group = _found_card(image)
     if group is not None and not group[1]:
-        quad = group[0][0]
-        h, w = image.shape[:2]
-        inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
-        if not _is_card_shaped(image) or inset >= _CROP_MARGIN * min(h, w):
-            return quad
+        return group[0][0]
     return _order_portrait(whole_image_quad(image))
 
 
 def classify_image(image: np.ndarray, deck: Deck) -> Classification:
     """Name the one card shown in an image (already cropped; any rotation, some perspective).
 
-    The hypotheses are the image itself and, unless the image already has a card's shape, the
-    largest card (or part-card, completed both ways) found in it; the best-scoring one wins.
+    The hypotheses are the image itself and the card (or part-card, completed both ways) that
+    :func:`crop_quad` would find in it; the best-scoring one wins.
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -691,10 +736,9 @@ def classify_image(image: np.ndarray, deck: Deck) -> Classification:
         The :class:`Classification`; its quad is where the card was taken to be, image px.
     """
     hyps = [_order_portrait(whole_image_quad(image))]
-    if not _is_card_shaped(image):
-        group = _largest_group(image)
-        if group is not None:
-            hyps = group[0] + hyps
+    group = _found_card(image)
+    if group is not None:
+        hyps = group[0] + hyps
     results = classify_quads(image, hyps, deck)
     best = max(results, key=lambda r: r.score)
     return results[0] if best.label == UNKNOWN else best
@@ -704,8 +748,10 @@ def classify_image(image: np.ndarray, deck: Deck) -> Classification:
 _CANON_W, _CANON_H = 4 * PATCH_W, 4 * PATCH_H
 
 
-def _canonical(image: np.ndarray) -> np.ndarray:
-    quad = crop_quad(image)
+def _canonical(image: np.ndarray, quad: np.ndarray | None = None) -> np.ndarray:
+    """The card in a one-card image (at ``quad``, default :func:`crop_quad`'s) warped upright to
+    ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR."""
+    quad = crop_quad(image) if quad is None else quad
     dst = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
     h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     return cv2.warpPerspective(image, h, (_CANON_W, _CANON_H), flags=cv2.INTER_AREA,
