@@ -126,7 +126,7 @@ def photograph(canvas_size: tuple[int, int], cards: list[tuple[str, np.ndarray]]
     img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.4))
     img += rng.normal(0, rng.uniform(2, 6), img.shape)
     img = np.clip(img, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 92))])
+    _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 92))])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 

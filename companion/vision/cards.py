@@ -344,9 +344,10 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
         ``hypotheses`` are (4, 2) float32 quads in image px, :func:`order_quad` order. For a
         card-shaped find it is that quad (plus its two completions if it is on the square side
         of a card, ``_ASPECT_DOUBT``) and ``partial`` is False. For a too-square find
-        (``partial`` True) it is the quad as found plus the two ways of completing it to a card
-        (see ``_completions``); the caller picks one by classifying them, and should drop a
-        partial find that matches no enrolled card.
+        (``partial`` True) it is the two ways of completing the quad as found to a card (see
+        ``_completions``: past its top side, past its bottom side; ``_part_of`` recovers the
+        quad); the caller picks one by classifying them, and should drop a partial find that
+        matches no enrolled card.
 
     Raises:
         ValueError: ``frame`` is not (H, W, 3).

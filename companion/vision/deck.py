@@ -655,7 +655,7 @@ def _largest_group(image: np.ndarray):
 #: A card found this far (fraction of the image's short side) inside every border of an image of a
 #: card's aspect may be the card, photographed with a margin of table; nearer, it is a frame
 #: printed on the card.
-_CROP_MARGIN = 0.03
+_CROP_MARGIN = 0.015
 #: ... unless it sits square and centred (within these), as a printed frame does.
 _FRAME_DEG, _FRAME_CENTRED = 0.75, 0.01
 

@@ -559,7 +559,7 @@ class CardTracker:
                 lo = read.get(_place(((x - ax[0], y - ax[1]), size, angle)))
                 hi = read.get(_place(((x + ax[0], y + ax[1]), size, angle)))
                 t = 0.0
-                if lo is not None and hi is not None and lo >= 0 and hi >= 0:
+                if lo is not None and hi is not None:
                     a, b = fine_results[lo].score, fine_results[hi].score
                     curv = a - 2 * centre + b
                     if curv < 0:
