@@ -11,8 +11,7 @@ the mat:
 1. **Leftover regions**: every part-card the outline finder kept but could not name, every
    card-shaped find that read ``"unknown"``, and every blob that differs from the table (the
    table estimated by a median filter larger than a card, on a reduced and smoothed image, CIE
-   Lab, with the cards already read painted out) not
-   covered by a card already read. A photo whose "differs from the table" covers more than
+   Lab, with the cards already read painted out) not covered by a card already read. A photo whose "differs from the table" covers more than
    ``TEXTURED_MAX`` of it has a table too busy for that estimate, and gives no blobs.
 2. **Windows**: card-sized rectangles (the median size of the cards already read, image px; if
    none was read, each of a few sizes guessed from the parts and blobs, :func:`guess_card_size`),
@@ -25,9 +24,10 @@ the mat:
    and turn (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review
    45(3), 2003, §3), snapped to the card's own edges
    (:func:`companion.vision.cards.refine_quads`) and read in full, look-alike stage included.
-4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the best of many
-   tries, so it must clearly win), overlaps no card already read by more than ``OVERLAP_MAX``,
-   accounts for its region (holds the part; lies on the blob), lies wholly inside the photo, and is not mostly bare table.
+4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by
+   ``WINDOW_MARGIN`` (it was the best of many tries, so it must clearly win), overlaps no card
+   already read by more than ``OVERLAP_MAX``, accounts for its region (holds the part; lies on the
+   blob), lies wholly inside the photo, and is not mostly bare table.
 
 Nothing here guesses a name: every card reported was read by the deck like any other.
 """
@@ -56,7 +56,7 @@ OVERLAP_MAX = 0.2
 #: A found card's sides must be backed by a card's outline this well (``refine_quads`` support,
 #: 0..1) after snapping: a pattern on the table can resemble a card's art, never its outline.
 SUPPORT_MIN = 0.75
-#: Pattern-search steps: (fraction of the card width, degrees), coarse to fine.
+#: Compass-search steps: (fraction of the card width, degrees), coarse to fine.
 REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5), (0.012, 0.6))
 REFINE_ROUNDS = 3
 #: With no card named, a part's short side times these is a guess at the card's short side.
@@ -161,8 +161,9 @@ def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray]
 
 def misfits(readings, card_wh: tuple[float, float]) -> list[int]:
     """Indices of named readings with a side more than ``MISFIT`` away from the photo's card
-    size, or a corner further from square than ``MISFIT_SKEW`` allows: a square of a checked cloth that matches a pale card, or a card whose outline took in a
-    neighbour's shadow or lost its title band. The caller searches their places again.
+    size, or a corner further from square than ``MISFIT_SKEW`` allows: a square of a checked cloth
+    that matches a pale card, or a card whose outline took in a neighbour's shadow or lost its
+    title band. The caller searches their places again.
     """
     out = []
     for i, r in enumerate(readings):
@@ -360,7 +361,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         New :class:`companion.vision.deck.Classification` readings, each named (never
         ``"unknown"``), at most one per place.
     """
-    from companion.vision.cards import order_quad, refine_quads
+    from companion.vision.cards import order_quad, pixels_in, refine_quads
     from companion.vision.deck import classify_quads
 
     windows, owner = [], []
@@ -390,22 +391,26 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     if not seeds:
         return []
     refined = _refine(image, deck, seeds, scores[seed_index], cw)
+    # Only a window whose sides snap to a card's outline can be a card (``SUPPORT_MIN``): a pattern
+    # on the table can resemble a card's art, never its edges. It is read where it was found and
+    # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).
     quads = [order_quad(_quad(r)) for r in refined]
-    snapped, supports = [], []
-    for q, (sq, support, _) in zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw))):
+    kept, snapped = [], []
+    for k, (q, (sq, support, _)) in enumerate(zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
-        ok = support > 0 and abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
-        snapped.append(sq if ok else q)
-        supports.append(support if ok else 0.0)
-    results = classify_quads(image, quads + snapped, deck)
-    n = len(quads)
+        card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
+        if support >= SUPPORT_MIN and card_sized:
+            kept.append(k)
+            snapped.append(sq)
+    if not kept:
+        return []
+    results = classify_quads(image, [quads[k] for k in kept] + snapped, deck)
+    n = len(kept)
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     out = []
-    for k in sorted(range(n), key=lambda k: -max(results[k].score, results[n + k].score)):
-        if supports[k] < SUPPORT_MIN:
-            continue  # no outline where the window says a card lies: a pattern on the table
-        r = results[n + k] if results[n + k].score >= results[k].score - 0.02 else results[k]
+    for i in sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score)):
+        r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
         if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
             continue
         q = np.asarray(r.quad, np.float32)
@@ -413,10 +418,12 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
             continue  # a card cut by the photo's border cannot be checked whole
         if any(_overlap(q, t) > OVERLAP_MAX * cw * ch for t in taken):
             continue
-        if not _accounts_for(q, regions[seed_owner[k]], cw * ch):
+        if not _accounts_for(q, regions[seed_owner[kept[i]]], cw * ch):
             continue
-        if differs is not None and _fraction_in(q, differs) < NOT_BARE_MIN:
-            continue
+        if differs is not None:
+            inside, differing = pixels_in(q, differs)
+            if differing < NOT_BARE_MIN * max(inside, 1):
+                continue
         taken.append(q)
         out.append(r)
     return out
@@ -445,15 +452,3 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     """Area (px²) of the intersection of two convex quads."""
     area, _ = cv2.intersectConvexConvex(a.reshape(-1, 1, 2), b.reshape(-1, 1, 2))
     return float(area)
-
-
-def _fraction_in(quad: np.ndarray, mask: np.ndarray) -> float:
-    x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, mask.shape[1]), min(y + h, mask.shape[0])
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(inside, np.round(quad - [x0, y0]).astype(np.int32), 1)
-    n = int(inside.sum())
-    return float((mask[y0:y1, x0:x1] & (inside > 0)).sum()) / max(n, 1)

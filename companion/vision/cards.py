@@ -317,6 +317,28 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     return out
 
 
+def pixels_in(quad_px: np.ndarray, *masks: np.ndarray) -> tuple[int, ...]:
+    """Pixels inside a convex quad, then how many of them are set in each mask.
+
+    Args:
+        quad_px: (4, 2) px, rounded as :func:`cv2.fillConvexPoly` fills it, clipped to the image.
+        masks: (H, W) uint8 or bool, all of one shape.
+
+    Returns:
+        ``(inside, set in masks[0], set in masks[1], ...)``, worked out within the quad's
+        bounding box.
+    """
+    pts = np.round(quad_px).astype(np.int32)
+    hgt, wid = masks[0].shape
+    x0, y0 = max(0, int(pts[:, 0].min())), max(0, int(pts[:, 1].min()))
+    x1, y1 = min(wid, int(pts[:, 0].max()) + 1), min(hgt, int(pts[:, 1].max()) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return (0,) * (len(masks) + 1)
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(m, pts - np.array([x0, y0], np.int32), 255)
+    return (np.count_nonzero(m),) + tuple(np.count_nonzero(m & k[y0:y1, x0:x1]) for k in masks)
+
+
 def _inside(pt: np.ndarray, quad: np.ndarray) -> bool:
     return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(pt[0]), float(pt[1])), False) >= 0
 

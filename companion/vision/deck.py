@@ -8,7 +8,8 @@ How a card is described (descriptor version 1)
    ``INTER_AREA`` plus a light Gaussian blur, so the patch is an alias-free, slightly smoothed
    view that tolerates sub-pixel quad errors and focus blur.
 2. The patch is white-balanced on the card's own paper (:func:`white_balance`: the eye judges a
-   card's colours against its paper, whatever the light), then goes to CIE Lab. Each channel is made zero-mean over the card, the chroma channels
+   card's colours against its paper, whatever the light), then goes to CIE Lab. Each channel is
+   made zero-mean over the card, the chroma channels
    are weighted, the corner pixels are zeroed (rounded corners), and the whole vector is scaled to
    unit length. Brightness changes scale all three channels alike and a colour cast mostly
    shifts a/b, so the result is insensitive to both; what is left is the card's *layout* of
@@ -401,23 +402,25 @@ class Deck:
             scores: (L,) best whole-card ZNCC per label.
             best: the whole-card winner's index.
         """
+        def pair(k: int) -> tuple[int, int]:
+            return min(k, best), max(k, best)
+
         close = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND
-                 and ((min(k, best), max(k, best)) in self._regions or (min(k, best), max(k, best)) in self._example_pairs)]
+                 and (pair(k) in self._regions or pair(k) in self._example_pairs)]
         if not close:
             return best
         big = _fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT)  # (3, FH + 2s, FW + 2s)
         aligned = self._align(big, best)
         region = np.zeros((FINE_H, FINE_W), bool)
         rivals = []
+        s0 = 1 if aligned is not None else (big.shape[1] - FINE_H) // 2
+        centre = (aligned if aligned is not None else big)[:, s0:s0 + FINE_H, s0:s0 + FINE_W]
         for k in close:
-            pair = (min(k, best), max(k, best))
-            if pair in self._regions:
-                region |= self._regions[pair]
+            if pair(k) in self._regions:
+                region |= self._regions[pair(k)]
                 rivals.append(k)
             else:
                 # Example by example: the faces of the two labels this card is most like.
-                s0 = (big.shape[1] - FINE_H) // 2
-                centre = aligned[:, 1:1 + FINE_H, 1:1 + FINE_W] if aligned is not None else big[:, s0:s0 + FINE_H, s0:s0 + FINE_W]
                 a, b = self._best_example(centre, best), self._best_example(centre, k)
                 ex = self._example_regions.get((min(a, b), max(a, b)))
                 if ex is not None:
@@ -538,7 +541,7 @@ class Deck:
         balanced = data.get("white_balance")
         if balanced is not None and (balanced.shape != () or balanced.dtype != np.bool_):
             raise DeckError(f"{p}: malformed white_balance field (expected a 0-d bool)")
-        return cls(labels, templates, tl, threshold, examples, fine, fine_label, bool(balanced) if balanced is not None else False)
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced is not None and bool(balanced))
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray, quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -674,30 +677,21 @@ def _printed_frame(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
     return square and centred
 
 
-def _inner_card(image: np.ndarray) -> np.ndarray | None:
-    """In an image of a card's aspect, a whole-card quad lying ``_CROP_MARGIN`` inside every border:
-    the card photographed with a margin of table, or a frame printed on a tightly cropped card."""
-    if not _is_card_shaped(image):
-        return None
-    group = _largest_group(image)
-    if group is None or group[1]:
-        return None  # (a part of a card inside a tight crop is printed art)
-    quad = group[0][0]
-    h, w = image.shape[:2]
-    inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
-    return quad if inset >= _CROP_MARGIN * min(h, w) else None
-
-
 def _found_card(image: np.ndarray):
     """The card found inside a one-card image, as ``(hypotheses, partial)`` (see
     :func:`companion.vision.cards.find_card_groups`), or None where the image is taken to be the
     card itself (see :func:`crop_quad`)."""
-    if not _is_card_shaped(image):
-        return _largest_group(image)
-    inner = _inner_card(image)
-    if inner is None or _printed_frame(inner, image.shape):
-        return None
-    return [inner], False
+    group = _largest_group(image)
+    if group is None or not _is_card_shaped(image):
+        return group
+    if group[1]:
+        return None  # a part of a card inside a tight crop is printed art
+    quad = group[0][0]
+    h, w = image.shape[:2]
+    inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
+    if inset < _CROP_MARGIN * min(h, w) or _printed_frame(quad, image.shape):
+        return None  # a frame printed on a tight crop or flat scan
+    return group
 
 
 def crop_quad(image: np.ndarray) -> np.ndarray:
@@ -748,10 +742,10 @@ def classify_image(image: np.ndarray, deck: Deck) -> Classification:
 _CANON_W, _CANON_H = 4 * PATCH_W, 4 * PATCH_H
 
 
-def _canonical(image: np.ndarray, quad: np.ndarray | None = None) -> np.ndarray:
-    """The card in a one-card image (at ``quad``, default :func:`crop_quad`'s) warped upright to
+def _canonical(image: np.ndarray) -> np.ndarray:
+    """The card in a one-card image (where :func:`crop_quad` finds it) warped upright to
     ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR."""
-    quad = crop_quad(image) if quad is None else quad
+    quad = crop_quad(image)
     dst = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
     h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     return cv2.warpPerspective(image, h, (_CANON_W, _CANON_H), flags=cv2.INTER_AREA,

@@ -51,6 +51,7 @@ import numpy as np
 
 from companion.rules.cards import UNKNOWN
 from companion.vision.blas import one_blas_thread
+from companion.vision.cards import pixels_in
 from companion.vision.mat_layout import MatLayout
 from companion.vision.observations import CardObservation
 
@@ -314,7 +315,7 @@ class CardTracker:
         s = CHANGE_PX_PER_MM
         still, untouched = [], []
         for card in self.cards:
-            inside, moved = _counts_in(cv2.boxPoints(card.rect_mm) * s, changed)
+            inside, moved = pixels_in(cv2.boxPoints(card.rect_mm) * s, changed)
             if not inside or moved > DISTURBED_MM2 * s * s:
                 continue
             # Not a pixel changed: nothing to read again. A few did: read it again where it lies.
@@ -444,7 +445,7 @@ class CardTracker:
                 continue
             # The card must account for the change it was found in: a window that merely touches a
             # blob (a printed word, a neighbour's shadow) and happens to match is not a card.
-            _, inside, on_change, on_card = _counts_in(box * s, own, own_change, own_card)
+            _, inside, on_change, on_card = pixels_in(box * s, own, own_change, own_card)
             if not inside:
                 continue
             # (Not where a card lay before: a look-alike, or a card of the same kind, laid in its place
@@ -661,21 +662,6 @@ def _centres(lo: float, hi: float, size: float, step: float = WINDOW_STEP_MM) ->
     b = max(hi - size / 2, lo + size / 2) + WINDOW_SLACK_MM
     n = max(1, int(np.ceil((b - a) / step - 1e-9)) + 1)
     return np.linspace(a, b, n) if n > 1 else np.array([(a + b) / 2])
-
-
-def _counts_in(quad_px: np.ndarray, *masks: np.ndarray) -> tuple[int, ...]:
-    """Pixels inside a convex quad (px, rounded as :func:`cv2.fillConvexPoly` fills it, clipped to
-    the image), then how many of them are set in each (H, W) uint8 mask; worked out within the
-    quad's bounding box."""
-    pts = np.round(quad_px).astype(np.int32)
-    hgt, wid = masks[0].shape
-    x0, y0 = max(0, int(pts[:, 0].min())), max(0, int(pts[:, 1].min()))
-    x1, y1 = min(wid, int(pts[:, 0].max()) + 1), min(hgt, int(pts[:, 1].max()) + 1)
-    if x1 <= x0 or y1 <= y0:
-        return (0,) * (len(masks) + 1)
-    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(m, pts - np.array([x0, y0], np.int32), 255)
-    return (np.count_nonzero(m),) + tuple(np.count_nonzero(m & k[y0:y1, x0:x1]) for k in masks)
 
 
 def _place(rect: tuple) -> tuple:
