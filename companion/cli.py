@@ -24,6 +24,7 @@ _HANDLERS = {
     "mat": "companion.app.cmd_mat",
     "replay": "companion.app.cmd_replay",
     "demo": "companion.app.cmd_demo",
+    "watch": "companion.app.cmd_watch",
 }
 
 
@@ -37,9 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.add_argument("file", metavar="FILE", help="the game file ('-' for standard input)")
 
-    s = sub.add_parser("enroll", help="learn a physical deck from example images")
-    s.add_argument("--deck", required=True, metavar="DIR", help="one sub-folder per label, each with images")
-    s.add_argument("--out", required=True, metavar="DECK.npz")
+    s = sub.add_parser("enroll", help="learn a physical deck (or a set of Sushi Roll dice) from example images")
+    what = s.add_mutually_exclusive_group(required=True)
+    what.add_argument("--deck", metavar="DIR", help="one sub-folder per card label, each with images")
+    what.add_argument("--dice", metavar="DIR", help="one sub-folder per Sushi Roll face (e.g. maki*2), each with images")
+    s.add_argument("--out", required=True, metavar="DECK.npz|DICE.npz")
 
     s = sub.add_parser("classify", help="label images of single, cropped cards")
     s.add_argument("--deck", required=True, metavar="DECK.npz")
@@ -47,8 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("images", nargs="+", metavar="IMAGE")
 
     s = sub.add_parser("read", help="find and label things in table photos")
-    s.add_argument("what", choices=("cards",))
-    s.add_argument("--deck", required=True, metavar="DECK.npz")
+    s.add_argument("what", choices=("cards", "dice"))
+    s.add_argument("--deck", metavar="DECK.npz", help="the enrolled deck (read cards)")
+    s.add_argument("--kind", choices=("d6", "sushi-roll"), help="which dice (read dice)")
+    s.add_argument("--dice", metavar="DICE.npz", help="the enrolled Sushi Roll dice (read dice --kind sushi-roll)")
     s.add_argument("--json", action="store_true")
     s.add_argument("images", nargs="+", metavar="IMAGE")
 
@@ -61,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("fixture", metavar="FIXTURE", help="a fixture folder (game.json + frames)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--screens", metavar="DIR", help="write the display's screens as PNGs here")
+
+    s = sub.add_parser("watch", help="watch a camera or video and report when the table moves and settles")
+    s.add_argument("source", metavar="SOURCE", help="a video file, a folder of frames, or a camera (pi, usb:N)")
+    s.add_argument("--fps", type=float, default=None, help="frames per second (default: the video's, else 30)")
+    s.add_argument("--json", action="store_true", help="one JSON object per line per event")
 
     s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
     s.add_argument("--game", default="sushi-go", choices=GAMES)

@@ -95,9 +95,16 @@ def _read_cards(args: argparse.Namespace, deck) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``enroll``, ``classify`` or ``read cards`` (by ``args.command``); return the exit status."""
+    """Run ``enroll``, ``classify`` or ``read cards|dice`` (by ``args.command``); return the exit status."""
+    if (args.command == "enroll" and args.dice) or (args.command == "read" and args.what == "dice"):
+        from companion.app import cmd_dice
+
+        return cmd_dice.run(args)
     if args.command == "enroll":
         return _enroll(args)
+    if args.deck is None:
+        _err(f"{args.command}: --deck DECK.npz is required (the deck enrolled with 'companion enroll --deck')")
+        return 2
     from companion.vision.deck import Deck, DeckError
 
     try:
