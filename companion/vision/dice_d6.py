@@ -1,0 +1,426 @@
+"""Pip dice (Sushi Express): find every standard six-sided die in a photo and read its top face.
+
+Issue #7 §1. Classical, nothing trained, so it does not depend on one camera or one set of dice:
+
+1. **Pips** (:func:`find_pips`): small round blobs darker than their surround (a morphological
+   black-hat: closing minus image, on a pyramid so any pip size from 4 px up costs the same), or
+   lighter for dice with light pips (a top-hat), each fitted with an ellipse. A pip on the top face
+   of a die seen from above is round; a pip on a side face is squashed by the perspective.
+2. **Faces** (:func:`group_faces`): pips of like size and shape that lie within a few pip diameters
+   of each other are grouped; each group is fitted with the standard pip layout of its count
+   (1 … 6, opposite faces summing to 7 does not matter here), which gives the face's centre,
+   orientation and size, i.e. its quad.
+3. **Check the face** (:func:`read_face`): on the fitted face the nine pip places of the standard
+   3 × 3 grid are sampled. A real face shows pips exactly where its value puts them and bare die
+   body everywhere else; a group that is really a side face, two dice's pips, or a face missing a
+   pip does not. A face that reads as no value cleanly is dropped (not a die) or, when the pips
+   were clear, reported with ``value`` None: never guessed.
+
+Side faces: pips squashed below ``TOP_MIN_ROUNDNESS`` belong to a side face and are never read.
+
+Sources: OpenCV morphology (``cv2.morphologyEx``, black-hat/top-hat), ``cv2.fitEllipse``; the
+standard die face layouts (a 3 × 3 grid of pip places: 1 = centre, 2 = a diagonal, 3 = a diagonal
+with the centre, 4 = the corners, 5 = corners and centre, 6 = two columns of three).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.observations import DieObservation
+
+#: Pip places of the 3 × 3 grid in face half-widths (the face spans −1 … 1 on both axes). On a
+#: 16 mm die the pip centres sit about 4 mm from the edges, i.e. ±0.5.
+GRID = 0.5
+_PLACES = np.array([(x, y) for y in (-GRID, 0.0, GRID) for x in (-GRID, 0.0, GRID)], np.float64)
+#: Which of the nine places (row-major, as _PLACES) carry a pip, per value; 2, 3 and 6 in both
+#: orientations a die can show them in.
+PATTERNS: dict[int, tuple[frozenset[int], ...]] = {
+    1: (frozenset({4}),),
+    2: (frozenset({0, 8}), frozenset({2, 6})),
+    3: (frozenset({0, 4, 8}), frozenset({2, 4, 6})),
+    4: (frozenset({0, 2, 6, 8}),),
+    5: (frozenset({0, 2, 4, 6, 8}),),
+    6: (frozenset({0, 2, 3, 5, 6, 8}), frozenset({0, 1, 2, 6, 7, 8})),
+}
+#: A pip's ellipse axes ratio (minor / major) at or above which it is on a top face.
+TOP_MIN_ROUNDNESS = 0.62
+#: The largest working image side, px: bigger photos are shrunk first (pips stay ≥ 4 px for dice
+#: filling ≥ 1/40 of the frame).
+WORK_SIDE = 1280
+
+
+@dataclass(frozen=True)
+class Pip:
+    """One pip candidate: centre (x, y) px, area px², ellipse axes (major, minor) px and angle
+    (degrees, OpenCV's ``fitEllipse`` convention), contrast (0..1, how much darker — or lighter —
+    than the surround, relative to it), and polarity (+1 dark pip, −1 light pip)."""
+
+    x: float
+    y: float
+    area: float
+    major: float
+    minor: float
+    angle: float
+    contrast: float
+    polarity: int
+
+    @property
+    def roundness(self) -> float:
+        """minor / major axis, 0..1 (1 = a circle)."""
+        return self.minor / max(self.major, 1e-6)
+
+    @property
+    def diameter(self) -> float:
+        """Equivalent circle diameter, px."""
+        return 2.0 * math.sqrt(self.area / math.pi)
+
+
+def _components(mask: np.ndarray, rel: np.ndarray, r: int, scale: float, polarity: int) -> list[Pip]:
+    n, lab, st, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    max_area = math.pi * r * r * 1.1
+    min_area = max(5.0, math.pi * (r * 0.35) ** 2)
+    for i in range(1, n):
+        x, y, w, h, a = st[i]
+        if a < min_area or a > max_area or x == 0 or y == 0 or x + w >= mask.shape[1] or y + h >= mask.shape[0]:
+            continue
+        blob = (lab[y : y + h, x : x + w] == i).astype(np.uint8)
+        cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        c = max(cnts, key=cv2.contourArea)
+        if len(c) < 5:
+            continue
+        (_, _), (ax1, ax2), ang = cv2.fitEllipse(c)
+        major, minor = max(ax1, ax2), min(ax1, ax2)
+        fill = a / (math.pi * major * minor / 4 + 1e-6)
+        if not 0.7 <= fill <= 1.3 or minor < 2.0:
+            continue
+        contrast = float(rel[y : y + h, x : x + w][blob > 0].mean())
+        if ax1 > ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
+            ang = ang
+        else:
+            ang = (ang + 90.0) % 180.0
+        out.append(Pip(cen[i][0] * scale, cen[i][1] * scale, a * scale * scale, major * scale, minor * scale,
+                       ang, contrast, polarity))
+    return out
+
+
+def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = False) -> list[Pip]:
+    """Pip candidates in a grey image.
+
+    Args:
+        grey: (H, W) uint8.
+        min_contrast: how much darker than the local body a pip must be, as a fraction of the
+            body's grey level (a black pip on an ivory die is ≈ 0.6).
+        light: look for light pips on a darker body instead (coloured translucent dice).
+
+    Returns:
+        Pips in image px, one per blob (the scale that fits it best), any order.
+    """
+    found: list[Pip] = []
+    img = grey.astype(np.float32)
+    scale = 1.0
+    # Each octave looks for pips of radius 2..5 px at its own scale: 2..5, 4..10, 8..20 px …
+    while min(img.shape) >= 24:
+        for r in (3, 5):
+            k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+            if light:
+                body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
+                hat = img - body
+                rel = hat / np.maximum(255.0 - body, 20.0)
+            else:
+                body = cv2.morphologyEx(img, cv2.MORPH_CLOSE, k)
+                hat = body - img
+                rel = hat / np.maximum(body, 20.0)
+            mask = (rel > min_contrast).astype(np.uint8)
+            found += _components(mask, rel, r, scale, -1 if light else 1)
+        if scale >= 8:
+            break
+        img = cv2.pyrDown(img)
+        scale *= 2.0
+    return _dedupe(found)
+
+
+def _dedupe(pips: list[Pip]) -> list[Pip]:
+    """One pip per place: of candidates whose centres lie within half a diameter, the largest
+    (a coarser scale sees the whole pip where a finer one may see only its darkest core)."""
+    keep: list[Pip] = []
+    for p in sorted(pips, key=lambda q: -q.area):
+        if all(math.hypot(p.x - q.x, p.y - q.y) > 0.5 * max(p.diameter, q.diameter) for q in keep):
+            keep.append(p)
+    return keep
+
+
+@dataclass(frozen=True)
+class Face:
+    """A fitted die face: ``frame`` (2, 3) float64 maps face coordinates (−1 … 1 on both axes)
+    to image px; ``pips`` the candidates it was fitted to; ``residual`` the fit's RMS error in face
+    half-widths."""
+
+    frame: np.ndarray
+    pips: tuple[Pip, ...]
+    residual: float
+
+    @property
+    def half_width(self) -> float:
+        """Face half-width, px (square root of the frame's area scale)."""
+        return math.sqrt(abs(np.linalg.det(self.frame[:, :2])))
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return float(self.frame[0, 2]), float(self.frame[1, 2])
+
+    def to_image(self, pts: np.ndarray) -> np.ndarray:
+        """(N, 2) face coordinates → (N, 2) image px."""
+        return pts @ self.frame[:, :2].T + self.frame[:, 2]
+
+    def quad(self) -> np.ndarray:
+        """(4, 2) float64 corners in image px, clockwise on screen."""
+        q = self.to_image(np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64))
+        c = q.mean(axis=0)
+        order = np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))  # y down: increasing angle = clockwise
+        return q[order]
+
+    @property
+    def squash(self) -> float:
+        """Smaller / larger singular value of the frame: 1 for a face seen square on."""
+        s = np.linalg.svd(self.frame[:, :2], compute_uv=False)
+        return float(s[-1] / max(s[0], 1e-9))
+
+
+#: Face half-width per pip diameter, for a lone pip (a one): from faces with several pips.
+HALF_WIDTH_PER_PIP = 2.6
+
+
+def _similarity(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
+    """Least-squares similarity c → x (both (N, 2)), as a (2, 3) frame, and its RMS residual in px."""
+    cz = c[:, 0] + 1j * c[:, 1]
+    xz = x[:, 0] + 1j * x[:, 1]
+    cm, xm = cz.mean(), xz.mean()
+    a = np.vdot(cz - cm, xz - xm) / max(np.vdot(cz - cm, cz - cm).real, 1e-12)
+    b = xm - a * cm
+    res = xz - (a * cz + b)
+    frame = np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag]])
+    return frame, float(np.sqrt(np.mean(np.abs(res) ** 2)))
+
+
+def _affine(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
+    """Least-squares affine c → x, (2, 3), and RMS residual px (needs 3 non-collinear points)."""
+    a = np.hstack([c, np.ones((len(c), 1))])
+    sol, *_ = np.linalg.lstsq(a, x, rcond=None)
+    res = a @ sol - x
+    return sol.T, float(np.sqrt(np.mean(np.sum(res**2, axis=1))))
+
+
+def _by_angle(pts: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    return np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))
+
+
+def _fit(pips: list[Pip], value: int) -> Face | None:
+    """The best frame placing these pips on the layout of ``value`` (2 … 6), or None."""
+    x = np.array([(p.x, p.y) for p in pips], np.float64)
+    best: Face | None = None
+    for places in PATTERNS[value][:1]:
+        c = _PLACES[sorted(places)]
+        has_centre = 4 in places
+        ring_c = c[np.any(c != 0, axis=1)]
+        ring_c = ring_c[_by_angle(ring_c, np.zeros(2))]
+        centroid = x.mean(axis=0)
+        if has_centre:
+            k = int(np.argmin(np.sum((x - centroid) ** 2, axis=1)))
+            ring_x = np.delete(x, k, axis=0)
+            centre_x = x[k : k + 1]
+        else:
+            ring_x, centre_x = x, x[:0]
+        ring_x = ring_x[_by_angle(ring_x, centroid)]
+        m = len(ring_x)
+        for flip in (False, True):
+            rx = ring_x[::-1] if flip else ring_x
+            for shift in range(m):
+                xs = np.vstack([np.roll(rx, shift, axis=0), centre_x])
+                cs = np.vstack([ring_c, np.zeros((len(centre_x), 2))])
+                frame, rms = _similarity(cs, xs) if value <= 3 else _affine(cs, xs)
+                face = Face(frame, tuple(pips), 0.0)
+                h = face.half_width
+                if h < 1.0:
+                    continue
+                face = Face(frame, tuple(pips), rms / h)
+                if best is None or face.residual < best.residual:
+                    best = face
+    return best
+
+
+def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float) -> float:
+    """Dominant edge direction (radians, modulo 90°) in a disc: the face's outline and the
+    side faces' edges run along the face's axes. Averaging angles ×4 folds the four edge
+    directions of a square onto one."""
+    gx, gy = grad
+    h, w = gx.shape
+    x0, x1 = max(0, int(cx - radius)), min(w, int(cx + radius) + 1)
+    y0, y1 = max(0, int(cy - radius)), min(h, int(cy + radius) + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return 0.0
+    ax, ay = gx[y0:y1, x0:x1], gy[y0:y1, x0:x1]
+    mag2 = ax * ax + ay * ay
+    ang = np.arctan2(ay, ax)
+    z = np.sum(mag2 * np.exp(4j * ang))
+    return float(np.angle(z) / 4.0)
+
+
+def _lone_face(p: Pip, grad) -> Face:
+    h = HALF_WIDTH_PER_PIP * p.diameter
+    t = _orientation(grad, p.x, p.y, 1.5 * h)
+    c, s = math.cos(t), math.sin(t)
+    frame = np.array([[h * c, -h * s, p.x], [h * s, h * c, p.y]])
+    return Face(frame, (p,), 0.0)
+
+
+def _neighbours(a: Pip, b: Pip) -> bool:
+    if a.polarity != b.polarity:
+        return False
+    da, db = a.diameter, b.diameter
+    if max(da, db) > 1.6 * min(da, db):
+        return False
+    if abs(a.roundness - b.roundness) > 0.3:
+        return False
+    return math.hypot(a.x - b.x, a.y - b.y) <= 4.2 * (da + db) / 2
+
+
+def group_pips(pips: list[Pip]) -> list[list[Pip]]:
+    """Connected groups of neighbouring pips (like size, shape and polarity, a few diameters apart)."""
+    n = len(pips)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if _neighbours(pips[i], pips[j]):
+                parent[root(i)] = root(j)
+    groups: dict[int, list[Pip]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(pips[i])
+    return list(groups.values())
+
+
+def _sampler(grey: np.ndarray):
+    """Grey level at sub-pixel points, smoothed over a disc of about ``sigma`` px."""
+    levels = {s: cv2.GaussianBlur(grey, (0, 0), s) for s in (0.7, 1.4, 2.8, 5.6)}
+
+    def sample(pts: np.ndarray, sigma: float) -> np.ndarray:
+        s = min(levels, key=lambda k: abs(math.log(k / max(sigma, 0.1))))
+        img = levels[s]
+        h, w = img.shape
+        xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+        ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+        return img[ys, xs].astype(np.float64)
+
+    return sample
+
+
+#: Places on a face that never carry a pip: the middles of the four edges, just inside.
+_BARE = np.array([(0.0, -0.8), (0.8, 0.0), (0.0, 0.8), (-0.8, 0.0)])
+
+
+def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]:
+    """(value, margin): which layout the nine pip places show on this face.
+
+    ``margin`` (0..1) is how much darker the faintest pip place is than the darkest bare place,
+    relative to the bare body; a value with a margin below 0.12 is None.
+    """
+    h = face.half_width
+    sigma = max(0.7, 0.12 * h)
+    body = sample(face.to_image(_BARE), sigma)
+    places = sample(face.to_image(_PLACES), sigma)
+    ref = float(np.median(body))
+    if polarity > 0:
+        dark = (ref - places) / max(ref, 20.0)
+        bare_dark = (ref - body) / max(ref, 20.0)
+    else:
+        dark = (places - ref) / max(255.0 - ref, 20.0)
+        bare_dark = (body - ref) / max(255.0 - ref, 20.0)
+    best_v, best_m = None, -1.0
+    for v, variants in PATTERNS.items():
+        for on in variants:
+            off = [k for k in range(9) if k not in on]
+            m = min(dark[k] for k in on) - max(max(dark[k] for k in off), float(bare_dark.max()))
+            if m > best_m:
+                best_v, best_m = v, m
+    return (best_v if best_m >= 0.12 else None), float(best_m)
+
+
+def _candidates(groups: list[list[Pip]], grad) -> list[Face]:
+    """Face hypotheses per group of round pips: the whole group fitted to its count's layout,
+    else the best fit of the group less one or two pips (a stray pip of a neighbouring die or a
+    side face that joined it); a lone pip is a one."""
+    faces: list[Face] = []
+    for g in groups:
+        if len(g) == 1:
+            faces.append(_lone_face(g[0], grad))
+            continue
+        found = None
+        for drop in range(0, min(3, len(g) - 1)):
+            best = None
+            for keep in itertools.combinations(range(len(g)), len(g) - drop):
+                if len(keep) > 6:
+                    continue
+                f = _fit([g[i] for i in keep], len(keep))
+                if f is not None and f.residual < 0.15 and (best is None or f.residual < best.residual):
+                    best = f
+            if best is not None:
+                found = best
+                break
+        if found is not None:
+            faces.append(found)
+    return faces
+
+
+def read_d6(image: np.ndarray) -> list[DieObservation]:
+    """Every standard pip die in a table photo, by its top face.
+
+    Args:
+        image: (H, W, 3) uint8 BGR, any size (photos larger than ``WORK_SIDE`` are read shrunk;
+            coordinates are always in the given image's px).
+
+    Returns:
+        One DieObservation per die: ``face`` "1" … "6" (or None when pips are there but do not
+        form a clean layout), ``quad`` the top face, ``confidence`` 0..1. Ordered left to right.
+    """
+    h, w = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(h, w))
+    img = image if scale == 1.0 else cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    pips = find_pips(grey)
+    gf = grey.astype(np.float32)
+    grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
+    sample = _sampler(grey)
+    scored = []
+    top = [p for p in pips if p.roundness >= TOP_MIN_ROUNDNESS]  # side faces' pips are squashed
+    for f in _candidates(group_pips(top), grad):
+        if f.squash < 0.6:
+            continue
+        value, margin = read_face(f, sample)
+        if value is None:
+            continue
+        scored.append((margin, value, f))
+    kept: list[tuple[float, int, Face]] = []
+    for margin, value, f in sorted(scored, key=lambda t: -t[0]):
+        cx, cy = f.center
+        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 0.9 * max(f.half_width, k.half_width) for _, _, k in kept):
+            continue
+        kept.append((margin, value, f))
+    out = []
+    for margin, value, f in kept:
+        q = f.quad() / scale
+        conf = float(np.clip(margin / 0.4, 0.0, 1.0))
+        out.append(DieObservation(str(value), conf, tuple((float(x), float(y)) for x, y in q)))
+    return sorted(out, key=lambda o: o.center)
