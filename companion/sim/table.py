@@ -302,8 +302,10 @@ def _paste_card(canvas: np.ndarray, placement: Placement, layout: MatLayout, ppm
     roi[:] = roi * (1 - a) + warped.astype(np.float32) * a
 
 
-def _background(size: tuple[int, int], cond: ShotConditions, rng: np.random.Generator) -> np.ndarray:
-    """(h, w, 3) float32 BGR table texture."""
+def table_background(size: tuple[int, int], cond: ShotConditions, rng: np.random.Generator) -> np.ndarray:
+    """(h, w, 3) float32 BGR table texture (``cond.background``: wood or cloth) for a (w, h) px frame.
+
+    Shared by ``render_table`` and ``companion.sim.dice.render_dice``."""
     w, h = size
     base = np.asarray(cond.background_bgr, np.float32)
     if cond.background == "wood":
@@ -325,6 +327,32 @@ def _background(size: tuple[int, int], cond: ShotConditions, rng: np.random.Gene
         mottle = cv2.resize(rng.standard_normal((8, 10), dtype=np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
         shade = 1 + 0.06 * weave + 0.05 * mottle
     return shade[..., None] * base
+
+
+def finish_shot(img: np.ndarray, cond: ShotConditions, rng: np.random.Generator) -> np.ndarray:
+    """The camera's last steps on a composed (H, W, 3) float32 BGR frame: uneven light (gradient
+    and vignette), colour cast, blur, sensor noise (from ``rng``), then a JPEG round trip.
+
+    Returns the (H, W, 3) uint8 BGR image as decoded from the JPEG. ``img`` may be changed in place.
+    Shared by ``render_table`` and ``companion.sim.dice.render_dice``.
+    """
+    fh, fw = img.shape[:2]
+    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
+    xn, yn = (xx - fw / 2) / (fw / 2), (yy - fh / 2) / (fh / 2)
+    t = math.radians(cond.light_angle_deg)
+    ramp = (xn * math.cos(t) + yn * math.sin(t) + 1.4142) / 2.8284  # 0..1 across the frame
+    gain = (1 - cond.light_gradient * ramp) * (1 - cond.vignette * (xn**2 + yn**2) / 2)
+    img *= gain[..., None]
+    img *= np.asarray(cond.color_cast, np.float32)
+    if cond.blur_sigma > 0:
+        img = cv2.GaussianBlur(img, (0, 0), cond.blur_sigma)
+    if cond.noise_sigma > 0:
+        img += rng.standard_normal(img.shape, dtype=np.float32) * cond.noise_sigma
+    img8 = np.clip(img, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, int(cond.jpeg_quality)])
+    if not ok:  # pragma: no cover - imencode of a uint8 BGR image does not fail
+        raise RuntimeError("JPEG encoding failed")
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
 def render_table(
@@ -392,27 +420,12 @@ def render_table(
     # Mat edges are pixel edges: shift by 0.5 px from the centre-convention corners.
     cv2.fillConvexPoly(mat_mask, np.round((mat_quad + 0.5) * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
     a = mat_mask.astype(np.float32)[..., None] / 255.0
-    bg = _background(size, cond, rng)
+    bg = table_background(size, cond, rng)
     # The mat's own soft shadow on the table.
     bg *= 1 - 0.35 * cv2.GaussianBlur(a[..., 0], (0, 0), 6)[..., None]
     img = bg * (1 - a) + warped * a
 
-    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
-    xn, yn = (xx - fw / 2) / (fw / 2), (yy - fh / 2) / (fh / 2)
-    t = math.radians(cond.light_angle_deg)
-    ramp = (xn * math.cos(t) + yn * math.sin(t) + 1.4142) / 2.8284  # 0..1 across the frame
-    gain = (1 - cond.light_gradient * ramp) * (1 - cond.vignette * (xn**2 + yn**2) / 2)
-    img *= gain[..., None]
-    img *= np.asarray(cond.color_cast, np.float32)
-    if cond.blur_sigma > 0:
-        img = cv2.GaussianBlur(img, (0, 0), cond.blur_sigma)
-    if cond.noise_sigma > 0:
-        img += rng.standard_normal(img.shape, dtype=np.float32) * cond.noise_sigma
-    img8 = np.clip(img, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, int(cond.jpeg_quality)])
-    if not ok:  # pragma: no cover - imencode of a uint8 BGR image does not fail
-        raise RuntimeError("JPEG encoding failed")
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    image = finish_shot(img, cond, rng)
 
     cards = []
     for p in placements:
