@@ -1,7 +1,9 @@
 """``companion score``: score a finished game from a JSON record.
 
-Exit status 0 on success, 2 for any bad input (unreadable file, bad JSON, malformed record, illegal
-play), with one message on stderr naming the file, the field and the problem. Imports only the pure
+Exit status 0 on success, 2 for any bad input (unreadable file, bad JSON — including JSON nested
+too deep, NaN, out-of-range numbers or a file over a million characters, see
+:func:`companion.rules.records.parse_record_json` — malformed record, illegal play), with one message
+on stderr naming the file, the field and the problem. Imports only the pure
 rules engine, so it starts fast and never loads cv2, numpy or pygame.
 """
 
@@ -14,15 +16,18 @@ from typing import TextIO
 
 from companion.rules.core import GameResult
 from companion.rules.errors import MalformedGame
+from companion.rules.records import MAX_RECORD_CHARS, parse_record_json
 from companion.rules.score_table import format_score_table
 from companion.rules.sushi_go_record import score_game_record
 
 
 def _read(file: str) -> str:
+    """The file's text ('-': stdin), at most one character more than a record may have, so a
+    runaway input is refused by ``parse_record_json`` without being read whole."""
     if file == "-":
-        return sys.stdin.read()
+        return sys.stdin.read(MAX_RECORD_CHARS + 1)
     with open(file, encoding="utf-8") as fh:
-        return fh.read()
+        return fh.read(MAX_RECORD_CHARS + 1)
 
 
 def format_table(result: GameResult) -> str:
@@ -64,14 +69,9 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     except UnicodeDecodeError as exc:
         print(f"companion score: {where}: not UTF-8 text ({exc.reason})", file=stderr)
         return 2
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        print(f"companion score: {where}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=stderr)
-        return 2
     score, table = _scorer(args.game)
     try:
-        result = score(record)
+        result = score(parse_record_json(text))
     except MalformedGame as exc:
         print(f"companion score: {where}: {exc}", file=stderr)
         return 2

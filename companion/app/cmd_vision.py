@@ -2,7 +2,10 @@
 
 cv2 and numpy load only inside :func:`run`, when one of these commands actually runs.
 Exit status: 0 ok; 2 bad input — a missing/corrupt deck, an enrolment problem, or any image
-that could not be read (the other images are still processed and reported).
+that could not be read or is over the pixel budget (``imageio.MAX_PIXELS``, refused from its
+header before decoding); the other images are still processed and reported. An image larger than
+a reader's working size is read reduced, with a note on stderr (``companion: note: big.jpg:
+8000×6000 read at 2048×1536``); positions are still given in the image's own px.
 """
 
 from __future__ import annotations
@@ -14,6 +17,21 @@ import sys
 
 def _err(msg: str) -> None:
     print(f"companion: error: {msg}", file=sys.stderr)
+
+
+def _note(msg: str) -> None:
+    print(f"companion: note: {msg}", file=sys.stderr)
+
+
+def _read(path: str, max_side: int):
+    """The image at ``path`` at a reader's working size (see companion.vision.imageio), with a
+    note on stderr when the reader sees fewer pixels than the file holds."""
+    from companion.vision.imageio import read_working
+
+    work = read_working(path, max_side)
+    if work.shrunk:
+        _note(work.note(path))
+    return work
 
 
 def _enroll(args: argparse.Namespace) -> int:
@@ -43,13 +61,14 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def _classify(args: argparse.Namespace, deck) -> int:
-    from companion.vision.deck import classify_image
-    from companion.vision.imageio import ImageReadError, read_image
+    from companion.vision.deck import CLASSIFY_MAX_SIDE, classify_image
+    from companion.vision.imageio import ImageReadError
 
     results, status = [], 0
     for path in args.images:
         try:
-            c = classify_image(read_image(path), deck)
+            work = _read(path, CLASSIFY_MAX_SIDE)
+            c = classify_image(work.image, deck, scale=work.scale)
         except ImageReadError as exc:
             _err(str(exc))
             results.append({"image": path, "label": None, "confidence": None, "error": exc.reason})
@@ -66,13 +85,14 @@ def _classify(args: argparse.Namespace, deck) -> int:
 
 
 def _read_cards(args: argparse.Namespace, deck) -> int:
-    from companion.vision.cards import read_cards
-    from companion.vision.imageio import ImageReadError, read_image
+    from companion.vision.cards import READ_MAX_SIDE, read_cards
+    from companion.vision.imageio import ImageReadError
 
     results, status = [], 0
     for path in args.images:
         try:
-            obs = read_cards(read_image(path), deck)
+            work = _read(path, READ_MAX_SIDE)
+            obs = read_cards(work.image, deck, scale=work.scale)
         except ImageReadError as exc:
             _err(str(exc))
             results.append({"image": path, "cards": None, "error": exc.reason})

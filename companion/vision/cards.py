@@ -45,9 +45,17 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from companion.vision.imageio import to_original_px, working_copy
 from companion.vision.observations import CardObservation
 
 _WORK_PX = 1280  # long side of the reduced image used for finding candidates
+#: Longest side (px) :func:`read_cards` reads a photo at; a larger one is reduced first
+#: (:func:`companion.vision.imageio.working_copy`). 2048 keeps the Pi camera's frames (2028 × 1520,
+#: ``companion.devices.camera.PI_MAIN_SIZE``) at full resolution, and at 2048 × 1536 the smallest
+#: card the finder takes (0.15 % of the image area) is 82 px long: about the look-alike stage's
+#: 86 px template (``deck.FINE_H``) and above the 60 px a card needs to be named at all. A 48 MP
+#: phone photo is read at 2048 × 1536 (scale 0.256), in 0.2 GB instead of 0.5 GB.
+READ_MAX_SIDE = 2048
 CARD_ASPECT = 63.0 / 44.0
 _ASPECT_MIN, _ASPECT_MAX = 1.28, 1.75  # long/short side ratio of a whole card, with perspective slack
 # A region this square may be a card whose one short side is invisible (a dark title band on a
@@ -537,15 +545,21 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     return _one_per_place([(False, r) for r in kept + found])
 
 
-def read_cards(frame: np.ndarray, deck) -> list[CardObservation]:
+def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservation]:
     """Find and name every face-up card (or back) in a table photo.
+
+    A frame whose long side is over ``READ_MAX_SIDE`` px is read at that size (memory and time
+    stay bounded whatever the photo); quads are still reported in the frame's px.
 
     Args:
         frame: (H, W, 3) uint8 BGR.
         deck: a :class:`companion.vision.deck.Deck`.
+        scale: ``frame``'s px per px of the photo the quads should be given in: 1.0 for the photo
+            itself, or :attr:`companion.vision.imageio.WorkingImage.scale` for a photo read with
+            ``read_working(path, READ_MAX_SIDE)``.
 
     Returns:
-        One :class:`CardObservation` per card found, quads in image px, clockwise from the
+        One :class:`CardObservation` per card found, quads in photo px, clockwise from the
         card face's top-left corner (for ``"unknown"``: as found), sorted top to bottom then
         left to right.
 
@@ -554,6 +568,11 @@ def read_cards(frame: np.ndarray, deck) -> list[CardObservation]:
     """
     from companion.vision.blas import one_blas_thread
 
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")
+    work, shrink = working_copy(frame, READ_MAX_SIDE)
     with one_blas_thread():
-        results = read_card_results(frame, deck)
-    return [CardObservation(c.label, c.confidence, tuple((float(x), float(y)) for x, y in c.quad)) for c in results]
+        results = read_card_results(work, deck)
+    return [CardObservation(c.label, c.confidence,
+                            tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
+            for c in results]

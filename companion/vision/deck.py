@@ -63,14 +63,14 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from companion.rules.cards import UNKNOWN
-from companion.vision.imageio import IMAGE_SUFFIXES, ImageReadError, read_image
+from companion.vision.imageio import IMAGE_SUFFIXES, ImageReadError, read_working, to_original_px, working_copy
 
 DESCRIPTOR_VERSION = 1
 FORMAT_NAME = "companion-deck"
@@ -716,26 +716,44 @@ def crop_quad(image: np.ndarray) -> np.ndarray:
     return _order_portrait(whole_image_quad(image))
 
 
-def classify_image(image: np.ndarray, deck: Deck) -> Classification:
+#: Longest side (px) :func:`classify_image` and the enrolment read an image of one card at; a
+#: larger one is reduced first (:func:`companion.vision.imageio.working_copy`). 1280 is the size
+#: the card finder looks for outlines at anyway (``cards._WORK_PX``), and a card covering the 15 %
+#: of a 1280 × 960 image that :func:`crop_quad` asks for is at least 460 px long, over 5× the
+#: look-alike template's ``FINE_H`` = 86 px. (A 30000 × 30000 image read whole crashed
+#: ``cv2.warpPerspective``, issue #14.)
+CLASSIFY_MAX_SIDE = 1280
+
+
+def classify_image(image: np.ndarray, deck: Deck, scale: float = 1.0) -> Classification:
     """Name the one card shown in an image (already cropped; any rotation, some perspective).
 
     The hypotheses are the image itself and the card (or part-card, completed both ways) that
-    :func:`crop_quad` would find in it; the best-scoring one wins.
+    :func:`crop_quad` would find in it; the best-scoring one wins. An image whose long side is
+    over ``CLASSIFY_MAX_SIDE`` px is read at that size.
 
     Args:
         image: (H, W, 3) uint8 BGR.
         deck: the enrolled deck.
+        scale: ``image``'s px per px of the file the quad should be given in: 1.0 for the image
+            itself, or :attr:`companion.vision.imageio.WorkingImage.scale` for a file read with
+            ``read_working(path, CLASSIFY_MAX_SIDE)``.
 
     Returns:
-        The :class:`Classification`; its quad is where the card was taken to be, image px.
+        The :class:`Classification`; its quad is where the card was taken to be, px of the
+        original image.
     """
+    image, shrink = working_copy(image, CLASSIFY_MAX_SIDE)
     hyps = [_order_portrait(whole_image_quad(image))]
     group = _found_card(image)
     if group is not None:
         hyps = group[0] + hyps
     results = classify_quads(image, hyps, deck)
     best = max(results, key=lambda r: r.score)
-    return results[0] if best.label == UNKNOWN else best
+    out = results[0] if best.label == UNKNOWN else best
+    if scale * shrink != 1.0:
+        out = replace(out, quad=to_original_px(out.quad, scale * shrink))
+    return out
 
 
 # ---------------------------------------------------------------- enrolment
@@ -865,12 +883,13 @@ def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
         if not files:
             raise EnrollError(f"{d}: no images for label {d.name!r} "
                               f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
-        examples[d.name] = [read_image(f) for f in files]
+        # Each example is kept until all are enrolled: hold them at the size classify reads at.
+        examples[d.name] = [read_working(f, CLASSIFY_MAX_SIDE).image for f in files]
     return enroll_images(examples, seed=seed)
 
 
 __all__ = [
-    "CARD_ASPECT", "DESCRIPTOR_VERSION", "PATCH_H", "PATCH_W", "Classification", "Deck", "DeckError",
+    "CARD_ASPECT", "CLASSIFY_MAX_SIDE", "DESCRIPTOR_VERSION", "PATCH_H", "PATCH_W", "Classification", "Deck", "DeckError",
     "EnrollError", "ImageReadError", "card_patch", "classify_image", "classify_quads", "crop_quad",
     "describe", "enroll_folder", "enroll_images", "whole_image_quad",
 ]

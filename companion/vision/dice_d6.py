@@ -84,7 +84,7 @@ class Pip:
 def _components(mask: np.ndarray, rel: np.ndarray, r: int, scale: float, polarity: int) -> list[Pip]:
     n, lab, st, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
     out = []
-    max_area = math.pi * r * r * 1.1
+    max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
     min_area = max(5.0, math.pi * (r * 0.35) ** 2)
     for i in range(1, n):
         x, y, w, h, a = st[i]
@@ -98,7 +98,7 @@ def _components(mask: np.ndarray, rel: np.ndarray, r: int, scale: float, polarit
         (_, _), (ax1, ax2), ang = cv2.fitEllipse(c)
         major, minor = max(ax1, ax2), min(ax1, ax2)
         fill = a / (math.pi * major * minor / 4 + 1e-6)
-        if not 0.7 <= fill <= 1.3 or minor < 2.0:
+        if not 0.65 <= fill <= 1.45 or minor < 2.0:  # a few px blob's ellipse fit is rough
             continue
         contrast = float(rel[y : y + h, x : x + w][blob > 0].mean())
         if ax1 > ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
@@ -272,9 +272,37 @@ def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radi
     return float(np.angle(z) / 4.0)
 
 
-def _lone_face(p: Pip, grad) -> Face:
-    h = HALF_WIDTH_PER_PIP * p.diameter
-    t = _orientation(grad, p.x, p.y, 1.5 * h)
+def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: float) -> float:
+    """Median distance, px, from (cx, cy) to the strongest edge across each of the four axis
+    directions at ``theta``: the face's outline, where the top face meets a side face or the
+    table."""
+    gx, gy = grad
+    h, w = gx.shape
+    r = np.arange(max(1.0, rmin), rmax, 0.5)
+    dists = []
+    for k in range(4):
+        a = theta + k * math.pi / 2
+        ux, uy = math.cos(a), math.sin(a)
+        xs = np.clip(np.round(cx + r * ux).astype(int), 0, w - 1)
+        ys = np.clip(np.round(cy + r * uy).astype(int), 0, h - 1)
+        along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)
+        dists.append(float(r[int(np.argmax(along))]))
+    return float(np.median(dists))
+
+
+#: A one's face half-width per pip diameter, (min, max): a one's pip is large, about a third of
+#: the half-width (measured 2.8 … 3.7 on the dev photos, 10th to 90th percentile).
+LONE_HALF_WIDTH = (2.3, 4.6)
+
+
+def _lone_face(p: Pip, grad) -> Face | None:
+    """The face around a pip with no neighbours (a one): turned like the strongest edges nearby
+    and as wide as the distance to its outline."""
+    guess = HALF_WIDTH_PER_PIP * p.diameter
+    t = _orientation(grad, p.x, p.y, 1.5 * guess)
+    h = _edge_distance(grad, p.x, p.y, t, 0.9 * p.diameter, 2.2 * guess)
+    if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
+        return None  # no die face's outline around it: a dark spot on the table or on clutter
     c, s = math.cos(t), math.sin(t)
     frame = np.array([[h * c, -h * s, p.x], [h * s, h * c, p.y]])
     return Face(frame, (p,), 0.0)
@@ -286,8 +314,12 @@ def _neighbours(a: Pip, b: Pip) -> bool:
     da, db = a.diameter, b.diameter
     if max(da, db) > 1.6 * min(da, db):
         return False
-    if abs(a.roundness - b.roundness) > 0.3:
-        return False
+    if abs(a.roundness - b.roundness) > 0.2:
+        return False  # a top face's round pips and its side faces' squashed ones
+    if max(a.roundness, b.roundness) < 0.8:
+        turn = abs(a.angle - b.angle) % 180.0
+        if min(turn, 180.0 - turn) > 30.0:
+            return False  # squashed along different directions: two side faces
     return math.hypot(a.x - b.x, a.y - b.y) <= 4.2 * (da + db) / 2
 
 
@@ -359,13 +391,17 @@ def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]
 
 
 def _candidates(groups: list[list[Pip]], grad) -> list[Face]:
-    """Face hypotheses per group of round pips: the whole group fitted to its count's layout,
-    else the best fit of the group less one or two pips (a stray pip of a neighbouring die or a
-    side face that joined it); a lone pip is a one."""
+    """Face hypotheses per group of pips. Only round pips can be on a top face: the round ones of
+    a group are fitted to their count's layout, else the best fit of them less one or two (a
+    stray pip of a neighbouring die or a side face that joined them). A round pip alone in its
+    group is a one; one round pip among squashed ones is a side face's pip seen fairly square on."""
     faces: list[Face] = []
-    for g in groups:
-        if len(g) == 1:
-            faces.append(_lone_face(g[0], grad))
+    for group in groups:
+        g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
+        if len(group) == 1 and len(g) == 1:
+            f = _lone_face(g[0], grad)
+            if f is not None:
+                faces.append(f)
             continue
         found = None
         for drop in range(0, min(3, len(g) - 1)):
@@ -382,6 +418,10 @@ def _candidates(groups: list[list[Pip]], grad) -> list[Face]:
         if found is not None:
             faces.append(found)
     return faces
+
+
+def _roundness(f: Face) -> float:
+    return float(np.mean([p.roundness for p in f.pips]))
 
 
 def read_d6(image: np.ndarray) -> list[DieObservation]:
@@ -404,18 +444,20 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
     sample = _sampler(grey)
     scored = []
-    top = [p for p in pips if p.roundness >= TOP_MIN_ROUNDNESS]  # side faces' pips are squashed
-    for f in _candidates(group_pips(top), grad):
+    for f in _candidates(group_pips(pips), grad):
         if f.squash < 0.6:
             continue
         value, margin = read_face(f, sample)
         if value is None:
             continue
         scored.append((margin, value, f))
+    # Of the faces of one die (a die's side faces lie within 1.6 half-widths of its top face's
+    # centre; a touching die's top face lies 2 or more away) the top face is the one seen most
+    # square on: its pips are the roundest.
     kept: list[tuple[float, int, Face]] = []
-    for margin, value, f in sorted(scored, key=lambda t: -t[0]):
+    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]), -t[0])):
         cx, cy = f.center
-        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 0.9 * max(f.half_width, k.half_width) for _, _, k in kept):
+        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
             continue
         kept.append((margin, value, f))
     out = []
