@@ -387,3 +387,398 @@ def draw_die_shadow(shadow: np.ndarray, center_px: tuple[float, float], size_px:
     m = np.zeros(shadow.shape[:2], np.uint8)
     cv2.fillConvexPoly(m, np.round(quad * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
     np.maximum(shadow, m.astype(np.float32) * (strength / 255.0), out=shadow)
+
+
+# --------------------------------------------------------------------------- a table photo
+
+
+@dataclass(frozen=True)
+class DieSpec:
+    """One die resting on the table, for :func:`render_dice`.
+
+    Attributes:
+        kind, face: as for :func:`die_face` (``"d6"``/``"3"``, ``"maki"``/``"maki*2"``...).
+        center: footprint centre (x, y), image px.
+        rotation_deg: turn, degrees counter-clockwise as seen from the camera.
+        size_px: top face edge, px.
+        body_bgr, pip_bgr: colour overrides (BGR), None for the die's own.
+        side_faces: (north, east, south, west) side faces, None for plausible ones (``draw_die``).
+        height_px: die height, px; None for a cube.
+    """
+
+    kind: str
+    face: str
+    center: tuple[float, float]
+    rotation_deg: float
+    size_px: float
+    body_bgr: tuple[int, int, int] | None = None
+    pip_bgr: tuple[int, int, int] | None = None
+    side_faces: tuple[str, str, str, str] | None = None
+    height_px: float | None = None
+
+
+@dataclass
+class RenderedDice:
+    """One simulated photo of dice on a table and its ground truth.
+
+    Attributes:
+        image: (H, W, 3) uint8 BGR, after the JPEG round trip.
+        dice: per spec, in spec order, ``(kind, face, quad)``: quad (4, 2) float32 image px, the top
+            face's corners clockwise from the art's top-left (see :func:`draw_die`).
+        conditions: the ShotConditions used.
+        views: per spec, the (dx, dy) view the die was drawn with (die heights).
+        focal_px: the simulated camera's focal length, px.
+    """
+
+    image: np.ndarray
+    dice: list[tuple[str, str, np.ndarray]]
+    conditions: ShotConditions = field(default_factory=ShotConditions)
+    views: list[tuple[float, float]] = field(default_factory=list)
+    focal_px: float = 0.0
+
+
+def _plain_mat(size: tuple[int, int], colour, rng: np.random.Generator) -> np.ndarray:
+    """(h, w, 3) float32: a felt/neoprene dice mat of one colour with a faint mottle."""
+    w, h = size
+    mottle = cv2.resize(rng.standard_normal((12, 16), dtype=np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    fine = cv2.GaussianBlur(rng.standard_normal((h, w), dtype=np.float32), (0, 0), 1.0)
+    shade = 1 + 0.03 * mottle + 0.03 * fine
+    return shade[..., None] * np.asarray(colour, np.float32)
+
+
+def render_dice(
+    specs: Sequence[DieSpec],
+    *,
+    size: tuple[int, int] = (1280, 960),
+    rng: np.random.Generator,
+    conditions: ShotConditions | None = None,
+    style: str = "ours",
+    background=None,
+    focal_px: float | None = None,
+) -> RenderedDice:
+    """Render what the overhead camera sees: these dice resting on a table.
+
+    Pipeline: the table (``sim.table.table_background``: wood or cloth per ``conditions``, or a
+    plain mat), soft drop shadows (light from the top-left), each die with :func:`draw_die`, far
+    ones first so a die nearer the camera's nadir hides the side of a neighbour behind it; then
+    ``sim.table.finish_shot``: light gradient, vignette, colour cast, blur, noise, JPEG. Each die's
+    ``view`` is that of a pinhole camera: ``(p − c) / focal_px`` plus a constant lean
+    ``conditions.tilt`` (c = frame centre), so dice far from the centre show more side.
+    ``conditions.mat_fill``, ``rotation_deg`` and ``offset`` (card-mat framing) are not used.
+
+    Args:
+        specs: the dice (they should not overlap: see :func:`random_dice_specs`).
+        size: (width, height) of the frame, px.
+        rng: the only source of randomness: the same seed gives the same photo.
+        conditions: camera, light and table; None draws mild ones with ``ShotConditions.random(rng)``.
+        style: Sushi Roll art style, ``STYLES``.
+        background: None for the table of ``conditions``; a (B, G, R) colour for a plain mat;
+            or an (H, W, 3) array (uint8 or float32 BGR) of the frame's size.
+        focal_px: focal length, px; None draws one for a 50–64° horizontal field of view.
+
+    Returns:
+        A RenderedDice with the image and each die's top-face quad.
+
+    Raises:
+        ValueError: a bad size, style, background, focal length, or die (naming it, from ``draw_die``).
+    """
+    fw, fh = size
+    if fw <= 0 or fh <= 0:
+        raise ValueError(f"frame size must be positive, not {size}")
+    _check_style(style)
+    cond = ShotConditions.random(rng) if conditions is None else conditions
+    if focal_px is None:
+        hfov = math.radians(float(rng.uniform(50, 64)))
+        focal_px = (fw / 2) / math.tan(hfov / 2)
+    if not (focal_px > 0 and math.isfinite(focal_px)):
+        raise ValueError(f"focal_px must be a positive number of px, not {focal_px!r}")
+    for i, s in enumerate(specs):
+        if not isinstance(s, DieSpec):
+            raise ValueError(f"die {i} is a {type(s).__name__}, not a DieSpec")
+        _check_face(s.kind, s.face)
+
+    if background is None:
+        canvas = table_background(size, cond, rng)
+    elif isinstance(background, np.ndarray):
+        if background.shape != (fh, fw, 3):
+            raise ValueError(f"background must be ({fh}, {fw}, 3) BGR for this frame, not {background.shape}")
+        canvas = background.astype(np.float32)
+    else:
+        canvas = _plain_mat(size, _colour(background, "background"), rng)
+
+    centre = np.array([(fw - 1) / 2, (fh - 1) / 2])
+    lean = np.asarray(cond.tilt, np.float64)
+    views = [tuple(float(v) for v in (np.asarray(s.center) - centre) / focal_px + lean) for s in specs]
+
+    if specs and cond.shadow > 0:
+        shadow = np.zeros((fh, fw), np.float32)
+        for s in specs:
+            draw_die_shadow(shadow, s.center, s.size_px, s.rotation_deg)
+        mean_size = float(np.mean([s.size_px for s in specs]))
+        shadow = cv2.GaussianBlur(shadow, (0, 0), 0.12 * mean_size)
+        canvas *= (1 - min(0.85, 1.6 * cond.shadow) * shadow)[..., None]
+
+    quads: list[np.ndarray | None] = [None] * len(specs)
+    order = sorted(range(len(specs)), key=lambda i: -float(np.hypot(*(np.asarray(specs[i].center) - centre))))
+    for i in order:
+        s = specs[i]
+        quads[i] = draw_die(
+            canvas, s.kind, s.face, s.center, s.size_px, s.rotation_deg, view=views[i], style=style,
+            side_faces=s.side_faces, height_px=s.height_px, body_bgr=s.body_bgr, pip_bgr=s.pip_bgr,
+        )  # fmt: skip
+    image = finish_shot(canvas, cond, rng)
+    dice = [(s.kind, s.face, q) for s, q in zip(specs, quads)]
+    return RenderedDice(image=image, dice=dice, conditions=cond, views=views, focal_px=float(focal_px))  # type: ignore[arg-type]
+
+
+def _footprint(center, size: float, rotation_deg: float) -> np.ndarray:
+    return _square(center, size, rotation_deg).astype(np.float32)
+
+
+def _overlaps(quad: np.ndarray, others: Sequence[np.ndarray], gap: float) -> bool:
+    """True if ``quad`` comes within ``gap`` px of any of ``others`` (separating-axis test on squares)."""
+    for o in others:
+        separated = False
+        for poly in (quad, o):
+            for i in range(4):
+                e = poly[(i + 1) % 4] - poly[i]
+                n = np.array([-e[1], e[0]], np.float64)
+                n /= np.linalg.norm(n)
+                a, b = quad @ n, o @ n
+                if a.max() + gap <= b.min() or b.max() + gap <= a.min():
+                    separated = True
+                    break
+            if separated:
+                break
+        if not separated:
+            return True
+    return False
+
+
+def _pick_face(kind_or_set: str, rng: np.random.Generator) -> tuple[str, str]:
+    if kind_or_set == "d6":
+        return "d6", D6_FACES[int(rng.integers(6))]
+    if kind_or_set == "sushi-roll":
+        kinds = list(DICE_COUNTS)
+        p = np.array([DICE_COUNTS[k] for k in kinds], np.float64)
+        kind = kinds[int(rng.choice(len(kinds), p=p / p.sum()))]
+    else:
+        kind = DieKind(kind_or_set)
+    slots = load_dice_faces().of(kind)  # repeats in the file make a face commoner, as on the die
+    return kind.value, str(slots[int(rng.integers(len(slots)))])
+
+
+def random_dice_specs(
+    kind_or_set: str,
+    n: int,
+    *,
+    size: tuple[int, int] = (1280, 960),
+    rng: np.random.Generator,
+    face_px: tuple[float, float] = (40, 80),
+    touching: float = 0.25,
+) -> list[DieSpec]:
+    """``n`` dice lying at random on a frame, none overlapping another.
+
+    All dice of one photo are the same physical size, so one face edge is drawn from ``face_px``
+    for the scene and each die varies ±3 % around it (within ``face_px``). Dice keep ~1.3 edges
+    from the frame border, so their side faces stay inside it. With probability ``touching`` a die
+    is pushed against an earlier one (same turn, 0.5 px apart, slid along the shared side), as
+    dice settle at a real table; the others keep at least 3 px apart.
+
+    Args:
+        kind_or_set: ``"d6"``, ``"sushi-roll"`` (die type weighted by the dice in the game,
+            sushi-roll.txt CONTENTS, then one of its six file faces), or one Sushi Roll die type.
+        n: number of dice (≥ 0).
+        size: (width, height) of the frame, px.
+        rng: the only source of randomness.
+        face_px: (min, max) top face edge, px.
+        touching: probability that a die touches an earlier one.
+
+    Returns:
+        A list of ``n`` DieSpec with default colours.
+
+    Raises:
+        ValueError: an unknown kind or set, a bad n or face_px, or dice that do not fit the frame.
+    """
+    if kind_or_set not in ("d6", "sushi-roll") + SUSHI_KINDS:
+        raise ValueError(f"unknown dice set {kind_or_set!r}; use 'd6', 'sushi-roll' or one of {', '.join(SUSHI_KINDS)}")
+    if not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be a whole number of dice, 0 or more, not {n!r}")
+    lo, hi = float(face_px[0]), float(face_px[1])
+    if not 8 <= lo <= hi:
+        raise ValueError(f"face_px must be (min, max) with 8 <= min <= max, not {face_px!r}")
+    fw, fh = size
+    base = float(rng.uniform(lo, hi))
+    specs: list[DieSpec] = []
+    quads: list[np.ndarray] = []
+    for k in range(n):
+        s = float(np.clip(base * rng.uniform(0.97, 1.03), lo, hi))
+        margin = 1.3 * s
+        if fw < 2 * margin + s or fh < 2 * margin + s:
+            raise ValueError(f"a frame of {size} px is too small for dice of {s:.0f} px")
+        kind, face = _pick_face(kind_or_set, rng)
+        for _attempt in range(400):
+            if specs and rng.random() < touching:
+                other = specs[int(rng.integers(len(specs)))]
+                rot = other.rotation_deg
+                a = math.radians(rot)
+                axes = [np.array([math.cos(a), -math.sin(a)]), np.array([math.sin(a), math.cos(a)])]
+                along = int(rng.integers(2))
+                sign = 1 if rng.random() < 0.5 else -1
+                d = (other.size_px + s) / 2 + 0.5
+                slide = float(rng.uniform(-0.45, 0.45)) * min(s, other.size_px)
+                c = np.asarray(other.center) + sign * d * axes[along] + slide * axes[1 - along]
+                gap = 0.2
+            else:
+                rot = float(rng.uniform(0, 90))  # a square die looks the same every 90°... its art does not
+                rot += 90 * int(rng.integers(4))
+                c = np.array([rng.uniform(margin, fw - 1 - margin), rng.uniform(margin, fh - 1 - margin)])
+                gap = 3.0
+            if not (margin <= c[0] <= fw - 1 - margin and margin <= c[1] <= fh - 1 - margin):
+                continue
+            q = _footprint(c, s, rot)
+            if not _overlaps(q, quads, gap):
+                specs.append(DieSpec(kind, face, (float(c[0]), float(c[1])), float(rot % 360), s))
+                quads.append(q)
+                break
+        else:
+            raise ValueError(f"could not place die {k + 1} of {n} ({s:.0f} px) without overlap in a {size} px frame")
+    return specs
+
+
+# --------------------------------------------------------------------------- fixtures
+
+#: Dice with light pips for the fixtures (body, pip), BGR: translucent-looking red, blue, green, black.
+LIGHT_PIP_DICE: tuple[tuple[Colour, Colour], ...] = (
+    ((40, 40, 185), (245, 245, 245)),
+    ((150, 75, 20), (245, 245, 245)),
+    ((60, 130, 30), (240, 245, 245)),
+    ((35, 35, 38), (240, 240, 240)),
+)
+
+#: The fixture scenes: name → (dice set, style, number of dice, face px range, background, seed).
+FIXTURE_SCENES: dict[str, tuple[str, str, int, tuple[int, int], str, int]] = {
+    "d6_0": ("d6", "ours", 8, (55, 75), "table", 70),
+    "d6_1": ("d6", "ours", 12, (40, 50), "mat", 71),
+    "d6_2": ("d6", "ours", 9, (50, 70), "table", 72),  # coloured dice with light pips, dice touching
+    "d6_3": ("d6", "ours", 6, (65, 80), "mat", 73),
+    "sushi_ours_0": ("sushi-roll", "ours", 10, (55, 75), "table", 80),
+    "sushi_ours_1": ("sushi-roll", "ours", 14, (42, 55), "mat", 81),
+    "sushi_second_0": ("sushi-roll", "second", 10, (55, 75), "table", 82),
+    "sushi_second_1": ("sushi-roll", "second", 14, (42, 55), "mat", 83),
+}
+FIXTURE_JPEG_QUALITY = 85
+_MAT_COLOURS: tuple[Colour, ...] = ((70, 95, 40), (95, 60, 35), (50, 50, 55), (40, 40, 120))
+
+
+def _touching_pairs(specs: Sequence[DieSpec], tol_px: float = 1.0) -> list[tuple[int, int]]:
+    quads = [_footprint(s.center, s.size_px, s.rotation_deg) for s in specs]
+    return [
+        (i, j)
+        for i in range(len(specs))
+        for j in range(i + 1, len(specs))
+        if _overlaps(quads[i], [quads[j]], tol_px)
+    ]
+
+
+def fixture_scene(name: str) -> tuple[RenderedDice, list[DieSpec], str]:
+    """Render the fixture scene ``name`` of ``FIXTURE_SCENES``: (rendered photo, its specs, style).
+
+    Raises:
+        ValueError: an unknown scene name.
+    """
+    if name not in FIXTURE_SCENES:
+        raise ValueError(f"unknown dice fixture {name!r}; scenes are: {', '.join(FIXTURE_SCENES)}")
+    kind_set, style, n, face_px, bg, seed = FIXTURE_SCENES[name]
+    rng = np.random.default_rng(seed)
+    specs = random_dice_specs(kind_set, n, rng=rng, face_px=face_px, touching=0.5 if name == "d6_2" else 0.2)
+    if name == "d6_2":
+        specs = [
+            DieSpec(s.kind, s.face, s.center, s.rotation_deg, s.size_px, *LIGHT_PIP_DICE[i % len(LIGHT_PIP_DICE)])
+            if i % 2 == 0 else s
+            for i, s in enumerate(specs)
+        ]  # fmt: skip
+    cond = ShotConditions.random(rng)
+    cond = ShotConditions(**{**cond.__dict__, "jpeg_quality": FIXTURE_JPEG_QUALITY})
+    background = None if bg == "table" else _MAT_COLOURS[int(rng.integers(len(_MAT_COLOURS)))]
+    return render_dice(specs, rng=rng, conditions=cond, style=style, background=background), specs, style
+
+
+def write_fixtures(out_dir: str | Path) -> list[Path]:
+    """Write every ``FIXTURE_SCENES`` photo to ``out_dir``: ``<name>.jpg`` (quality 85) and ``<name>.json``.
+
+    ``<name>.json`` is the ground truth, one object per die: ``kind``, ``face``, ``quad`` (4 × [x, y]
+    image px, top face clockwise from the art's top-left), and ``center``, ``rotation_deg``,
+    ``size_px``, ``view`` (see :func:`draw_die`), with ``body_bgr``/``pip_bgr`` when not the
+    default. ``index.json`` lists each scene's dice set, art style and seed. The scenes are fixed
+    by their seeds, so this rewrites the same files (given the same OpenCV build).
+
+    Returns:
+        The paths written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    index = {}
+    for name, (kind_set, style, *_rest, seed) in FIXTURE_SCENES.items():
+        shot, specs, style = fixture_scene(name)
+        truth = []
+        for s, (kind, face, quad), view in zip(specs, shot.dice, shot.views):
+            entry = {
+                "kind": kind,
+                "face": face,
+                "quad": [[round(float(x), 2), round(float(y), 2)] for x, y in quad],
+                "center": [round(s.center[0], 2), round(s.center[1], 2)],
+                "rotation_deg": round(s.rotation_deg, 2),
+                "size_px": round(s.size_px, 2),
+                "view": [round(view[0], 4), round(view[1], 4)],
+            }
+            if s.body_bgr is not None:
+                entry["body_bgr"], entry["pip_bgr"] = list(s.body_bgr), list(s.pip_bgr or ())
+            truth.append(entry)
+        img_path, json_path = out / f"{name}.jpg", out / f"{name}.json"
+        cv2.imwrite(str(img_path), shot.image, [cv2.IMWRITE_JPEG_QUALITY, FIXTURE_JPEG_QUALITY])
+        json_path.write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
+        index[name] = {"set": kind_set, "style": style, "seed": seed, "dice": len(truth)}
+        written += [img_path, json_path]
+    (out / "index.json").write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    return written + [out / "index.json"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m companion.sim.dice --fixtures DIR`` (regenerate the dice fixtures) or ``--sheet PNG``."""
+    parser = argparse.ArgumentParser(prog="python -m companion.sim.dice", description=__doc__.splitlines()[0])
+    parser.add_argument("--fixtures", metavar="DIR", help="write the dice fixture photos and truth JSON to DIR")
+    parser.add_argument("--sheet", metavar="PNG", help="write a contact sheet of every face in both styles")
+    args = parser.parse_args(argv)
+    if not (args.fixtures or args.sheet):
+        parser.error("give --fixtures DIR and/or --sheet PNG")
+    if args.fixtures:
+        for p in write_fixtures(args.fixtures):
+            print(p)
+    if args.sheet:
+        cv2.imwrite(args.sheet, contact_sheet())
+        print(args.sheet)
+    return 0
+
+
+def contact_sheet(face_px: int = 96) -> np.ndarray:
+    """(H, W, 3) uint8 BGR: every Sushi Roll face in each style (a row per style) and the six d6 faces."""
+    pad = 6
+    rows = []
+    for style in STYLES:
+        tiles = [die_face(k, f, face_px, style=style) for k, fs in sushi_roll_faces().items() for f in fs]
+        rows.append(tiles)
+    rows.append([die_face("d6", f, face_px) for f in D6_FACES]
+                + [die_face("d6", f, face_px, body_bgr=b, pip_bgr=p) for f, (b, p) in zip("2345", LIGHT_PIP_DICE)])
+    width = max(len(r) for r in rows) * (face_px + pad) + pad
+    sheet = np.full((len(rows) * (face_px + pad) + pad, width, 3), 255, np.uint8)
+    for r, tiles in enumerate(rows):
+        for c, t in enumerate(tiles):
+            y, x = pad + r * (face_px + pad), pad + c * (face_px + pad)
+            sheet[y : y + face_px, x : x + face_px] = t
+    return sheet
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -403,6 +403,15 @@ def _candidates(groups: list[list[Pip]], grad) -> list[Face]:
             if f is not None:
                 faces.append(f)
             continue
+        if g:
+            # A one's pip is larger than other pips: grouped with its die's side pips, it is
+            # still the roundest and largest of them.
+            big = max(g, key=lambda p: p.diameter)
+            rest = [p.diameter for p in group if p is not big]
+            if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
+                f = _lone_face(big, grad)
+                if f is not None:
+                    faces.append(f)
         found = None
         for drop in range(0, min(3, len(g) - 1)):
             best = None
