@@ -390,29 +390,59 @@ def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]
     return (best_v if best_m >= 0.12 else None), float(best_m)
 
 
-def _candidates(groups: list[list[Pip]], grad) -> list[Face]:
-    """Face hypotheses per group of pips. Only round pips can be on a top face: the round ones of
-    a group are fitted to their count's layout, else the best fit of them less one or two (a
-    stray pip of a neighbouring die or a side face that joined them). A round pip alone in its
-    group is a one; one round pip among squashed ones is a side face's pip seen fairly square on."""
-    faces: list[Face] = []
+#: Orbit representatives of the 3 × 3 places under the square's 8 symmetries (a corner, an
+#: edge middle, the centre): the first pip of a hypothesis sits on one of them, which leaves one
+#: hypothesis per distinct face layout.
+_ORBITS = (0, 1, 4)
+#: A face's half-width per pip diameter on a face of several pips, (min, max).
+HALF_WIDTH_PER_PIP_RANGE = (1.8, 5.5)
+
+
+def _placements(g: list[Pip]) -> list[Face]:
+    """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
+    similarity fits well: the pips found may be only part of the face (blur merges pips, glare
+    hides some), so which places they are is left to :func:`read_face` to decide."""
+    x = np.array([(p.x, p.y) for p in g], np.float64)
+    mean_d = float(np.mean([p.diameter for p in g]))
+    out = []
+    for first in _ORBITS:
+        for rest in itertools.permutations([k for k in range(9) if k != first], len(g) - 1):
+            c = _PLACES[[first, *rest]]
+            frame, rms = _similarity(c, x)
+            face = Face(frame, tuple(g), 0.0)
+            h = face.half_width
+            if not HALF_WIDTH_PER_PIP_RANGE[0] <= h / mean_d <= HALF_WIDTH_PER_PIP_RANGE[1]:
+                continue
+            if rms / h < 0.12:
+                out.append(Face(frame, tuple(g), rms / h))
+    return out
+
+
+def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
+    """Face hypotheses, a list per group of pips (the group's face is the best of them).
+
+    Only round pips can be on a top face. Two or three round pips: every placement on the grid
+    (:func:`_placements`). More: fitted to their count's layout, else the best fit of them less
+    one or two (a stray pip of a neighbouring die or a side face that joined them). A round pip
+    alone in its group is a one; so is a round pip clearly larger than the squashed side-face
+    pips it was grouped with."""
+    out: list[list[Face]] = []
     for group in groups:
         g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
+        faces: list[Face] = []
         if len(group) == 1 and len(g) == 1:
             f = _lone_face(g[0], grad)
-            if f is not None:
-                faces.append(f)
+            out.append([f] if f is not None else [])
             continue
         if g:
-            # A one's pip is larger than other pips: grouped with its die's side pips, it is
-            # still the roundest and largest of them.
             big = max(g, key=lambda p: p.diameter)
             rest = [p.diameter for p in group if p is not big]
             if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
                 f = _lone_face(big, grad)
                 if f is not None:
                     faces.append(f)
-        found = None
+        if 2 <= len(g) <= 3:
+            faces += _placements(g)
         for drop in range(0, min(3, len(g) - 1)):
             best = None
             for keep in itertools.combinations(range(len(g)), len(g) - drop):
@@ -422,11 +452,10 @@ def _candidates(groups: list[list[Pip]], grad) -> list[Face]:
                 if f is not None and f.residual < 0.15 and (best is None or f.residual < best.residual):
                     best = f
             if best is not None:
-                found = best
+                faces.append(best)
                 break
-        if found is not None:
-            faces.append(found)
-    return faces
+        out.append(faces)
+    return out
 
 
 def _roundness(f: Face) -> float:
@@ -453,13 +482,16 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
     sample = _sampler(grey)
     scored = []
-    for f in _candidates(group_pips(pips), grad):
-        if f.squash < 0.6:
-            continue
-        value, margin = read_face(f, sample)
-        if value is None:
-            continue
-        scored.append((margin, value, f))
+    for hypotheses in _candidates(group_pips(pips), grad):
+        best = None
+        for f in hypotheses:
+            if f.squash < 0.6:
+                continue
+            value, margin = read_face(f, sample)
+            if value is not None and (best is None or margin > best[0]):
+                best = (margin, value, f)
+        if best is not None:
+            scored.append(best)
     # Of the faces of one die (a die's side faces lie within 1.6 half-widths of its top face's
     # centre; a touching die's top face lies 2 or more away) the top face is the one seen most
     # square on: its pips are the roundest.
