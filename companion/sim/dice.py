@@ -691,7 +691,7 @@ def fixture_scene(name: str) -> tuple[RenderedDice, list[DieSpec], str]:
         raise ValueError(f"unknown dice fixture {name!r}; scenes are: {', '.join(FIXTURE_SCENES)}")
     kind_set, style, n, face_px, bg, seed = FIXTURE_SCENES[name]
     rng = np.random.default_rng(seed)
-    specs = random_dice_specs(kind_set, n, rng=rng, face_px=face_px, touching=0.5 if name == "d6_2" else 0.2)
+    specs = random_dice_specs(kind_set, n, rng=rng, face_px=face_px, touching=0.35 if name == "d6_2" else 0.2)
     if name == "d6_2":
         specs = [
             DieSpec(s.kind, s.face, s.center, s.rotation_deg, s.size_px, *LIGHT_PIP_DICE[i % len(LIGHT_PIP_DICE)])

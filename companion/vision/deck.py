@@ -861,12 +861,14 @@ def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
     """Enrol a deck from ``folder/<label>/<image>`` (the sub-folder name is the label).
 
     Files whose suffix is not an image type (``IMAGE_SUFFIXES``) and hidden entries are ignored;
-    every image file must be readable.
+    every image file must be readable. Each is read at ``CLASSIFY_MAX_SIDE`` (all are held until
+    the deck is made), as the cards will be classified.
 
     Raises:
         EnrollError: the folder is missing or not a folder, has no label sub-folders, or a
             label folder has no images.
-        ImageReadError: an image file cannot be read (the message names it).
+        ImageReadError: an image file cannot be read, or is over the pixel budget
+            (``ImageTooLargeError``); the message names it.
     """
     root = Path(folder)
     if not root.exists():

@@ -363,6 +363,11 @@ def _sampler(grey: np.ndarray):
 _BARE = np.array([(0.0, -0.8), (0.8, 0.0), (0.0, 0.8), (-0.8, 0.0)])
 
 
+#: The most the die body may vary between its bare places (standard deviation, as a fraction of
+#: its grey level): 0.05 or less on 90 % of the dev photos' faces, 0.07 … 1.2 on clutter.
+MAX_BODY_SPREAD = 0.1
+
+
 def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]:
     """(value, margin): which layout the nine pip places show on this face.
 
@@ -380,13 +385,18 @@ def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]
     else:
         dark = (places - ref) / max(255.0 - ref, 20.0)
         bare_dark = (body - ref) / max(255.0 - ref, 20.0)
-    best_v, best_m = None, -1.0
+    best_v, best_m, best_off = None, -1.0, []
     for v, variants in PATTERNS.items():
         for on in variants:
             off = [k for k in range(9) if k not in on]
             m = min(dark[k] for k in on) - max(max(dark[k] for k in off), float(bare_dark.max()))
             if m > best_m:
-                best_v, best_m = v, m
+                best_v, best_m, best_off = v, m, off
+    # A die face is one plain colour between its pips: a patch of texture, print or clutter that
+    # happens to have dark spots in a layout is not.
+    bare = np.concatenate([dark[best_off], bare_dark])
+    if float(bare.std()) > MAX_BODY_SPREAD:
+        return None, float(best_m)
     return (best_v if best_m >= 0.12 else None), float(best_m)
 
 

@@ -282,7 +282,7 @@ def header_size(path: Path | str) -> tuple[str, int, int]:
     with _open(p) as fh:
         try:
             fmt, size = _sniff(fh)
-        except (_Truncated, struct.error):
+        except (ValueError, OverflowError, struct.error):  # _Truncated, or offsets past any file
             size, fmt = None, "?"
         except OSError as exc:
             raise ImageReadError(p, f"cannot read: {exc.strerror or exc}") from None
