@@ -295,17 +295,19 @@ def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: 
 LONE_HALF_WIDTH = (2.3, 4.6)
 
 
-def _lone_face(p: Pip, grad) -> Face | None:
-    """The face around a pip with no neighbours (a one): turned like the strongest edges nearby
-    and as wide as the distance to its outline."""
+def _lone_faces(p: Pip, grad) -> list[Face]:
+    """Faces around a pip with no neighbours (a one), turned like the strongest edges nearby:
+    one as wide as the distance to its outline, and a few of a one's usual proportions (the
+    outline found may be the die's base rather than its top face's edge). None at all when no
+    outline lies at a face's distance: a dark spot on the table or on clutter."""
     guess = HALF_WIDTH_PER_PIP * p.diameter
     t = _orientation(grad, p.x, p.y, 1.5 * guess)
     h = _edge_distance(grad, p.x, p.y, t, 0.9 * p.diameter, 2.2 * guess)
     if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
-        return None  # no die face's outline around it: a dark spot on the table or on clutter
+        return []
     c, s = math.cos(t), math.sin(t)
-    frame = np.array([[h * c, -h * s, p.x], [h * s, h * c, p.y]])
-    return Face(frame, (p,), 0.0)
+    return [Face(np.array([[w * c, -w * s, p.x], [w * s, w * c, p.y]]), (p,), 0.0)
+            for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)]
 
 
 def _neighbours(a: Pip, b: Pip) -> bool:
@@ -441,16 +443,13 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
         faces: list[Face] = []
         if len(group) == 1 and len(g) == 1:
-            f = _lone_face(g[0], grad)
-            out.append([f] if f is not None else [])
+            out.append(_lone_faces(g[0], grad))
             continue
         if g:
             big = max(g, key=lambda p: p.diameter)
             rest = [p.diameter for p in group if p is not big]
             if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
-                f = _lone_face(big, grad)
-                if f is not None:
-                    faces.append(f)
+                faces += _lone_faces(big, grad)
         if 2 <= len(g) <= 3:
             faces += _placements(g)
         for drop in range(0, min(3, len(g) - 1)):

@@ -38,8 +38,9 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 
 #: Largest image (width × height, px) any reader decodes. Cameras give: a Raspberry Pi HQ camera
 #: 12.3 MP (4056 × 3040), phones 48 MP (8000 × 6000) and 50 MP (8160 × 6120 = 49.9 MP) at full
-#: resolution; all pass. Decoded as 8-bit BGR, 50 MP is 150 MB, which a 1 GB Pi can hold beside
-#: the program; 12000 × 12000 (144 MP, 432 MB) or 30000 × 30000 (900 MP, 2.7 GB) cannot.
+#: resolution; all pass. Decoded as 8-bit BGR, 50 MP is 150 MB (OpenCV's PNG decoder peaks at
+#: about twice that: 48 MP measured at 0.33 GB), which a 1 GB Pi can hold beside the program;
+#: 12000 × 12000 (144 MP, 432 MB) or 30000 × 30000 (900 MP, 2.7 GB) cannot.
 MAX_PIXELS = 50_000_000
 
 #: An accepted image's file may hold at most this many bytes per pixel (16-bit RGBA, uncompressed)
