@@ -459,8 +459,9 @@ def render_dice(
     """Render what the overhead camera sees: these dice resting on a table.
 
     Pipeline: the table (``sim.table.table_background``: wood or cloth per ``conditions``, or a
-    plain mat), soft drop shadows (light from the top-left), each die with :func:`draw_die`, far
-    ones first so a die nearer the camera's nadir hides the side of a neighbour behind it; then
+    plain mat), soft drop shadows (light from the top-left), each die with :func:`draw_die` in
+    painter's order (a die between the camera's nadir and a neighbour hides that neighbour's
+    side, see ``_in_front``); then
     ``sim.table.finish_shot``: light gradient, vignette, colour cast, blur, noise, JPEG. Each die's
     ``view`` is that of a pinhole camera: ``(p − c) / focal_px`` plus a constant lean
     ``conditions.tilt`` (c = frame centre), so dice far from the centre show more side.
@@ -519,8 +520,8 @@ def render_dice(
         canvas *= (1 - min(0.85, 1.6 * cond.shadow) * shadow)[..., None]
 
     quads: list[np.ndarray | None] = [None] * len(specs)
-    order = sorted(range(len(specs)), key=lambda i: -float(np.hypot(*(np.asarray(specs[i].center) - centre))))
-    for i in order:
+    nadir = centre - lean * focal_px  # where the view is (0, 0)
+    for i in _draw_order(specs, views, nadir):
         s = specs[i]
         quads[i] = draw_die(
             canvas, s.kind, s.face, s.center, s.size_px, s.rotation_deg, view=views[i], style=style,
@@ -529,6 +530,74 @@ def render_dice(
     image = finish_shot(canvas, cond, rng)
     dice = [(s.kind, s.face, q) for s, q in zip(specs, quads)]
     return RenderedDice(image=image, dice=dice, conditions=cond, views=views, focal_px=float(focal_px))  # type: ignore[arg-type]
+
+
+def _in_front(a: np.ndarray, b: np.ndarray, nadir: np.ndarray) -> bool | None:
+    """Is footprint ``a`` in front of footprint ``b`` (both (4, 2) px, disjoint) seen from above ``nadir``?
+
+    Rays from the camera spread out from the nadir and drop as they go, so along a ray the die
+    nearer the nadir is met first, higher up. The line separating two convex footprints (the
+    separating-axis theorem) tells which one a ray crosses first: the one on the nadir's side.
+    None when the nadir lies in the separating strip (no ray meets both).
+    """
+    best, axis = -math.inf, None
+    for poly, sign in ((a, 1.0), (b, -1.0)):
+        centre = poly.mean(axis=0)
+        for i in range(4):
+            e = poly[(i + 1) % 4] - poly[i]
+            n = np.array([-e[1], e[0]], np.float64)
+            n /= np.linalg.norm(n)
+            if (poly[i] - centre) @ n < 0:
+                n = -n  # outward from poly
+            n *= sign  # from a towards b
+            gap = float((b @ n).min() - (a @ n).max())
+            if gap > best:
+                best, axis = gap, n
+    if axis is None:  # pragma: no cover - a square always has edges
+        return None
+    lo, hi = float((a @ axis).max()), float((b @ axis).min())
+    t = float(nadir @ axis)
+    if t <= min(lo, hi):
+        return True
+    if t >= max(lo, hi):
+        return False
+    return None
+
+
+def _draw_order(specs: Sequence[DieSpec], views: Sequence[tuple[float, float]], nadir: np.ndarray) -> list[int]:
+    """Painter's order for ``specs``: a die that hides part of another is drawn after it.
+
+    Starts from far-from-the-nadir first and moves a die later only where two dice's outlines
+    (footprint and shifted top) overlap in the image and ``_in_front`` says so (a topological sort);
+    on a cycle the distance order decides.
+    """
+    n = len(specs)
+    feet = [_square(s.center, s.size_px, s.rotation_deg) for s in specs]
+    hulls = []
+    for s, f, v in zip(specs, feet, views):
+        h = s.size_px if s.height_px is None else s.height_px
+        hulls.append(cv2.convexHull(np.vstack([f, f + np.asarray(v) * h]).astype(np.float32)))
+    dist = [-float(np.hypot(*(np.asarray(s.center) - nadir))) for s in specs]
+    after: dict[int, set[int]] = {i: set() for i in range(n)}  # i must be drawn after these
+    for i in range(n):
+        for j in range(i + 1, n):
+            area, _ = cv2.intersectConvexConvex(hulls[i], hulls[j])
+            if area <= 0:
+                continue
+            front = _in_front(feet[i], feet[j], nadir)
+            if front is True:
+                after[i].add(j)
+            elif front is False:
+                after[j].add(i)
+    order, done = [], set()
+    pending = sorted(range(n), key=lambda i: dist[i])
+    while pending:
+        ready = [i for i in pending if after[i] <= done]
+        pick = ready[0] if ready else pending[0]  # a cycle: fall back to distance
+        order.append(pick)
+        done.add(pick)
+        pending.remove(pick)
+    return order
 
 
 def _footprint(center, size: float, rotation_deg: float) -> np.ndarray:
