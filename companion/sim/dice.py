@@ -46,10 +46,15 @@ from companion.sim.table import ShotConditions, finish_shot, table_background
 __all__ = [
     "DIE_SIZE_MM",
     "STYLES",
+    "DieSpec",
+    "RenderedDice",
     "die_face",
     "draw_die",
     "draw_die_shadow",
+    "random_dice_specs",
+    "render_dice",
     "sushi_roll_faces",
+    "write_fixtures",
 ]
 
 #: Edge of a die, mm (Sushi Roll and standard d6 dice are ~16 mm).
@@ -67,17 +72,20 @@ def _check_style(style: str) -> None:
         raise ValueError(f"unknown dice art style {style!r}; valid styles are: {', '.join(STYLES)}")
 
 
-@lru_cache(maxsize=1)
 def sushi_roll_faces() -> dict[str, tuple[str, ...]]:
     """Die type → its distinct face names in file order, e.g. ``{"maki": ("maki", "maki*2", "maki*3"), ...}``.
 
     Read from ``companion/data/sushi_roll_dice.toml`` through ``companion.rules.sushi_roll_dice`` (repeats
-    in the file make a face commoner; here each face appears once). Returns a fresh dict each call's
-    caller may not mutate the cached tuples.
+    in the file make a face commoner; here each face appears once). A new dict on every call.
 
     Raises:
         ValueError: the faces file is malformed (from ``load_dice_faces``).
     """
+    return dict(_sushi_roll_faces())
+
+
+@lru_cache(maxsize=1)
+def _sushi_roll_faces() -> dict[str, tuple[str, ...]]:
     faces = load_dice_faces()
     return {k.value: tuple(dict.fromkeys(str(f) for f in faces.of(k))) for k in DieKind}
 
@@ -110,7 +118,7 @@ def _check_face(kind: str, face: str) -> None:
         return
     if kind not in SUSHI_KINDS:
         raise ValueError(f"unknown die kind {kind!r}; kinds are: {', '.join(KINDS)}")
-    valid = sushi_roll_faces()[kind]
+    valid = _sushi_roll_faces()[kind]
     if face not in valid:
         if isinstance(face, str):
             parse_face(face)  # an unknown icon gets the rules' own message
@@ -331,6 +339,8 @@ def draw_die(
         raise ValueError(f"size_px must be a positive number of px, not {size_px!r}")
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha!r}")
+    if len(view) != 2 or not all(math.isfinite(float(v)) for v in view):
+        raise ValueError(f"view must be (dx, dy), finite numbers of die heights, not {view!r}")
     h = float(size_px if height_px is None else height_px)
     if not (h >= 0 and math.isfinite(h)):
         raise ValueError(f"height_px must be a non-negative number of px, not {height_px!r}")
