@@ -81,32 +81,32 @@ class Pip:
         return 2.0 * math.sqrt(self.area / math.pi)
 
 
-def _components(mask: np.ndarray, rel: np.ndarray, r: int, scale: float, polarity: int) -> list[Pip]:
-    n, lab, st, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
+def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scale: float, polarity: int) -> list[Pip]:
+    """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``."""
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     out = []
     max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
     min_area = max(5.0, math.pi * (r * 0.35) ** 2)
-    for i in range(1, n):
-        x, y, w, h, a = st[i]
-        if a < min_area or a > max_area or x == 0 or y == 0 or x + w >= mask.shape[1] or y + h >= mask.shape[0]:
-            continue
-        blob = (lab[y : y + h, x : x + w] == i).astype(np.uint8)
-        cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        c = max(cnts, key=cv2.contourArea)
+    H, W = mask.shape
+    for c in cnts:
         if len(c) < 5:
             continue
-        (_, _), (ax1, ax2), ang = cv2.fitEllipse(c)
+        x, y, w, h = cv2.boundingRect(c)
+        if x == 0 or y == 0 or x + w >= W or y + h >= H or w * h < min_area:
+            continue  # cut by the image border: not a whole pip
+        a = cv2.contourArea(c) + len(c) / 2.0  # the contour runs through the blob's edge pixels
+        if a < min_area or a > max_area:
+            continue
+        (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(c)
         major, minor = max(ax1, ax2), min(ax1, ax2)
         fill = a / (math.pi * major * minor / 4 + 1e-6)
         if not 0.65 <= fill <= 1.45 or minor < 2.0:  # a few px blob's ellipse fit is rough
             continue
-        contrast = float(rel[y : y + h, x : x + w][blob > 0].mean())
-        if ax1 > ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
-            ang = ang
-        else:
+        inside = mask[y : y + h, x : x + w] > 0
+        contrast = float((hat[y : y + h, x : x + w][inside] / ref[y : y + h, x : x + w][inside]).mean())
+        if ax1 < ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
             ang = (ang + 90.0) % 180.0
-        out.append(Pip(cen[i][0] * scale, cen[i][1] * scale, a * scale * scale, major * scale, minor * scale,
-                       ang, contrast, polarity))
+        out.append(Pip(cx * scale, cy * scale, a * scale * scale, major * scale, minor * scale, ang, contrast, polarity))
     return out
 
 
@@ -123,22 +123,23 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
         Pips in image px, one per blob (the scale that fits it best), any order.
     """
     found: list[Pip] = []
-    img = grey.astype(np.float32)
+    img = np.ascontiguousarray(grey, dtype=np.uint8)
     scale = 1.0
-    # Each octave looks for pips of radius 2..5 px at its own scale: 2..5, 4..10, 8..20 px …
+    # Each octave looks for pips 5 … 11 px wide at its own scale: 5 … 11, 10 … 22, 20 … 44 px …
+    # (a closing of radius r fills dark blobs up to 2r + 1 px wide).
     while min(img.shape) >= 24:
-        for r in (3, 5):
+        for r in (3, 4, 5):
             k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
             if light:
                 body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
-                hat = img - body
-                rel = hat / np.maximum(255.0 - body, 20.0)
+                hat = cv2.subtract(img, body)
+                ref = cv2.max(cv2.subtract(np.full_like(body, 255), body), 20)
             else:
                 body = cv2.morphologyEx(img, cv2.MORPH_CLOSE, k)
-                hat = body - img
-                rel = hat / np.maximum(body, 20.0)
-            mask = (rel > min_contrast).astype(np.uint8)
-            found += _components(mask, rel, r, scale, -1 if light else 1)
+                hat = cv2.subtract(body, img)
+                ref = cv2.max(body, 20)
+            mask = cv2.compare(hat, cv2.convertScaleAbs(ref, alpha=min_contrast), cv2.CMP_GT)
+            found += _components(mask, hat, ref, r, scale, -1 if light else 1)
         if scale >= 8:
             break
         img = cv2.pyrDown(img)
@@ -150,9 +151,16 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     """One pip per place: of candidates whose centres lie within half a diameter, the largest
     (a coarser scale sees the whole pip where a finer one may see only its darkest core)."""
     keep: list[Pip] = []
+    kx = np.empty(len(pips))
+    ky = np.empty(len(pips))
+    kd = np.empty(len(pips))
     for p in sorted(pips, key=lambda q: -q.area):
-        if all(math.hypot(p.x - q.x, p.y - q.y) > 0.5 * max(p.diameter, q.diameter) for q in keep):
-            keep.append(p)
+        n = len(keep)
+        d = p.diameter
+        if n and np.any(np.hypot(kx[:n] - p.x, ky[:n] - p.y) <= 0.5 * np.maximum(kd[:n], d)):
+            continue
+        kx[n], ky[n], kd[n] = p.x, p.y, d
+        keep.append(p)
     return keep
 
 
