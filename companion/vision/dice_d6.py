@@ -448,31 +448,57 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     pips it was grouped with."""
     out: list[list[Face]] = []
     for group in groups:
-        g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
-        faces: list[Face] = []
-        if len(group) == 1 and len(g) == 1:
-            out.append(_lone_faces(g[0], grad))
-            continue
-        if g:
-            big = max(g, key=lambda p: p.diameter)
-            rest = [p.diameter for p in group if p is not big]
-            if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
-                faces += _lone_faces(big, grad)
-        if 2 <= len(g) <= 3:
-            faces += _placements(g)
-        for drop in range(0, min(3, len(g) - 1)):
-            best = None
-            for keep in itertools.combinations(range(len(g)), len(g) - drop):
-                if len(keep) > 6:
-                    continue
-                f = _fit([g[i] for i in keep], len(keep))
-                if f is not None and f.residual < 0.15 and (best is None or f.residual < best.residual):
-                    best = f
-            if best is not None:
-                faces.append(best)
-                break
-        out.append(faces)
+        out += _group_faces(group, grad)
     return out
+
+
+def _two_means(g: list[Pip]) -> tuple[list[Pip], list[Pip]]:
+    """Split pips in two by 2-means on their centres, started from the farthest pair."""
+    x = np.array([(p.x, p.y) for p in g])
+    d = np.linalg.norm(x[:, None] - x[None], axis=2)
+    i, j = np.unravel_index(int(np.argmax(d)), d.shape)
+    c = x[[i, j]].astype(np.float64)
+    for _ in range(10):
+        lab = np.argmin(np.linalg.norm(x[:, None] - c[None], axis=2), axis=1)
+        if lab.min() == lab.max():
+            break
+        c = np.array([x[lab == k].mean(axis=0) for k in (0, 1)])
+    return [p for p, k in zip(g, lab) if k == 0], [p for p, k in zip(g, lab) if k == 1]
+
+
+def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
+    """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
+    face holds, or that fits no layout, is two touching dice: it is split in two and each part
+    is tried again."""
+    g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
+    if len(group) == 1 and len(g) == 1:
+        return [_lone_faces(g[0], grad)]
+    faces: list[Face] = []
+    if g:
+        big = max(g, key=lambda p: p.diameter)
+        rest = [p.diameter for p in group if p is not big]
+        if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
+            faces += _lone_faces(big, grad)
+    if 2 <= len(g) <= 3:
+        faces += _placements(g)
+    fitted = False
+    for drop in range(0, min(3, len(g) - 1)):
+        best = None
+        for keep in itertools.combinations(range(len(g)), len(g) - drop):
+            if len(keep) > 6:
+                continue
+            f = _fit([g[i] for i in keep], len(keep))
+            if f is not None and f.residual < 0.15 and (best is None or f.residual < best.residual):
+                best = f
+        if best is not None:
+            faces.append(best)
+            fitted = True
+            break
+    if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
+        a, b = _two_means(g)
+        if a and b:
+            return [faces] + _group_faces(a, grad, depth + 1) + _group_faces(b, grad, depth + 1)
+    return [faces]
 
 
 def _roundness(f: Face) -> float:
