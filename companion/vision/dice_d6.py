@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -229,37 +230,60 @@ def _by_angle(pts: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))
 
 
+@lru_cache(maxsize=None)
+def _layout_solvers(value: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """For ``value``'s layout: the canonical points (ring by angle, then the centre if any) and,
+    per cyclic shift and direction of the ring, the least-squares solver (pseudo-inverse of the
+    design matrix) that fits an affine map (similarity for 2 and 3, whose points are collinear)."""
+    places = sorted(PATTERNS[value][0])
+    c = _PLACES[places]
+    ring = c[np.any(c != 0, axis=1)]
+    ring = ring[_by_angle(ring, np.zeros(2))]
+    centre = np.zeros((1, 2)) if 4 in places else np.zeros((0, 2))
+    solvers = []
+    m = len(ring)
+    for flip in (False, True):
+        r = ring[::-1] if flip else ring
+        for shift in range(m):
+            cs = np.vstack([np.roll(r, -shift, axis=0), centre])
+            if value <= 3:  # similarity: x = a·u − b·v + tx, y = b·u + a·v + ty
+                rows = []
+                for u, v in cs:
+                    rows += [(u, -v, 1, 0), (v, u, 0, 1)]
+                solvers.append(("sim", np.linalg.pinv(np.array(rows)), cs))
+            else:
+                solvers.append(("aff", np.linalg.pinv(np.hstack([cs, np.ones((len(cs), 1))])), cs))
+    return c, tuple(solvers)
+
+
 def _fit(pips: list[Pip], value: int) -> Face | None:
-    """The best frame placing these pips on the layout of ``value`` (2 … 6), or None."""
+    """The best frame placing these pips on the layout of ``value`` (2 … 6), or None.
+
+    The pips are ordered by angle around their centroid (the centre pip, for 3 and 5, is the one
+    nearest it), and every cyclic shift and direction of that ring is tried against the layout's."""
     x = np.array([(p.x, p.y) for p in pips], np.float64)
+    _, solvers = _layout_solvers(value)
+    centroid = x.mean(axis=0)
+    if 4 in PATTERNS[value][0]:
+        k = int(np.argmin(np.sum((x - centroid) ** 2, axis=1)))
+        ring_x, centre_x = np.delete(x, k, axis=0), x[k : k + 1]
+    else:
+        ring_x, centre_x = x, x[:0]
+    xs = np.vstack([ring_x[_by_angle(ring_x, centroid)], centre_x])
     best: Face | None = None
-    for places in PATTERNS[value][:1]:
-        c = _PLACES[sorted(places)]
-        has_centre = 4 in places
-        ring_c = c[np.any(c != 0, axis=1)]
-        ring_c = ring_c[_by_angle(ring_c, np.zeros(2))]
-        centroid = x.mean(axis=0)
-        if has_centre:
-            k = int(np.argmin(np.sum((x - centroid) ** 2, axis=1)))
-            ring_x = np.delete(x, k, axis=0)
-            centre_x = x[k : k + 1]
+    for kind, pinv, cs in solvers:
+        if kind == "sim":
+            a, b, tx, ty = pinv @ xs.reshape(-1)
+            frame = np.array([[a, -b, tx], [b, a, ty]])
         else:
-            ring_x, centre_x = x, x[:0]
-        ring_x = ring_x[_by_angle(ring_x, centroid)]
-        m = len(ring_x)
-        for flip in (False, True):
-            rx = ring_x[::-1] if flip else ring_x
-            for shift in range(m):
-                xs = np.vstack([np.roll(rx, shift, axis=0), centre_x])
-                cs = np.vstack([ring_c, np.zeros((len(centre_x), 2))])
-                frame, rms = _similarity(cs, xs) if value <= 3 else _affine(cs, xs)
-                face = Face(frame, tuple(pips), 0.0)
-                h = face.half_width
-                if h < 1.0:
-                    continue
-                face = Face(frame, tuple(pips), rms / h)
-                if best is None or face.residual < best.residual:
-                    best = face
+            frame = (pinv @ xs).T
+        pred = cs @ frame[:, :2].T + frame[:, 2]
+        h = math.sqrt(abs(frame[0, 0] * frame[1, 1] - frame[0, 1] * frame[1, 0]))
+        if h < 1.0:
+            continue
+        res = math.sqrt(float(np.mean(np.sum((pred - xs) ** 2, axis=1)))) / h
+        if best is None or res < best.residual:
+            best = Face(frame, tuple(pips), res)
     return best
 
 
@@ -318,24 +342,39 @@ def _lone_faces(p: Pip, grad) -> list[Face]:
             for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)]
 
 
-def _neighbours(a: Pip, b: Pip) -> bool:
-    if a.polarity != b.polarity:
-        return False
-    da, db = a.diameter, b.diameter
-    if max(da, db) > 1.6 * min(da, db):
-        return False
-    if abs(a.roundness - b.roundness) > 0.2:
-        return False  # a top face's round pips and its side faces' squashed ones
-    if max(a.roundness, b.roundness) < 0.8:
-        turn = abs(a.angle - b.angle) % 180.0
-        if min(turn, 180.0 - turn) > 30.0:
-            return False  # squashed along different directions: two side faces
-    return math.hypot(a.x - b.x, a.y - b.y) <= 4.2 * (da + db) / 2
-
-
 def group_pips(pips: list[Pip]) -> list[list[Pip]]:
-    """Connected groups of neighbouring pips (like size, shape and polarity, a few diameters apart)."""
+    """Connected groups of neighbouring pips: like polarity, size (diameters within 1.6×) and
+    shape (roundness within 0.2, and squashed the same way), at most 4.2 mean diameters apart."""
     n = len(pips)
+    if n == 0:
+        return []
+    x = np.array([p.x for p in pips])
+    y = np.array([p.y for p in pips])
+    d = np.array([p.diameter for p in pips])
+    rnd = np.array([p.roundness for p in pips])
+    ang = np.array([p.angle for p in pips])
+    pol = np.array([p.polarity for p in pips])
+    turn = np.abs(ang[:, None] - ang[None]) % 180.0
+    turn = np.minimum(turn, 180.0 - turn)
+    near = (
+        (pol[:, None] == pol[None])
+        & (np.maximum(d[:, None], d[None]) <= 1.6 * np.minimum(d[:, None], d[None]))
+        # a top face's round pips and its side faces' squashed ones
+        & (np.abs(rnd[:, None] - rnd[None]) <= 0.2)
+        # squashed along different directions: two side faces
+        & ((np.maximum(rnd[:, None], rnd[None]) >= 0.8) | (turn <= 30.0))
+        & (np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 4.2 * (d[:, None] + d[None]) / 2)
+    )
+    labels = _components_of(near)
+    groups: dict[int, list[Pip]] = {}
+    for i, k in enumerate(labels):
+        groups.setdefault(int(k), []).append(pips[i])
+    return list(groups.values())
+
+
+def _components_of(adj: np.ndarray) -> list[int]:
+    """Connected component label per node of a boolean adjacency matrix (union-find)."""
+    n = len(adj)
     parent = list(range(n))
 
     def root(i: int) -> int:
@@ -344,14 +383,9 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
             i = parent[i]
         return i
 
-    for i in range(n):
-        for j in range(i + 1, n):
-            if _neighbours(pips[i], pips[j]):
-                parent[root(i)] = root(j)
-    groups: dict[int, list[Pip]] = {}
-    for i in range(n):
-        groups.setdefault(root(i), []).append(pips[i])
-    return list(groups.values())
+    for i, j in zip(*np.nonzero(np.triu(adj, 1))):
+        parent[root(int(i))] = root(int(j))
+    return [root(i) for i in range(n)]
 
 
 def _sampler(grey: np.ndarray):
