@@ -1,0 +1,164 @@
+"""``companion watch [--fps F] [--json] SOURCE``: report when the table moves and settles (issue #7 §3).
+
+SOURCE is a video file OpenCV can open, a folder of frames (JPEG/PNG, read in natural name order:
+``f2`` before ``f10``), or a live camera spec (``pi``, ``pi:WxH``, ``usb:N``; see
+:func:`companion.devices.camera.open_camera`). Every frame goes through
+:class:`companion.vision.motion.SettleDetector` on the small stream; each event is printed as it
+is decided, one line, flushed: with ``--json`` ``{"event": "moving"|"settled", "frame": i, "t": s}``,
+else ``frame 42  t 1.400 s  settled``.
+
+Time: ``t = frame / fps`` for a video or folder (``--fps``, else the video's own rate, else 30);
+seconds since the start on the monotonic clock for a live camera.
+
+A folder frame that cannot be read is reported on stderr, naming the file, and skipped (it is
+neither motion nor stillness; frame numbers still count it). Exit status: 2 if any frame was bad or
+the source cannot be opened, else 0 (also after Ctrl-C, which stops a live camera quietly).
+
+cv2 and the detector load only inside :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+#: The first word of the camera specs ``open_camera`` understands.
+CAMERA_KINDS = ("pi", "usb", "fake")
+DEFAULT_FPS = 30.0
+
+
+class WatchError(Exception):
+    """The source cannot be used; the message names it and says why."""
+
+
+def _err(msg: str) -> None:
+    print(f"companion: error: {msg}", file=sys.stderr, flush=True)
+
+
+def _folder_frames(folder: Path, fps: float, bad: list[str]) -> Iterator[tuple[int, float, object, str]]:
+    """(index, t, frame) for each readable frame of a folder; unreadable ones reported and skipped."""
+    from companion.devices.camera import ReplaySource
+
+    try:
+        src = ReplaySource(folder)
+    except (ValueError, FileNotFoundError) as exc:
+        raise WatchError(f"watch: {exc}") from None
+    with src:
+        for i in range(len(src)):
+            frame = src.read()
+            if frame is None:
+                path, why = src.problems[-1] if src.problems else (src.current_path, "cannot be read")
+                bad.append(str(path))
+                _err(f"watch: {path}: {why}; frame {i} skipped")
+                continue
+            yield i, i / fps, frame, str(src.current_path)
+
+
+def _video_frames(path: Path, fps: float | None) -> Iterator[tuple[int, float, object, str]]:
+    """(index, t, frame) for each frame of a video file, read with cv2.VideoCapture."""
+    import cv2
+
+    cap = cv2.VideoCapture(str(path))
+    if not cap.isOpened():
+        raise WatchError(
+            f"watch: {path}: OpenCV cannot open this file as a video (not a video, or no decoder "
+            "for its codec); a folder of frames or a camera spec (pi, usb:N) also works"
+        )
+    if fps is None:
+        rate = cap.get(cv2.CAP_PROP_FPS)
+        fps = rate if rate and 0 < rate < 1000 else DEFAULT_FPS
+    try:
+        i = 0
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                return
+            yield i, i / fps, frame, f"frame {i}"
+            i += 1
+    finally:
+        cap.release()
+
+
+def _camera_frames(spec: str) -> Iterator[tuple[int, float, object, str]]:
+    """(index, t, frame) from a live camera's small stream; t on the monotonic clock from 0."""
+    import time
+
+    from companion.devices.camera import CameraError, open_camera
+
+    try:
+        cam = open_camera(spec)
+    except (CameraError, ValueError, OSError) as exc:
+        raise WatchError(f"watch: camera {spec!r}: {exc}") from None
+    t0 = time.monotonic()
+    with cam:
+        i = 0
+        while True:
+            frame = cam.read_lores()
+            if frame is None:  # a dropped frame: nothing to judge, the next one will come
+                if getattr(cam, "exhausted", False):
+                    return
+                continue
+            yield i, time.monotonic() - t0, frame, f"frame {i}"
+            i += 1
+
+
+def _frames(source: str, fps: float | None, bad: list[str]) -> Iterator[tuple[int, float, object, str]]:
+    path = Path(source)
+    if path.is_dir():
+        return _folder_frames(path, fps or DEFAULT_FPS, bad)
+    if path.is_file():
+        return _video_frames(path, fps)
+    kind = source.partition(":")[0].strip().lower()
+    if kind in CAMERA_KINDS:
+        return _camera_frames(source)
+    raise WatchError(
+        f"watch: {source}: no such file or folder, and not a camera spec (pi, pi:WxH, usb:N)"
+    )
+
+
+def _line(event, as_json: bool) -> str:
+    if as_json:
+        return json.dumps(event.to_json())
+    return f"frame {event.frame:>6}  t {event.t:8.3f} s  {event.kind}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Watch ``args.source`` and print events; return the exit status (0, or 2 on bad input)."""
+    if args.fps is not None and not (args.fps > 0):
+        _err(f"watch: --fps must be a positive number of frames per second, not {args.fps}")
+        return 2
+    import cv2
+
+    from companion.vision.motion import SettleDetector
+
+    # OpenCV's own warnings (V4L2, FFmpeg probing) would repeat our named errors in its words
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+    bad: list[str] = []
+    detector = SettleDetector()
+    frames = None
+    try:
+        frames = _frames(args.source, args.fps, bad)
+        for index, t, frame, name in frames:
+            try:
+                events = detector.update(frame, t, index)
+            except ValueError as exc:  # a frame of another size in a folder: cannot be compared
+                bad.append(name)
+                _err(f"watch: {name}: {exc}; skipped")
+                continue
+            for event in events:
+                print(_line(event, args.json), flush=True)
+    except WatchError as exc:
+        _err(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how a live watch ends
+    finally:
+        if frames is not None and hasattr(frames, "close"):
+            frames.close()
+    if not args.json:
+        print(f"{detector.frames_seen} frames watched" + (f", {len(bad)} skipped" if bad else ""), flush=True)
+    return 2 if bad else 0
