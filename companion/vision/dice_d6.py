@@ -297,10 +297,9 @@ def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radi
     y0, y1 = max(0, int(cy - radius)), min(h, int(cy + radius) + 1)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return 0.0
-    ax, ay = gx[y0:y1, x0:x1], gy[y0:y1, x0:x1]
-    mag2 = ax * ax + ay * ay
-    ang = np.arctan2(ay, ax)
-    z = np.sum(mag2 * np.exp(4j * ang))
+    g = gx[y0:y1, x0:x1] + 1j * gy[y0:y1, x0:x1]
+    g2 = g * g
+    z = np.sum(g2 * g2 / np.maximum(np.abs(g2), 1e-6))  # |g|² e^{4iθ}
     return float(np.angle(z) / 4.0)
 
 
@@ -554,7 +553,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     scale = min(1.0, WORK_SIDE / max(h, w))
     img = image if scale == 1.0 else cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    pips = find_pips(grey)
+    pips = find_pips(grey) + find_pips(grey, light=True)
     gf = grey.astype(np.float32)
     grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
     sample = _sampler(grey)
@@ -564,7 +563,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         for f in hypotheses:
             if f.squash < 0.6:
                 continue
-            value, margin = read_face(f, sample)
+            value, margin = read_face(f, sample, f.pips[0].polarity)
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
         if best is not None:
@@ -573,7 +572,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     # centre; a touching die's top face lies 2 or more away) the top face is the one seen most
     # square on: its pips are the roundest.
     kept: list[tuple[float, int, Face]] = []
-    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]), -t[0])):
+    # Dark pips first: light "pips" on a light die are glints.
+    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
         cx, cy = f.center
         if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
             continue
