@@ -553,6 +553,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     scale = min(1.0, WORK_SIDE / max(h, w))
     img = image if scale == 1.0 else cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    h_img, w_img = grey.shape
     pips = find_pips(grey) + find_pips(grey, light=True)
     gf = grey.astype(np.float32)
     grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
@@ -563,6 +564,11 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         for f in hypotheses:
             if f.squash < 0.6:
                 continue
+            if f.pips[0].polarity < 0 and len(f.pips) == 1:
+                continue  # a lone light spot is a glint far more often than a one on a dark die
+            q = f.quad()
+            if q.min() < -0.2 * f.half_width or np.any(q.max(axis=0) > np.array([w_img, h_img]) + 0.2 * f.half_width):
+                continue  # cut by the photo's border: its top face cannot all be seen
             value, margin = read_face(f, sample, f.pips[0].polarity)
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
