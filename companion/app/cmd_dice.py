@@ -44,13 +44,13 @@ def _enroll(args: argparse.Namespace) -> int:
 
 
 def _reader(args: argparse.Namespace):
-    """(read(image) -> [DieObservation], to_json) for ``--kind``, or an error message."""
+    """(read(image) -> [DieObservation], to_json, working side px) for ``--kind``, or an error message."""
     if args.kind is None:
         return "read dice: --kind d6|sushi-roll is required"
     if args.kind == "d6":
-        from companion.vision.dice_d6 import read_d6
+        from companion.vision.dice_d6 import WORK_SIDE, read_d6
 
-        return read_d6, lambda o: o.to_json_d6()
+        return read_d6, lambda o: o.to_json_d6(), WORK_SIDE
     if args.dice is None:
         return "read dice --kind sushi-roll: --dice DICE.npz is required (enrol it with 'companion enroll --dice DIR')"
     from companion.vision.dice_icons import DiceError, DiceSet, read_icon_dice
@@ -59,7 +59,9 @@ def _reader(args: argparse.Namespace):
         dice = DiceSet.load(args.dice)
     except DiceError as exc:
         return str(exc)
-    return (lambda img: read_icon_dice(img, dice)), lambda o: o.to_json_icon()
+    from companion.vision.dice_find import WORK_SIDE
+
+    return (lambda img: read_icon_dice(img, dice)), lambda o: o.to_json_icon(), WORK_SIDE
 
 
 def _read(args: argparse.Namespace) -> int:
@@ -67,13 +69,18 @@ def _read(args: argparse.Namespace) -> int:
     if isinstance(reader, str):
         _err(reader)
         return 2
-    read, to_json = reader
-    from companion.vision.imageio import ImageReadError, read_image
+    read, to_json, work_side = reader
+    from companion.vision.imageio import ImageReadError, read_image, shrink_note
 
     results, status = [], 0
     for path in args.images:
         try:
-            dice = [to_json(o) for o in read(read_image(path))]
+            image = read_image(path)
+            h, w = image.shape[:2]
+            if max(h, w) > work_side:  # the reader looks at a reduced copy: say so
+                s = work_side / max(h, w)
+                print(f"companion: note: {shrink_note(path, image.shape, (round(h * s), round(w * s)))}", file=sys.stderr)
+            dice = [to_json(o) for o in read(image)]
         except ImageReadError as exc:
             _err(str(exc))
             results.append({"image": path, "dice": None, "error": exc.reason})

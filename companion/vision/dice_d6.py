@@ -33,6 +33,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from companion.vision.imageio import to_original_px, working_copy
 from companion.vision.observations import DieObservation
 
 #: Pip places of the 3 × 3 grid in face half-widths (the face spans −1 … 1 on both axes). On a
@@ -322,8 +323,9 @@ def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: 
 
 
 #: A one's face half-width per pip diameter, (min, max): a one's pip is large, about a third of
-#: the half-width (measured 2.8 … 3.7 on the dev photos, 10th to 90th percentile).
-LONE_HALF_WIDTH = (2.3, 4.6)
+#: the half-width (2.8 … 3.7 on the dev photos, 10th to 90th percentile), on some dice a half
+#: (1.8 on the simulated ones).
+LONE_HALF_WIDTH = (1.6, 4.6)
 
 
 def _lone_faces(p: Pip, grad) -> list[Face]:
@@ -549,9 +551,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         One DieObservation per die: ``face`` "1" … "6" (or None when pips are there but do not
         form a clean layout), ``quad`` the top face, ``confidence`` 0..1. Ordered left to right.
     """
-    h, w = image.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h, w))
-    img = image if scale == 1.0 else cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
     pips = find_pips(grey) + find_pips(grey, light=True)
@@ -586,7 +586,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         kept.append((margin, value, f))
     out = []
     for margin, value, f in kept:
-        q = f.quad() / scale
+        q = to_original_px(f.quad(), scale)
         conf = float(np.clip(margin / 0.4, 0.0, 1.0))
         out.append(DieObservation(str(value), conf, tuple((float(x), float(y)) for x, y in q)))
     return sorted(out, key=lambda o: o.center)

@@ -1,0 +1,140 @@
+"""The pip dice reader (issue #7 §1): simulated fixtures, drawn dice, real photos, the command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.sim.dice import DieSpec, draw_die, render_dice
+from companion.sim.table import ShotConditions
+from companion.vision.dice_d6 import find_pips, read_d6
+from companion.vision.imageio import read_image
+
+FIXTURES = Path(__file__).parent / "fixtures" / "dice"
+ROOT = Path(__file__).resolve().parent.parent
+PHOTOS = ROOT.parent / "shared" / "datasets" / "d6-photos" / "train"
+
+
+def _truth(name: str) -> list[tuple[int, np.ndarray]]:
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    dice = data["dice"] if isinstance(data, dict) else data
+    return [(int(d["face"]), np.array(d["quad"], np.float64)) for d in dice]
+
+
+def _inside(pt, quad) -> bool:
+    return cv2.pointPolygonTest(np.float32(quad), (float(pt[0]), float(pt[1])), False) >= 0
+
+
+def _score(readings, truth) -> tuple[int, int, int]:
+    """(right, wrong, spurious): a reading belongs to the die whose top face holds its centre."""
+    right = wrong = spurious = 0
+    for r in readings:
+        hits = [v for v, q in truth if _inside(r.center, q)]
+        if not hits:
+            spurious += 1
+        elif r.value == hits[0]:
+            right += 1
+        else:
+            wrong += 1
+    return right, wrong, spurious
+
+
+@pytest.mark.parametrize("name", ["d6_0", "d6_1", "d6_2", "d6_3"])
+def test_fixture_scenes_never_give_a_wrong_value_or_a_spurious_die(name):
+    truth = _truth(name)
+    right, wrong, spurious = _score(read_d6(read_image(FIXTURES / f"{name}.jpg")), truth)
+    assert wrong == 0 and spurious == 0
+    # d6_2 holds light-pip coloured dice and clumps of touching dice: most are still read.
+    assert right >= 0.6 * len(truth)
+
+
+def _one_die(value: int, rotation: float, size: float = 60.0, body=None, pip=None) -> np.ndarray:
+    canvas = np.full((300, 300, 3), (70, 110, 150), np.float32)  # a wooden-brown table
+    draw_die(canvas, "d6", str(value), (150.0, 150.0), size, rotation, view=(0.1, -0.08), body_bgr=body, pip_bgr=pip)
+    return np.clip(cv2.GaussianBlur(canvas, (0, 0), 0.7), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("rotation", [0.0, 27.0, 62.0])
+def test_each_value_at_any_turn(value, rotation):
+    found = read_d6(_one_die(value, rotation))
+    assert [o.value for o in found] == [value]
+    cx, cy = found[0].center
+    assert abs(cx - 150) < 25 and abs(cy - 150) < 25  # the top face, near the footprint (view shifts it)
+
+
+@pytest.mark.parametrize("value", [2, 5, 6])
+def test_light_pips_on_a_coloured_die(value):
+    found = read_d6(_one_die(value, 15.0, body=(40, 40, 190), pip=(245, 245, 245)))
+    assert [o.value for o in found] == [value]
+
+
+def test_a_bare_table_has_no_dice():
+    rng = np.random.default_rng(5)
+    scene = render_dice([], rng=rng, conditions=ShotConditions(background="wood"))
+    assert read_d6(scene.image) == []
+    assert read_d6(np.full((240, 320, 3), 128, np.uint8)) == []
+
+
+def test_any_resolution_gives_the_same_dice_in_the_given_px():
+    spec = [DieSpec("d6", str(v), (200.0 + 150 * i, 300.0), 20.0 * i, 64.0) for i, v in enumerate((3, 5, 6))]
+    scene = render_dice(spec, size=(800, 600), rng=np.random.default_rng(1), conditions=ShotConditions(background="cloth"))
+    small = read_d6(scene.image)
+    big = read_d6(cv2.resize(scene.image, (3200, 2400), interpolation=cv2.INTER_CUBIC))
+    assert sorted(o.value for o in small) == [3, 5, 6]
+    assert sorted(o.value for o in big) == [3, 5, 6]
+    for a, b in zip(sorted(small, key=lambda o: o.center), sorted(big, key=lambda o: o.center)):
+        assert abs(b.center[0] - 4 * a.center[0]) < 12 and abs(b.center[1] - 4 * a.center[1]) < 12
+
+
+def test_side_face_pips_are_squashed_and_top_pips_round():
+    img = _one_die(5, 0.0, size=80)
+    pips = find_pips(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    round_ = [p for p in pips if p.roundness > 0.8]
+    assert len(round_) >= 5  # the five on top
+
+
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason="../shared/datasets/d6-photos is missing (the shared datasets sit beside the repo)")
+def test_real_webcam_photos():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import real_dice
+
+    # Every 10th dev photo: a small, fixed sample of what bench/real_dice.py measures in full.
+    r = real_dice.evaluate(real_dice.photos("dev")[::10])
+    assert r["dice"] >= 40
+    assert r["right"] >= 0.88 * r["dice"]
+    assert r["wrong"] <= 0.03 * r["dice"] and r["spurious"] <= 0.05 * r["dice"]
+
+
+def test_cli_json_and_a_bad_image(tmp_path, capsys):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    status = main(["read", "dice", "--kind", "d6", "--json", str(FIXTURES / "d6_3.jpg"), str(bad)])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert "bad.jpg" in err
+    result = json.loads(out)
+    assert [r["image"] for r in result] == [str(FIXTURES / "d6_3.jpg"), str(bad)]
+    dice = result[0]["dice"]
+    assert dice and all(set(d) == {"value", "center", "quad", "confidence"} for d in dice)
+    assert all(d["value"] in range(1, 7) and len(d["quad"]) == 4 and 0 <= d["confidence"] <= 1 for d in dice)
+    assert result[1]["dice"] is None
+
+
+def test_cli_says_when_it_shrinks(tmp_path, capsys):
+    big = tmp_path / "big.png"
+    cv2.imwrite(str(big), cv2.resize(read_image(FIXTURES / "d6_3.jpg"), (2560, 1920)))
+    assert main(["read", "dice", "--kind", "d6", str(big)]) == 0
+    out, err = capsys.readouterr()
+    assert "2560×1920 read at 1280×960" in err
+
+
+def test_cli_needs_a_kind(capsys):
+    assert main(["read", "dice", str(FIXTURES / "d6_3.jpg")]) == 2
+    assert "--kind" in capsys.readouterr().err
