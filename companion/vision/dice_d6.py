@@ -453,23 +453,41 @@ _ORBITS = (0, 1, 4)
 HALF_WIDTH_PER_PIP_RANGE = (1.8, 5.5)
 
 
+@lru_cache(maxsize=None)
+def _assignments(n: int) -> np.ndarray:
+    """(K, n, 2) face coordinates of every way of putting n pips on distinct grid places, the
+    first on an orbit representative (the others follow by the square's symmetry)."""
+    out = [_PLACES[[first, *rest]] for first in _ORBITS
+           for rest in itertools.permutations([k for k in range(9) if k != first], n - 1)]
+    return np.array(out)
+
+
 def _placements(g: list[Pip]) -> list[Face]:
     """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
     similarity fits well: the pips found may be only part of the face (blur merges pips, glare
     hides some), so which places they are is left to :func:`read_face` to decide."""
-    x = np.array([(p.x, p.y) for p in g], np.float64)
+    x = np.array([p.x + 1j * p.y for p in g])
+    c = _assignments(len(g))
+    cz = c[..., 0] + 1j * c[..., 1]  # (K, n)
+    cc = cz - cz.mean(axis=1, keepdims=True)
+    xc = x - x.mean()
+    a = np.sum(np.conj(cc) * xc, axis=1) / np.maximum(np.sum(np.abs(cc) ** 2, axis=1), 1e-12)
+    b = x.mean() - a * cz.mean(axis=1)
+    h = np.abs(a)  # the similarity's scale: face half-width, px
+    rms = np.sqrt(np.mean(np.abs(x[None] - (a[:, None] * cz + b[:, None])) ** 2, axis=1))
     mean_d = float(np.mean([p.diameter for p in g]))
+    ok = ((h >= HALF_WIDTH_PER_PIP_RANGE[0] * mean_d) & (h <= HALF_WIDTH_PER_PIP_RANGE[1] * mean_d)
+          & (rms < 0.12 * h))
     out = []
-    for first in _ORBITS:
-        for rest in itertools.permutations([k for k in range(9) if k != first], len(g) - 1):
-            c = _PLACES[[first, *rest]]
-            frame, rms = _similarity(c, x)
-            face = Face(frame, tuple(g), 0.0)
-            h = face.half_width
-            if not HALF_WIDTH_PER_PIP_RANGE[0] <= h / mean_d <= HALF_WIDTH_PER_PIP_RANGE[1]:
-                continue
-            if rms / h < 0.12:
-                out.append(Face(frame, tuple(g), rms / h))
+    seen = set()
+    for k in np.nonzero(ok)[0]:
+        # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
+        key = (round(b[k].real), round(b[k].imag), round(h[k]), round(math.degrees(np.angle(a[k])) % 90.0 / 3))
+        if key in seen:
+            continue
+        seen.add(key)
+        frame = np.array([[a[k].real, -a[k].imag, b[k].real], [a[k].imag, a[k].real, b[k].imag]])
+        out.append(Face(frame, tuple(g), float(rms[k] / h[k])))
     return out
 
 
