@@ -50,6 +50,9 @@ PATTERNS: dict[int, tuple[frozenset[int], ...]] = {
     5: (frozenset({0, 2, 4, 6, 8}),),
     6: (frozenset({0, 2, 3, 5, 6, 8}), frozenset({0, 1, 2, 6, 7, 8})),
 }
+#: Closing radii per octave, px: a closing of radius r removes dark blobs up to 2r + 1 px wide,
+#: and pips further apart than that stay apart in the black-hat.
+PIP_RADII = (5,)
 #: A pip's ellipse axes ratio (minor / major) at or above which it is on a top face.
 TOP_MIN_ROUNDNESS = 0.62
 #: The largest working image side, px: bigger photos are shrunk first (pips stay ≥ 4 px for dice
@@ -83,12 +86,14 @@ class Pip:
         return 2.0 * math.sqrt(self.area / math.pi)
 
 
-def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scale: float, polarity: int) -> list[Pip]:
-    """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``."""
+def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scale: float, polarity: int,
+                first: bool = True) -> list[Pip]:
+    """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``
+    (on a coarser octave than the ``first``, only blobs too big for the finer one)."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     out = []
     max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
-    min_area = max(5.0, math.pi * (r * 0.35) ** 2)
+    min_area = 5.0 if first else max_area / 4 * 0.6
     H, W = mask.shape
     for c in cnts:
         if len(c) < 5:
@@ -130,7 +135,7 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
     # Each octave looks for pips 5 … 11 px wide at its own scale: 5 … 11, 10 … 22, 20 … 44 px …
     # (a closing of radius r fills dark blobs up to 2r + 1 px wide).
     while min(img.shape) >= 24:
-        for r in (3, 4, 5):
+        for r in PIP_RADII:
             k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
             if light:
                 body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
@@ -141,7 +146,7 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
                 hat = cv2.subtract(body, img)
                 ref = cv2.max(body, 20)
             mask = cv2.compare(hat, cv2.convertScaleAbs(ref, alpha=min_contrast), cv2.CMP_GT)
-            found += _components(mask, hat, ref, r, scale, -1 if light else 1)
+            found += _components(mask, hat, ref, r, scale, -1 if light else 1, first=scale == 1.0)
         if scale >= 8:
             break
         img = cv2.pyrDown(img)
@@ -554,6 +559,37 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     return [faces]
 
 
+#: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
+#: on the dev photos have more; most dark spots read as ones on cables and tables have less.
+MIN_ONE_OUTLINE = 1.5
+
+
+def outline_strength(face: Face, grad) -> float:
+    """How clearly the face is outlined: on each of its four sides the strongest grey-level step
+    across the side between 0.8 and 1.3 half-widths out (the fitted size is only approximate),
+    the median of three points along the side; the third strongest of the four sides, in grey
+    levels per px. A die's top face meets its side faces or the table on every side; a layout of
+    spots on a larger plain surface (reflections on a cable) has no outline there."""
+    gx, gy = grad
+    h, w = gx.shape
+    rho = np.linspace(0.8, 1.3, 6)
+    along = np.array([-0.5, 0.0, 0.5])
+    sides = []
+    m = face.frame[:, :2]
+    for n in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
+        n = np.array(n)
+        t = np.array([-n[1], n[0]])
+        pts = (rho[:, None, None] * n + along[None, :, None] * t).reshape(-1, 2)
+        img_pts = face.to_image(pts)
+        nd = m @ n
+        nd = nd / max(np.linalg.norm(nd), 1e-9)
+        xs = np.clip(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
+        ys = np.clip(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
+        step = np.abs(gx[ys, xs] * nd[0] + gy[ys, xs] * nd[1]).reshape(len(rho), len(along))
+        sides.append(float(np.median(step.max(axis=0))))
+    return sorted(sides)[1] / 8.0  # Sobel 3×3 gives 8× the grey step per px
+
+
 def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
 
@@ -588,6 +624,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             if q.min() < -0.2 * f.half_width or np.any(q.max(axis=0) > np.array([w_img, h_img]) + 0.2 * f.half_width):
                 continue  # cut by the photo's border: its top face cannot all be seen
             value, margin = read_face(f, sample, f.pips[0].polarity)
+            if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
+                continue  # a dark spot on a plain surface: a one has its die's edges round it
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
         if best is not None:
