@@ -691,6 +691,90 @@ def write_sequence(seq: RollSequence, folder: str | Path, quality: int = 80) -> 
     return out
 
 
+@dataclass
+class EventJudgement:
+    """How a detector's events compare with a :class:`RollTruth` (see :func:`judge_events`).
+
+    Attributes:
+        latencies: for each settle that came in time, its frame minus the period's last moving frame.
+        move_delays: for each ``moving`` event inside a motion period, its frame minus the period's first.
+        missed: motion periods followed by ``within`` still frames with no ``settled`` in them.
+        late: ``settled`` events that came in the right still period but after ``within`` frames.
+        while_moving: ``settled`` events decided at a moving frame.
+        duplicates: a second ``settled`` in one still period, or one before any motion.
+        spurious_moves: ``moving`` events at a still frame.
+        missed_moves: motion periods after a settle with no ``moving`` event in them.
+    """
+
+    latencies: list[int] = field(default_factory=list)
+    move_delays: list[int] = field(default_factory=list)
+    missed: int = 0
+    late: int = 0
+    while_moving: int = 0
+    duplicates: int = 0
+    spurious_moves: int = 0
+    missed_moves: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """Every settle in time, none while moving, no extra events."""
+        return not (self.missed or self.late or self.while_moving or self.duplicates
+                    or self.spurious_moves or self.missed_moves)
+
+
+def judge_events(truth: RollTruth, events, within: int = 8) -> EventJudgement:
+    """Compare ``moving``/``settled`` events (objects with ``kind`` and ``frame``) with the truth.
+
+    A ``settled`` belongs to the still run it falls in, i.e. to the motion period just before it;
+    it must come within ``within`` frames of that period's last moving frame (issue #7 §3: 8). A
+    period needs a settle only when the still run after it is at least ``within`` frames long. A
+    ``moving`` must fall inside a motion period; a period needs one when a settle came before it.
+    """
+    out = EventJudgement()
+    moving = truth.moving
+    n = len(moving)
+    period_of = [-1] * n  # frame → index of the motion period it belongs to or follows
+    for k, (first, last) in enumerate(truth.periods):
+        end = truth.periods[k + 1][0] if k + 1 < len(truth.periods) else n
+        for i in range(first, end):
+            period_of[i] = k
+    settled_in: dict[int, int] = {}
+    moved_in: set[int] = set()
+    for e in sorted(events, key=lambda e: e.frame):
+        i = e.frame
+        if not 0 <= i < n:
+            raise ValueError(f"event {e.kind} at frame {i}: the sequence has frames 0-{n - 1}")
+        k = period_of[i]
+        if e.kind == "moving":
+            if moving[i]:
+                moved_in.add(k)
+                out.move_delays.append(i - truth.periods[k][0])
+            else:
+                out.spurious_moves += 1
+        elif e.kind == "settled":
+            if moving[i]:
+                out.while_moving += 1
+            elif k < 0 or k in settled_in:
+                out.duplicates += 1
+            elif i - truth.periods[k][1] > within:
+                settled_in[k] = i
+                out.late += 1
+            else:
+                settled_in[k] = i
+                out.latencies.append(i - truth.periods[k][1])
+        else:
+            raise ValueError(f"unknown event kind {e.kind!r}")
+    for k, (first, last) in enumerate(truth.periods):
+        end = truth.periods[k + 1][0] if k + 1 < len(truth.periods) else n
+        if end - last - 1 >= within and k not in settled_in:
+            out.missed += 1
+        if k > 0 and (k - 1) in settled_in and k not in moved_in:
+            out.missed_moves += 1
+        if k == 0 and k not in moved_in:
+            out.missed_moves += 1
+    return out
+
+
 #: The recorded fixture tests/fixtures/rolls/: scenario, seed (kept apart from the tests' and
 #: the bench's seeds) and the frames kept.
 FIXTURE = {"scenario": "roll", "seed": 900, "max_frames": 60}

@@ -22,27 +22,29 @@ what the issue says is not motion:
 2. *Sensor noise*: a 3 × 3 Gaussian blur first; then a pixel counts as changed only if it differs
    by more than ``k_sigma`` times a running estimate of the frame-to-frame noise (and never by
    less than ``min_level`` grey levels). The noise estimate is the robust spread of the difference
-   over the whole frame, averaged over quiet frames.
+   over every 4th pixel of the frame, averaged over quiet frames.
 3. *A die rocking by under a pixel*: each pixel is compared with the lightest and darkest value
    in the 3 × 3 neighbourhood of the same place in the other frame (``cv2.dilate``/``cv2.erode``),
    so an edge that shifted by at most ``tolerance_px`` (1 px) leaves no difference. This is the
    neighbourhood-tolerant change test used against camera jitter in change detection.
-4. *Slow creep* (a die pushed slowly, by less than a pixel per frame): the frame is compared with
-   the previous frame AND with the *reference*, the first quiet frame of the current still run. A slow
-   push adds up against the reference and is caught once it passes the tolerance; a rocking die
-   stays within it.
+4. *Slow creep* (a die pushed slowly, by less than a pixel per frame): each frame is compared with
+   a *reference* that is the previous frame while things move, and the first quiet frame of the
+   still run once they stop. A slow push adds up against that frame and is caught once it passes
+   the tolerance; a rocking die stays within it. (Comparing with the previous frame as well adds
+   nothing while moving, where the two are one frame, and while still it only sees a rocking die
+   twice as far from where it last was as from where it rests: on the simulated rolls it made
+   the only false ``moving`` of a rocking die, so it is not used.)
 
-A frame is *moving* when at least ``min_changed_px`` pixels changed against either frame. After
-a moving frame the reference moves to the next quiet frame, so "quiet against the reference"
-means "nothing moved since the still run began".
+A frame is *moving* when at least ``min_changed_px`` pixels changed against the reference.
 
 **The decision** (:class:`SettleLogic`). ``still`` (nothing seen moving yet) → ``moving`` (emit
 ``moving``) → ``settling`` (quiet frames counted) → ``settled`` after ``settle_frames`` quiet
 frames in a row (emit ``settled``, once per still period) → ``moving`` again on the next motion.
 With ``settle_frames`` = 6 the ``settled`` event comes 6 frames (200 ms at 30 fps) after the
-last frame seen moving, inside the issue's 8 frames; a die's last sub-pixel creep before it stops
-is caught through the reference, so ``settled`` never comes while something still moves by more
-than the tolerance in total.
+last frame seen moving, inside the issue's 8 frames. A die's last frames before it stops move it
+by less than the tolerance each; they add up against the reference, so a creep that would outlast
+the 6 frames is seen (bench/watch.py: no settle before the last movement on 200 simulated
+sequences, latency 2-6 frames).
 
 Parameters are in frames (of the stream fed) and in px of the working image, about 320 px wide
 (:data:`WORK_WIDTH`); at that size a 16 mm die seen over a 45 cm wide table is about 11 px.
@@ -51,8 +53,9 @@ Real camera: picamera2's lores stream is YUV420, whose Y plane is already the gr
 needs (``companion.devices.camera`` converts it to BGR for the other readers; the grey
 conversion here costs about 0.1 ms).
 
-Limits: a push slower than ``tolerance_px`` per ``settle_frames`` frames (under about 0.2 px a
-frame) is seen as still, and later as a short move once it has added up; a change of light that is
+Limits: a push slower than about 0.3 px a frame (1 cm/s at 0.7 px/mm and 30 fps) can go quiet
+for ``settle_frames`` frames between the moments its total passes the tolerance: it is then seen
+as a few short moves, each followed by a ``settled``; a change of light that is
 not the same gain everywhere (a shadow crossing the table) is motion, as it should be for a camera
 that must read the table again afterwards.
 """
@@ -81,7 +84,8 @@ class MotionParams:
         k_sigma: a pixel changed when it differs by more than this many noise standard deviations.
         min_level: ... and never by less than this many grey levels (0-255).
         min_changed_px: a frame is moving when at least this many pixels changed (about a
-            third of a die's top face at 320 px wide).
+            sixth of a die's top face at 320 px wide; on the simulated rolls a rocking die,
+            flicker and noise change at most 3, a die moving 2 px about 20).
         noise_alpha: weight of each quiet frame in the running noise estimate (an exponential
             average over about 1 / noise_alpha frames).
         gain_grid: (columns, rows) of the block grid the global gain is measured on.
@@ -91,7 +95,7 @@ class MotionParams:
     tolerance_px: int = 1
     k_sigma: float = 5.0
     min_level: float = 12.0
-    min_changed_px: int = 6
+    min_changed_px: int = 8
     noise_alpha: float = 0.05
     gain_grid: tuple[int, int] = (16, 12)
 
@@ -111,16 +115,17 @@ class MotionScore:
     """What one frame's difference found.
 
     Attributes:
-        changed_prev: pixels changed against the previous frame.
-        changed_ref: pixels changed against the reference (the first frame of the still run).
+        changed: pixels changed against the reference (px of the working image).
+        reference_age: frames between the reference and this frame (1: the previous frame, as
+            while moving; more: the first quiet frame of the still run).
         threshold: the grey-level difference (0-255) a pixel had to exceed.
         noise: the running estimate of the frame-to-frame noise, grey levels (standard deviation).
-        gain: the gain (current → previous frame) that was divided out, 1.0 = unchanged.
-        moving: ``max(changed_prev, changed_ref) >= min_changed_px``.
+        gain: the gain (this frame → the reference) that was divided out, 1.0 = unchanged.
+        moving: ``changed >= min_changed_px``.
     """
 
-    changed_prev: int
-    changed_ref: int
+    changed: int
+    reference_age: int
     threshold: float
     noise: float
     gain: float
@@ -161,9 +166,10 @@ class FrameDifference:
 
     def reset(self) -> None:
         """Forget every frame seen: the next frame becomes the reference."""
-        self._prev: _Prepared | None = None
         self._ref: _Prepared | None = None
         self._ref_moving = False  # the reference is a moving frame (it may hold motion blur)
+        self._ref_index = 0
+        self._count = 0  # frames measured
         self._noise: float | None = None
 
     @property
@@ -211,18 +217,18 @@ class FrameDifference:
         count = int(np.count_nonzero(excess > int(threshold)))
         return count, gain, scaled
 
-    def _noise_of(self, scaled: np.ndarray, prev: np.ndarray) -> float:
-        """Robust standard deviation of the frame-to-frame difference, grey levels.
+    def _noise_of(self, scaled: np.ndarray, other: np.ndarray) -> float:
+        """Robust standard deviation of the difference between two quiet frames, grey levels.
 
-        The mean absolute difference of every 4th pixel, clipped so that moving pixels weigh
+        The mean absolute difference of every 4th pixel, clipped so that changed pixels weigh
         no more than noise does, times sqrt(pi/2) (for a normal law E|d| = sigma·sqrt(2/pi)).
         """
-        d = cv2.absdiff(scaled[::4, ::4], prev[::4, ::4])
+        d = cv2.absdiff(scaled[::4, ::4], other[::4, ::4])
         clip = max(4.0, 4.0 * (self._noise or 0.0))
         return float(np.minimum(d, clip).mean()) * 1.2533
 
     def measure(self, grey: np.ndarray) -> MotionScore:
-        """Score one (h, w) uint8 grey frame against the previous frame and the reference.
+        """Score one (h, w) uint8 grey frame against the reference.
 
         Raises:
             ValueError: not a 2-D uint8 array, or not the size of the frames before it.
@@ -232,32 +238,30 @@ class FrameDifference:
                 "FrameDifference.measure needs a (h, w) uint8 grey frame, got "
                 f"{getattr(grey, 'shape', type(grey).__name__)} {getattr(grey, 'dtype', '')}"
             )
-        if self._prev is not None and grey.shape != self._prev.grey.shape:
+        if self._ref is not None and grey.shape != self._ref.grey.shape:
             raise ValueError(
                 f"frame is {grey.shape[1]}×{grey.shape[0]} px but the frames before it were "
-                f"{self._prev.grey.shape[1]}×{self._prev.grey.shape[0]}: a motion stream keeps one size"
+                f"{self._ref.grey.shape[1]}×{self._ref.grey.shape[0]}: a motion stream keeps one size"
             )
         p = self.params
         cur = self._prepare(grey)
-        if self._prev is None:
-            self._prev = self._ref = cur
+        if self._ref is None:
+            self._ref, self._ref_index, self._count = cur, 0, 0
             return MotionScore(0, 0, p.min_level, 0.0, 1.0, False)
+        self._count += 1
         threshold = max(p.min_level, p.k_sigma * (self._noise or 0.0))
-        changed_prev, gain, scaled = self._changed(self._prev, cur, threshold)
-        if self._ref is self._prev:
-            changed_ref = changed_prev
-        else:
-            changed_ref, _, _ = self._changed(self._ref, cur, threshold)
-        moving = max(changed_prev, changed_ref) >= p.min_changed_px
+        changed, gain, scaled = self._changed(self._ref, cur, threshold)
+        moving = changed >= p.min_changed_px
         if not moving:
-            sigma = self._noise_of(scaled, self._prev.grey)
+            sigma = self._noise_of(scaled, self._ref.grey)
             self._noise = sigma if self._noise is None else (1 - p.noise_alpha) * self._noise + p.noise_alpha * sigma
-        self._prev = cur
+        age = self._count - self._ref_index
         if moving or self._ref_moving:
-            # the still run starts at its first quiet frame: a moving frame may still hold a
-            # little motion blur, which would then count against every frame after it
-            self._ref, self._ref_moving = cur, moving
-        return MotionScore(changed_prev, changed_ref, threshold, self.noise, gain, moving)
+            # while moving the reference is the previous frame; the still run starts at its first
+            # quiet frame (a moving frame may hold a little motion blur that would then count
+            # against every frame after it)
+            self._ref, self._ref_moving, self._ref_index = cur, moving, self._count
+        return MotionScore(changed, age, threshold, self.noise, gain, moving)
 
 
 @dataclass(frozen=True)
