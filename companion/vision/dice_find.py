@@ -1,35 +1,45 @@
 """Finding the top faces of coloured dice on a table (Sushi Roll icon dice, issue #7 §2).
 
 A resting die seen from above shows its top face, lit like the table (both are level), and,
-away from the camera's nadir, one or two side faces turned towards the camera, darker (they
-face sideways) and printed with *other* faces' art. Only the top face is read; a side face must
-never be taken for a die. The finder knows the dice's body colours (learnt at enrolment) and
-nothing of their art:
+away from the camera's nadir, one or two side faces turned towards the camera: darker (they face
+sideways) and printed with *other* faces' art. Only the top face is read; a side face must never
+be taken for a die. The finder knows the dice's body colours (learnt at enrolment) and nothing of
+their art:
 
-1. **Light.** The table's own colour is estimated everywhere by a large median filter on a
-   small copy of the frame (the dice cover a small part of any window), and the frame's
-   brightness is divided by the table's, so a light gradient or vignette does not change a
-   face's brightness from one side of the frame to the other.
-2. **Body colour.** Each pixel's rg-chromaticity ((R, G) / (R + G + B): unchanged by
-   brightness, shifted only slightly by a colour cast) is compared with each die type's body colour; pixels
-   of that chromaticity that are not the table there (other chromaticity or brightness than the
-   table's median) form blobs: a die's top and side faces together, or a few touching dice.
-3. **Top face.** Within a blob, the top face is the brightest part of the body colour: side faces
-   are turned from the light. Body pixels at least ``TOP_LEVEL`` of the blob's bright level are
-   kept, the icons inside are filled (holes of the top face's outline), and each part that is a
-   square of a plausible size becomes a top face; two touching dice whose tops merged are cut
-   apart along the long side of their rectangle.
-4. **Quad.** The square's corners (``cv2.minAreaRect``), grown by ``EDGE_GROW`` of the side to make
-   up for the darker rounded edge the threshold leaves out.
+1. **Body colour.** On a quarter-size copy of the frame, each pixel's rg-chromaticity
+   ((R, G) / (R + G + B): unchanged by brightness, moved only slightly by a colour cast) is
+   compared with each die type's body colour through a lookup table (:class:`BodyColours`). Blur
+   and JPEG's coarse chroma mix a body with its white or black icons, which keeps the hue and
+   lowers the saturation, so a pixel matches a body when it lies near the line from grey to that
+   body's colour. Where the table there (a large median filter of the frame: the dice cover a
+   small part of any window) has the same colour and brightness, it is table.
+2. **Blobs.** Each body colour's pixels form blobs: one die's top and side faces, or a few
+   touching dice of one colour.
+3. **Top face.** Within a blob (full working size), the top face is the brightest part of the
+   body colour: side faces are turned from the light. The bright level is taken from pixels of
+   the body's full saturation only (a blend with a white icon is brighter). A watershed floods
+   the blob from seeds: the body bright enough to be surely top, against the table round the
+   blob and the body dark enough to be a side face (``SEED_LEVELS``: a few hypotheses). It stops at the strongest
+   edges between them, the seam between a top and its side faces or between two touching dice.
+   The top's parts that icons cut apart are joined, and their holes (the icons) filled.
+4. **Squares.** A region whose convex hull is a square of plausible size is a top face
+   (``cv2.minAreaRect``); pieces whose joint hull is a square are joined; a rectangle about n
+   times as long as wide (touching dice whose tops merged) is cut into n squares. The square is
+   grown by ``EDGE_GROW`` of its side for the darker rounded rim the flood may leave out. A
+   square inside a larger one (a white icon on a green die) is an icon, not a die.
 
-Sources: OpenCV ``medianBlur``, ``connectedComponentsWithStats``, ``findContours`` (Suzuki &
-Abe 1985), ``minAreaRect``; rg-chromaticity, the brightness-free part of a colour (R. C. Gonzalez,
-R. E. Woods, *Digital Image Processing*, §6.1 chromaticity).
+A top face's bright part can stop short of the face's edge (a printed frame near the edge, blurred
+into it): the reader (:func:`companion.vision.dice_icons.read_icon_dice`) tries a few sizes of
+each square against the enrolled art.
+
+Sources: OpenCV ``medianBlur``, ``connectedComponentsWithStats``, ``watershed`` (F. Meyer, "Color
+image segmentation", ICIP 1992), ``findContours`` (Suzuki & Abe 1985), ``convexHull``,
+``minAreaRect``; rg-chromaticity, the brightness-free part of a colour (R. C. Gonzalez, R. E.
+Woods, *Digital Image Processing*, §6.1).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
@@ -39,30 +49,34 @@ import numpy as np
 WORK_SIDE = 1280
 #: A pixel has a die type's body colour when its rg-chromaticity lies within ``CHROMA_TOL`` of
 #: the line from grey to the body colour, between ``DESATURATION`` and ``OVERSATURATION`` of the
-#: way (blur and JPEG's coarse chroma mix a body with its white or black icons: greyer, same hue).
+#: way; it has the body's *full* colour from ``PURE`` of the way.
 CHROMA_TOL = 0.05
 DESATURATION, OVERSATURATION, PURE = 0.4, 1.5, 0.8
-#: A pixel differs from the table where its rg-chromaticity is this far from the table's...
+#: A pixel is table where its rg-chromaticity is within this of the table's there...
 TABLE_CHROMA = 0.04
-#: ... or its brightness differs from the table's by this factor (log).
+#: ... and its brightness within this factor (log) of the table's.
 TABLE_BRIGHT = 0.18
-#: Surely top face: body colour at least this fraction of the blob's bright level; surely not:
-#: body colour below ``SIDE_LEVEL`` of it (side faces, turned from the light, are darker).
-TOP_SEED, SIDE_LEVEL = 0.9, 0.72
-TOP_LEVEL = 0.85
-#: The percentile of a blob's body-colour brightness taken as its bright level (the top face).
-TOP_PERCENTILE = 92
-#: Grow the found square by this fraction of its side on each side (the rounded, darker edge).
-EDGE_GROW = 0.03
-#: A face whose bright part is less than this fraction of the frame's common face size gets the
-#: common size (module doc, 4).
-SMALL_FACE = 0.9
+#: The watershed's seeds, one hypothesis each ``(percentile, top, side)``: the blob's bright level
+#: is that percentile of its full-colour body brightness; surely top is body at ``top`` of the
+#: level or more, surely not (side faces, turned from the light) body below ``side`` of it. Which
+#: level splits a top from its sides depends on the art and the light, so each gives its squares
+#: and the reader keeps, where they overlap, the one that best matches the enrolled art.
+SEED_LEVELS = ((75, 0.93, 0.75), (92, 0.90, 0.72))
+#: Grow the found square by this fraction of its side on each side (the rounded, darker rim).
+EDGE_GROW = 0.015
 #: Top face side range, working px (at ``WORK_SIDE``); the issue's faces are 40–80 px.
-SIDE_RANGE = (26.0, 160.0)
-#: A region is a square when its minAreaRect's sides differ by at most this ratio...
+SIDE_RANGE = (22.0, 160.0)
+#: A region is a square when its hull's minAreaRect's sides differ by at most this ratio...
 SQUARE_ASPECT = 1.3
-#: ... and it fills at least this fraction of the rectangle.
-SQUARE_FILL = 0.86
+#: ... and the hull fills at least this fraction of the rectangle.
+SQUARE_FILL = 0.82
+#: The smallest face the reader is made for, px at ``WORK_SIDE`` (issue #7: 40 px, less a margin);
+#: quarter-size blobs smaller than ``_MIN_BLOB`` of it are noise.
+FACE_MIN = 36.0
+_MIN_BLOB = 0.5
+_MIN_PART = 12.0  # px²: smaller bright bits are noise
+_K3 = np.ones((3, 3), np.uint8)
+_SUM = np.ones((1, 3), np.float32)  # cv2.transform: B + G + R
 
 
 @dataclass(frozen=True)
@@ -73,11 +87,14 @@ class TopFace:
         corner (the art's orientation is the classifier's business).
     body: index of the body colour (the ``bodies`` row) it was found with.
     partial: True when the face touches the image border (cut off): it cannot be read.
+    group: faces with one group number are hypotheses of one die (module doc, 3): the reader
+        keeps one of them.
     """
 
     quad: np.ndarray
     body: int
     partial: bool = False
+    group: int = 0
 
 
 def chromaticity(bgr: np.ndarray) -> np.ndarray:
@@ -88,23 +105,52 @@ def chromaticity(bgr: np.ndarray) -> np.ndarray:
     return (x[..., 2:0:-1] + 2.0) / s
 
 
+class BodyColours:
+    """Which pixels have which die type's body colour (module doc, 1), by a lookup table on the
+    colour (6 bits a channel): bit 2k of an entry is "body colour k", bit 2k + 1 "its full colour".
+
+    Args:
+        bodies: (K, 3) float BGR body colours 0..255, K ≤ 16.
+
+    Raises:
+        ValueError: more than 16 body colours, or not (K, 3).
+    """
+
+    def __init__(self, bodies: np.ndarray):
+        bodies = np.asarray(bodies, np.float32)
+        if bodies.ndim != 2 or bodies.shape[1] != 3 or not 0 < len(bodies) <= 16:
+            raise ValueError(f"bodies must be (K, 3) BGR colours with 1 ≤ K ≤ 16, got {bodies.shape}")
+        self.rg = chromaticity(bodies)
+        levels = np.arange(64, dtype=np.float32) * 4 + 1.5  # each 6-bit bin's centre
+        bgr = np.stack(np.meshgrid(levels, levels, levels, indexing="ij"), axis=-1).reshape(-1, 3)
+        rg = chromaticity(bgr)
+        lut = np.zeros(len(bgr), np.uint32)
+        for k, c in enumerate(self.rg):
+            lut |= _matches(rg, c, DESATURATION).astype(np.uint32) << (2 * k)
+            lut |= _matches(rg, c, PURE).astype(np.uint32) << (2 * k + 1)
+        self.lut = lut
+
+    def codes(self, bgr: np.ndarray) -> np.ndarray:
+        """(h, w) uint32 lookup-table entries of an (h, w, 3) uint8 BGR image."""
+        x = np.asarray(bgr, np.uint8) >> 2
+        idx = (x[..., 0].astype(np.int32) << 12) | (x[..., 1].astype(np.int32) << 6) | x[..., 2]
+        return self.lut[idx]
+
+
 _GREY = np.array([1 / 3, 1 / 3], np.float32)
 
 
-def body_match(rg: np.ndarray, body_rg: np.ndarray, pure: bool = False) -> np.ndarray:
-    """(...) bool: which rg-chromaticities (..., 2) are of the body colour ``body_rg`` (2,)
-    (``CHROMA_TOL``, ``DESATURATION``): near the grey-to-body line, not too grey; a grey body
-    (white dice) within ``CHROMA_TOL`` of grey. ``pure``: only colours at least ``PURE`` of the
-    body's saturation (no blend with a white or black icon, which is brighter or darker)."""
+def _matches(rg: np.ndarray, body_rg: np.ndarray, lowest: float) -> np.ndarray:
+    """(...) bool: rg-chromaticities (..., 2) near the line from grey to ``body_rg``, from
+    ``lowest`` of the way to ``OVERSATURATION``; for a grey body (white dice), near grey."""
     v = np.asarray(body_rg, np.float32) - _GREY
     d = rg - _GREY
     vv = float(v @ v)
     if vv < (2 * CHROMA_TOL) ** 2:
         return np.linalg.norm(rg - np.asarray(body_rg, np.float32), axis=-1) < CHROMA_TOL
     t = (d @ v) / vv
-    perp = d - t[..., None] * v
-    return ((np.linalg.norm(perp, axis=-1) < CHROMA_TOL) & (t >= (PURE if pure else DESATURATION))
-            & (t <= OVERSATURATION))
+    perp = np.abs(d[..., 0] * v[1] - d[..., 1] * v[0]) / np.sqrt(vv)
+    return (perp < CHROMA_TOL) & (t >= lowest) & (t <= OVERSATURATION)
 
 
 def _odd(n: float) -> int:
@@ -112,12 +158,12 @@ def _odd(n: float) -> int:
     return k if k % 2 else k + 1
 
 
-def _table(half: np.ndarray) -> np.ndarray:
-    """(h, w, 3) float32: the table's colour at each pixel of the half-size frame (module doc, 1)."""
-    h, w = half.shape[:2]
-    tiny = cv2.resize(half, (max(8, w // 4), max(8, h // 4)), interpolation=cv2.INTER_AREA)
-    k = _odd(max(tiny.shape[:2]) * 0.2)
-    k = min(k, _odd(min(tiny.shape[:2]) - 2) if min(tiny.shape[:2]) > 4 else 3)
+def _table(small: np.ndarray) -> np.ndarray:
+    """(h, w, 3) float32: the table's colour at each pixel of a shrunk frame (module doc, 1): a
+    median over windows about a fifth of the frame wide."""
+    h, w = small.shape[:2]
+    tiny = cv2.resize(small, (max(8, w // 4), max(8, h // 4)), interpolation=cv2.INTER_AREA)
+    k = min(_odd(max(tiny.shape[:2]) * 0.2), _odd(min(tiny.shape[:2]) - 2))
     med = cv2.medianBlur(tiny, k)
     return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
 
@@ -215,8 +261,35 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[n
         if rect is not None and sum(area[k] for k in g) >= 0.6 * rect[1][0] * rect[1][1]:
             out.append(cv2.boxPoints(rect).astype(np.float32))
         elif len(g) == 1:
-            out += _row_of_squares(parts[g[0]], side_range)
+            row = _row_of_squares(parts[g[0]], side_range)
+            core = _core_square(parts[g[0]], side_range) if not row else None
+            out += row + ([core] if core is not None else [])
     return out
+
+
+def _core_square(cnt: np.ndarray, side_range: tuple[float, float]) -> np.ndarray | None:
+    """The square at the core of a region that is not a square (a top with a bit of a side face
+    flooded onto it): centred where the region is deepest (distance transform), as wide as it is
+    deep there, turned as the region's outline mostly runs (its edge directions modulo 90°).
+    None if the region is too thin for a face."""
+    pts = cnt.reshape(-1, 2)
+    x0, y0 = pts.min(axis=0) - 2
+    w, h = pts.max(axis=0) - [x0, y0] + 3
+    mask = np.zeros((int(h), int(w)), np.uint8)
+    cv2.drawContours(mask, [cnt - np.array([x0, y0], np.int32).reshape(1, 1, 2)], -1, 1, cv2.FILLED)
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    depth = float(dist.max())
+    if 2 * depth < side_range[0]:
+        return None
+    ys, xs = np.nonzero(dist >= 0.9 * depth)
+    c = np.array([xs.mean() + x0, ys.mean() + y0])
+    d = np.roll(pts, -3, axis=0) - pts
+    ang = np.arctan2(d[:, 1], d[:, 0]).astype(np.float64)
+    length = np.hypot(d[:, 0], d[:, 1])
+    theta = np.angle(np.sum(length * np.exp(4j * ang))) / 4
+    u = np.array([np.cos(theta), np.sin(theta)])
+    v = np.array([-u[1], u[0]])
+    return np.array([c + depth * (a * u + b * v) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))], np.float32)
 
 
 def _gap(a: np.ndarray, b: np.ndarray) -> float:
@@ -227,123 +300,128 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(d.min()))
 
 
-def top_region(crop: np.ndarray, blob: np.ndarray, gain: np.ndarray, body_rg: np.ndarray,
-               min_area: float) -> list[np.ndarray]:
-    """The top faces within one blob (module doc, 3), as a filled uint8 mask of the crop.
+def top_parts(crop: np.ndarray, codes: np.ndarray, blob: np.ndarray, k: int, min_area: float,
+              levels: tuple[float, float, float] = SEED_LEVELS[0]) -> list[np.ndarray]:
+    """The top faces' parts within one blob (module doc, 3).
 
     Args:
-        crop: (h, w, 3) float32 BGR, the blob's part of the working image.
+        crop: (h, w, 3) uint8 BGR, the blob's part of the working image.
+        codes: (h, w) uint32 :meth:`BodyColours.codes` of the crop.
         blob: (h, w) uint8, non-zero where the blob is.
-        gain: (h, w) float32, the light-flattening factor (mean table brightness / table's here).
-        body_rg: (2,) the die type's body rg-chromaticity.
-        min_area: fewest body pixels, px, for a blob to be looked at.
+        k: the blob's body colour index.
+        min_area: fewest full-colour body pixels, px, for a blob to be looked at.
+        levels: the seeds' ``(percentile, top, side)`` (``SEED_LEVELS``).
 
     Returns:
-        The outer contours of the bright parts (each (n, 1, 2) int32 crop px) with their holes
-        (icons) filled; [] when the blob has too little of the body colour.
+        The outer contours ((n, 1, 2) int32 crop px) of the top parts, holes (icons) filled;
+        [] when the blob has too little of its full body colour.
     """
-    b = crop.sum(axis=2) * gain
-    rg = chromaticity(crop)
-    body = (blob > 0) & body_match(rg, body_rg)
-    pure = body & body_match(rg, body_rg, pure=True)
+    b = cv2.transform(crop.astype(np.float32), _SUM)
+    inside = blob > 0
+    body = inside & ((codes >> (2 * k)) & 1).astype(bool)
+    pure = body & ((codes >> (2 * k + 1)) & 1).astype(bool)
     if pure.sum() < min_area:
         return []
-    # The bright level from the body's own colour only: a blend with a white icon is brighter.
-    level = float(np.percentile(b[pure], TOP_PERCENTILE))
-    # Watershed (Meyer's flooding, ``cv2.watershed``) from seeds: the surely-top bright body
-    # against the surely-not-top (the table round the blob, and body colour in shade: side faces).
-    # The flood stops at the strongest edges between them: the dark seam between two touching
-    # dice's tops, a top's edge against its side faces; icons and printed lines between two seeds
-    # of one top are flooded from both and joined again below.
-    seeds = cv2.morphologyEx((pure & (b >= TOP_SEED * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
+    percentile, top_at, side_below = levels
+    level = float(np.percentile(b[pure], percentile))
+    seeds = cv2.morphologyEx((pure & (b >= top_at * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
     _, markers = cv2.connectedComponents(seeds, connectivity=4)
     markers = markers.astype(np.int32)
     markers[markers > 0] += 1
-    markers[(blob == 0) | (body & (b < SIDE_LEVEL * level))] = 1
-    cv2.watershed(np.clip(crop, 0, 255).astype(np.uint8), markers)
+    markers[~inside | (body & (b < side_below * level))] = 1
+    cv2.watershed(crop, markers)
     # Flood lines between two parts of a top belong to it; lines against the background do not.
     near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
     top = ((markers >= 2) | ((markers == -1) & ~near_bg)).astype(np.uint8)
-    # Outer contours only: the icons inside a part are its holes, filled.
     cnts, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [c for c in cnts if cv2.contourArea(c) >= _MIN_PART]
 
 
-_K3 = np.ones((3, 3), np.uint8)
-_MIN_PART = 12.0  # px²: smaller bright bits are noise
-_DISK5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-
-
-def find_top_faces(image: np.ndarray, bodies: np.ndarray) -> list[TopFace]:
+def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[TopFace]:
     """Find the top faces of dice whose body colours are ``bodies`` (module doc).
 
     Args:
         image: (H, W, 3) uint8 BGR, any size (photos larger than ``WORK_SIDE`` are searched
             shrunk; quads are in this image's px).
-        bodies: (K, 3) float BGR body colours (0..255) of the die types to look for.
+        bodies: (K, 3) float BGR body colours (0..255) of the die types to look for, or their
+            :class:`BodyColours` (made once per dice set).
 
     Returns:
         The top faces found, each with its quad (image px) and body colour index.
     """
+    colours = bodies if isinstance(bodies, BodyColours) else BodyColours(bodies)
     h0, w0 = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(h0, w0))
     img = image if scale == 1.0 else cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
                                                  interpolation=cv2.INTER_AREA)
     h, w = img.shape[:2]
-    half = cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    table = _table(half)
-    f_half = half.astype(np.float32)
-    chroma = chromaticity(f_half)
-    t_chroma = chromaticity(table)
-    bright = f_half.sum(axis=2) + 6.0
-    t_bright = table.sum(axis=2) + 6.0
-    not_table = ((np.linalg.norm(chroma - t_chroma, axis=2) > TABLE_CHROMA)
-                 | (np.abs(np.log(bright / t_bright)) > TABLE_BRIGHT))
-    body_chroma = chromaticity(np.asarray(bodies, np.float32).reshape(-1, 3))
-    # Light flattened by the table's brightness (module doc, 1): brightness relative to the mean table.
-    gain_half = float(t_bright.mean()) / t_bright
+    q = 4  # the coarse stage's reduction
+    small = cv2.resize(img, (max(8, w // q), max(8, h // q)), interpolation=cv2.INTER_AREA)
+    table = _table(small)
+    fs = small.astype(np.float32)
+    same_chroma = np.abs(chromaticity(fs) - chromaticity(table)).max(axis=2) < TABLE_CHROMA
+    same_bright = np.abs(np.log((fs.sum(axis=2) + 6.0) / (table.sum(axis=2) + 6.0))) < TABLE_BRIGHT
+    not_table = ~(same_chroma & same_bright)
+    codes = colours.codes(small)
     side_range = (SIDE_RANGE[0] * min(1.0, max(h, w) / WORK_SIDE), SIDE_RANGE[1])
-    min_blob = (side_range[0] / 2) ** 2 * 0.5
+    min_blob = _MIN_BLOB * (FACE_MIN * min(1.0, max(h, w) / WORK_SIDE) / q) ** 2
     squares: list[tuple[np.ndarray, int]] = []
-    k3 = np.ones((3, 3), np.uint8)
-    for bi, bc in enumerate(body_chroma):
-        mask = (body_match(chroma, bc) & not_table).astype(np.uint8)
-        # Closed, so icons that cut a face's body in two at half size do not split its blob.
-        mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_OPEN, k3), cv2.MORPH_CLOSE, _DISK5)
+    for k in range(len(colours.rg)):
+        mask = (((codes >> (2 * k)) & 1).astype(bool) & not_table).astype(np.uint8)
+        # Closed, so icons that cut a face's body in two at this size do not split its blob.
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _K3)
         n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         for ci in range(1, n):
             x, y, bw, bh, area = stats[ci]
             if area < min_blob:
                 continue
-            # The blob at working resolution, with a margin.
-            m = 3
-            x0, y0 = max(0, 2 * x - m), max(0, 2 * y - m)
-            x1, y1 = min(w, 2 * (x + bw) + m), min(h, 2 * (y + bh) + m)
-            crop = img[y0:y1, x0:x1].astype(np.float32)
-            blob = cv2.resize((lab[y:y + bh, x:x + bw] == ci).astype(np.uint8), (2 * bw, 2 * bh),
-                              interpolation=cv2.INTER_NEAREST)
-            blob = cv2.copyMakeBorder(blob, 2 * y - y0, y1 - 2 * (y + bh), 2 * x - x0, x1 - 2 * (x + bw),
-                                      cv2.BORDER_CONSTANT, value=0)
-            blob = cv2.dilate(blob, k3, iterations=2)
-            g = cv2.resize(gain_half[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2], (x1 - x0, y1 - y0),
-                           interpolation=cv2.INTER_LINEAR)
-            parts = top_region(crop, blob, g, bc, min_blob)
-            squares += [((sq + [x0, y0]).astype(np.float32), bi) for sq in _squares(parts, side_range)]
+            m = 2 * q  # the blob at working size, with a margin
+            x0, y0 = max(0, q * x - m), max(0, q * y - m)
+            x1, y1 = min(w, q * (x + bw) + m), min(h, q * (y + bh) + m)
+            crop = np.ascontiguousarray(img[y0:y1, x0:x1])
+            blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            up = cv2.resize((lab[y:y + bh, x:x + bw] == ci).astype(np.uint8), (q * bw, q * bh),
+                            interpolation=cv2.INTER_NEAREST)
+            blob[q * y - y0:q * y - y0 + up.shape[0], q * x - x0:q * x - x0 + up.shape[1]] = up[
+                :y1 - (q * y), :x1 - (q * x)]
+            blob = cv2.dilate(blob, _K3, iterations=q)
+            crop_codes = colours.codes(crop)
+            for levels in SEED_LEVELS:
+                parts = top_parts(crop, crop_codes, blob, k, 0.5 * min_blob * q * q, levels)
+                squares += [((sq + [x0, y0]).astype(np.float32), k) for sq in _squares(parts, side_range)]
     squares = _outermost(squares)
-    if not squares:
-        return []
-    # One size for the frame's dice (module doc, 4): a face whose bright part is much smaller lost
-    # its rim (a printed frame near the edge, blurred into it) and is given the common size.
-    sides = np.array([_side(sq) for sq, _ in squares])
-    common = float(np.percentile(sides, 60))
+    group = _groups(squares)
     found: list[TopFace] = []
-    for (sq, bi), side in zip(squares, sides):
+    for (sq, k), g in zip(squares, group):
         c = sq.mean(axis=0)
-        grow = (common / side if side < SMALL_FACE * common else 1.0) * (1.0 + 2 * EDGE_GROW)
-        quad = (_order_clockwise(c + (sq - c) * grow)) / scale
+        quad = _order_clockwise(c + (sq - c) * (1.0 + 2 * EDGE_GROW)) / scale
+        if any(f.group == g and np.abs(f.quad - quad).max() < 1.5 for f in found):
+            continue  # the same square from another hypothesis
         partial = bool((quad < 1).any() or (quad[:, 0] > w0 - 2).any() or (quad[:, 1] > h0 - 2).any())
-        found.append(TopFace(quad.astype(np.float32), bi, partial))
+        found.append(TopFace(quad.astype(np.float32), k, partial, g))
     return found
+
+
+def _groups(squares: list[tuple[np.ndarray, int]]) -> list[int]:
+    """A group number per square: squares of one body colour whose centres lie within half a side
+    of each other are hypotheses of one die (connected components of that relation)."""
+    parent = list(range(len(squares)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    cs = [sq.mean(axis=0) for sq, _ in squares]
+    sides = [_side(sq) for sq, _ in squares]
+    for i in range(len(squares)):
+        for j in range(i + 1, len(squares)):
+            if squares[i][1] == squares[j][1] and np.hypot(*(cs[i] - cs[j])) < 0.5 * min(sides[i], sides[j]):
+                parent[root(i)] = root(j)
+    roots = [root(i) for i in range(len(squares))]
+    order = {r: n for n, r in enumerate(dict.fromkeys(roots))}
+    return [order[r] for r in roots]
 
 
 def _side(sq: np.ndarray) -> float:
@@ -352,16 +430,17 @@ def _side(sq: np.ndarray) -> float:
 
 
 def _outermost(squares: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, int]]:
-    """The (square, body) pairs less any square that lies inside a larger one: an icon on a die's
-    top face (a white menu card on a green die) can have the body colour of another die type."""
+    """The (square, body) pairs less any square that lies inside a larger one of another body
+    colour: an icon on a die's top face (a white menu card on a green die) can have the body
+    colour of another die type."""
     area = [abs(cv2.contourArea(sq)) for sq, _ in squares]
     keep = []
-    for i, (sq, bi) in enumerate(squares):
+    for i, (sq, k) in enumerate(squares):
         c = tuple(float(v) for v in sq.mean(axis=0))
-        if not any(j != i and area[j] > 1.3 * area[i] and cv2.pointPolygonTest(other, c, False) > 0
-                   for j, (other, _) in enumerate(squares)):
-            keep.append((sq, bi))
+        if not any(kj != k and area[j] > 1.3 * area[i] and cv2.pointPolygonTest(other, c, False) > 0
+                   for j, (other, kj) in enumerate(squares)):
+            keep.append((sq, k))
     return keep
 
 
-__all__ = ["TopFace", "find_top_faces", "chromaticity", "WORK_SIDE"]
+__all__ = ["BodyColours", "TopFace", "WORK_SIDE", "chromaticity", "find_top_faces", "top_parts"]

@@ -226,9 +226,16 @@ class DiceSet:
         self._bank = np.ascontiguousarray(_rot_bank(self.templates).reshape(4 * m, -1).T)
         starts = np.searchsorted(self.template_face, np.arange(len(self.faces)))
         self._starts = np.concatenate([starts + k * m for k in range(4)])
+        # One centroid per face (its templates' mean, unit length) in its four turns: a smooth,
+        # cheap score for choosing among sizes of a square (``match(..., quick=True)``).
+        cent = np.stack([self.templates[self.template_face == f].mean(axis=0) for f in range(len(self.faces))])
+        cent /= np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-6)
+        self._quick = np.ascontiguousarray(_rot_bank(cent).reshape(4 * len(self.faces), -1).T)
+        self._colours = None
 
     # ----------------------------------------------------------- classifying
-    def match(self, desc: np.ndarray, body: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def match(self, desc: np.ndarray, body: np.ndarray | None = None,
+              quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Best ZNCC per face over the four quarter turns.
 
         Args:
@@ -237,14 +244,18 @@ class DiceSet:
                 skip the colour check. A query whose body chroma is more than ``BODY_CHROMA_OK``
                 from a face's (``BODY_OK``, relative) loses score on that face linearly, down to −1
                 at ``BODY_BAD``.
+            quick: score against each face's centroid only (cheaper, a little lower).
 
         Returns:
             ``(scores, turn)``: (N, F) float32 best score per face, and (N, F) int64 quarter turns
             (0..3) of the enrolled art, counter-clockwise, that scored it.
         """
         n_f = len(self.faces)
-        s = desc @ self._bank  # (N, 4M)
-        per = np.maximum.reduceat(s, self._starts, axis=1).reshape(len(desc), 4, n_f)
+        if quick:
+            per = (desc @ self._quick).reshape(len(desc), 4, n_f)
+        else:
+            s = desc @ self._bank  # (N, 4M)
+            per = np.maximum.reduceat(s, self._starts, axis=1).reshape(len(desc), 4, n_f)
         turn = per.argmax(axis=1)
         scores = per.max(axis=1)
         if body is not None:
@@ -300,6 +311,16 @@ class DiceSet:
         lab = np.stack([np.median(self.body[[d == n for d in self.dice]], axis=0) for n in names])
         bgr = cv2.cvtColor(lab[None].astype(np.float32), cv2.COLOR_Lab2BGR)[0] * 255.0
         return np.clip(bgr, 0, 255).astype(np.float32), names
+
+    def body_colours(self):
+        """(:class:`companion.vision.dice_find.BodyColours` of :meth:`die_bodies`, the die type
+        names), made once per dice set."""
+        if getattr(self, "_colours", None) is None:
+            from companion.vision.dice_find import BodyColours
+
+            bgr, names = self.die_bodies()
+            self._colours = (BodyColours(bgr), names)
+        return self._colours
 
     # ----------------------------------------------------------------- files
     def summary(self, path: Path | str) -> str:
@@ -416,25 +437,60 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
     from companion.vision.blas import one_blas_thread
     from companion.vision.dice_find import find_top_faces
 
-    bodies, body_die = dice.die_bodies()
-    tops = find_top_faces(image, bodies)
-    readable = [t for t in tops if not t.partial]
+    colours, body_die = dice.body_colours()
+    tops = find_top_faces(image, colours)
     out: list[DieObservation] = []
+    readable = [t for t in tops if not t.partial]
     if readable:
-        patches = np.stack([face_patch(image, t.quad) for t in readable])
         with one_blas_thread():
-            readings = dice.classify(patches)
-        for t, r in zip(readable, readings):
+            quads = _best_hypotheses(image, readable, dice)
+            readings = dice.classify(np.stack([face_patch(image, q) for q in quads]))
+        for q, r in zip(quads, readings):
             # The patch turned ``turn`` quarter turns counter-clockwise matched the art upright,
             # so the art's top-left is the quad's corner ``turn`` (corners run clockwise).
-            quad = np.roll(t.quad, -r.turn, axis=0)
+            quad = np.roll(q, -r.turn, axis=0)
             known = r.face != UNKNOWN
             out.append(DieObservation(r.face, r.confidence, _pts(quad), dice.dice[dice.faces.index(r.face)] if known else None))
+    done = {t.group for t in readable}
     for t in tops:
-        if t.partial:
+        if t.partial and t.group not in done:
+            done.add(t.group)
             out.append(DieObservation(None, 0.0, _pts(t.quad), body_die[t.body]))
     out.sort(key=lambda o: (round(o.center[1] / 40.0), o.center[0]))
     return out
+
+
+#: Sizes of a found square tried against the enrolled art, about its centre (module doc of
+#: dice_find: a face's bright part can stop short of its edge, at a printed frame near it)...
+SIZES = (1.0, 1.12, 1.24)
+#: ... and smaller, in its corner farthest from the image centre: a side face lit nearly as well
+#: as the top may have been taken in, and side faces show between a top and the camera's nadir
+#: (a pinhole camera sees a die's top displaced away from the nadir).
+TRIMS = (0.86, 0.76)
+
+
+def _quads_tried(quad: np.ndarray, centre: np.ndarray) -> list[np.ndarray]:
+    """The quads tried for one found square (``SIZES``, ``TRIMS``)."""
+    c = quad.mean(axis=0)
+    out = [c + (quad - c) * s for s in SIZES]
+    far = quad[int(np.argmax(np.linalg.norm(quad - centre, axis=1)))]
+    return out + [far + (quad - far) * t for t in TRIMS]
+
+
+def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.ndarray]:
+    """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
+    every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
+    enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``)."""
+    centre = np.array([image.shape[1] - 1, image.shape[0] - 1], np.float64) / 2
+    cands = [(t.group, q) for t in tops for q in _quads_tried(t.quad, centre)]
+    patches = np.stack([face_patch(image, q) for _, q in cands])
+    scores, _ = dice.match(describe(patches), body_colour(patches), quick=True)
+    best = scores.max(axis=1)
+    chosen: dict[int, int] = {}
+    for i, (g, _) in enumerate(cands):
+        if g not in chosen or best[i] > best[chosen[g]]:
+            chosen[g] = i
+    return [cands[i][1].astype(np.float32) for i in chosen.values()]
 
 
 def _pts(quad: np.ndarray) -> tuple:
