@@ -559,6 +559,25 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     return [faces]
 
 
+#: The lightest body (grey level) on which a lone light spot may be a one's pip: light pips are
+#: painted on dark or coloured dice; on an ivory die a light spot is a glint.
+MAX_LIGHT_PIP_BODY = 150.0
+
+#: The least chroma ((max − min) / 255 of B, G, R) of a die body round a lone light pip: light
+#: pips are painted on coloured dice (a red or blue die ≈ 0.4 … 0.6 in light and shade); a black die's
+#: one is given up rather than every reflection on a black cable or key read as a one.
+MIN_LIGHT_PIP_CHROMA = 0.25
+
+
+def _chroma(img: np.ndarray, f: Face) -> float:
+    """Median chroma (0..1) of the BGR image at a face's bare places."""
+    h, w = img.shape[:2]
+    pts = np.round(f.to_image(_BARE)).astype(int)
+    px = img[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)].astype(np.float64)
+    mx, mn = px.max(axis=1), px.min(axis=1)
+    return float(np.median((mx - mn) / 255.0))
+
+
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
 #: on the dev photos have more; most dark spots read as ones on cables and tables have less.
 MIN_ONE_OUTLINE = 1.5
@@ -619,7 +638,11 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             if f.squash < 0.6:
                 continue
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
-                continue  # a lone light spot is a glint far more often than a one on a dark die
+                body = float(np.median(sample(f.to_image(_BARE), max(0.7, 0.12 * f.half_width))))
+                if body > MAX_LIGHT_PIP_BODY:
+                    continue  # a lone light spot on a light die is a glint, not a one
+                if _chroma(img, f) < MIN_LIGHT_PIP_CHROMA:
+                    continue  # on black or grey things (cables, keys) light spots are reflections
             q = f.quad()
             if q.min() < -0.2 * f.half_width or np.any(q.max(axis=0) > np.array([w_img, h_img]) + 0.2 * f.half_width):
                 continue  # cut by the photo's border: its top face cannot all be seen
