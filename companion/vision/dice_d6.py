@@ -609,6 +609,17 @@ def outline_strength(face: Face, grad) -> float:
     return sorted(sides)[1] / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
+def _pips_inside(f: Face, pips: list[Pip]) -> list[Pip]:
+    """The pips of the face's polarity, other than its own, that lie on the face."""
+    own = {id(p) for p in f.pips}
+    others = [p for p in pips if id(p) not in own and p.polarity == f.pips[0].polarity]
+    if not others:
+        return []
+    xy = np.array([(p.x, p.y) for p in others]) - f.frame[:, 2]
+    uv = np.linalg.solve(f.frame[:, :2], xy.T).T
+    return [p for p, inside in zip(others, np.max(np.abs(uv), axis=1) < 0.9) if inside]
+
+
 def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
 
@@ -649,6 +660,13 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             value, margin = read_face(f, sample, f.pips[0].polarity)
             if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
                 continue  # a dark spot on a plain surface: a one has its die's edges round it
+            if value == 1 and _pips_inside(f, pips):
+                # One pip of a face whose other pips were grouped apart (perspective or blur made
+                # them look unlike): not a one; the face is read again with them.
+                inside = _pips_inside(f, pips)
+                if len(inside) <= 2:
+                    hypotheses.extend(_placements(list(f.pips) + inside))
+                continue
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
         if best is not None:
