@@ -163,7 +163,7 @@ class _Die:
         return self.t_in <= t < self.t_gone
 
     def pose(self, t: float, with_rocking: bool = True) -> tuple[float, float, float, str, tuple[float, float]]:
-        """(x, y, rotation deg, top face, tilt view) at time t, while present."""
+        """(x, y, rotation deg, top face, view (dx, dy) in die heights) at time t, while present."""
         T = self.t_stop - self.t_in
         tau = min(max(t - self.t_in, 0.0), T)
         u = tau / T if T > 0 else 1.0
@@ -172,14 +172,12 @@ class _Die:
         normal = np.array([-path[1], path[0]])
         p = self.entry + path * s + normal * (self.curve * s * (1 - s))
         rot = self.rot_rest - self.spin * (1.0 - u) ** 2
-        view = ((p[0] - self.nadir[0]) / self.focal, (p[1] - self.nadir[1]) / self.focal)
+        tilt = np.zeros(2)
         if s < self.tumble_until:  # rolling over edges: a new face each die length, tilted between
             rolled = s * np.linalg.norm(path) / (self.size * 1.15)
             k = int(rolled)
             face = self.faces[k % (len(self.faces) - 1)] if len(self.faces) > 1 else self.faces[0]
-            tilt = 0.45 * math.sin(math.pi * (rolled - k))
-            d = path / (np.linalg.norm(path) + 1e-9)
-            view = (float(view[0] + d[0] * tilt), float(view[1] + d[1] * tilt))
+            tilt = path / (np.linalg.norm(path) + 1e-9) * (0.45 * math.sin(math.pi * (rolled - k)))
         else:
             face = self.faces[-1]
         for t0, t1, disp in self.pushes:
@@ -194,9 +192,8 @@ class _Die:
                     k = math.sin(2 * math.pi * (t - t0) / period) * math.exp(-2.0 * (t - t0) / (t1 - t0))
                     p = p + np.array([0.83 * amp * k, 0.55 * amp * k])  # |offset| ≤ amp
                     rot += 0.3 * k
-        if self.pushes or (with_rocking and self.rocks):  # the view follows a pushed or rocking die
-            view = ((p[0] - self.nadir[0]) / self.focal, (p[1] - self.nadir[1]) / self.focal) \
-                if face == self.faces[-1] and s >= self.tumble_until else view
+        # the camera's perspective shows the sides facing it (dice.py's view), plus the tumble's tilt
+        view = (p - np.asarray(self.nadir)) / self.focal + tilt
         return float(p[0]), float(p[1]), float(rot), face, (float(view[0]), float(view[1]))
 
 
@@ -287,7 +284,8 @@ def _table(rng: np.random.Generator, size: tuple[int, int], scale: float) -> np.
     else:  # wood: grain along x
         base = np.array(rng.choice([(60, 105, 160), (45, 80, 125), (90, 140, 185)]), np.float32)
         y = np.arange(h, dtype=np.float32)[:, None] + _smooth_noise(rng, (h, w), (6, 4)) * 6
-        grain = np.sin(y / (2.5 * max(scale, 0.2)) * rng.uniform(0.6, 1.2)) * 8 + _smooth_noise(rng, (h, w), (40, 6)) * 6
+        grain = np.sin(y / (2.5 * max(scale, 0.2)) * rng.uniform(0.6, 1.2)) * 8
+        grain += _smooth_noise(rng, (h, w), (40, 6)) * 6
         img = base[None, None, :] * (1 + grain[..., None] / 100.0)
     img = np.ascontiguousarray(img, dtype=np.float32)
     for _ in range(int(rng.integers(1, 4))):  # cards: pale rectangles with a coloured band
@@ -642,7 +640,8 @@ class _Renderer:
         return img * (1.0 - cover[..., None]) + skin * cover[..., None]
 
 
-def simulate_rolls(seed: int, scenario: str = "roll", size: tuple[int, int] = (320, 240), fps: float = 30.0) -> RollSequence:
+def simulate_rolls(seed: int, scenario: str = "roll", size: tuple[int, int] = (320, 240),
+                   fps: float = 30.0) -> RollSequence:
     """Render one simulated sequence with its truth.
 
     Args:
