@@ -5,8 +5,8 @@
 Each seed renders a 1280×960 photo of 20 dice (``companion.sim.dice``: faces 40–80 px, some
 touching, a camera a little off vertical, light, blur, noise, JPEG); every fifth scene has the
 usual ivory dice with black pips, the others coloured dice with light pips (red, blue, green,
-black). A reading is right when its centre lies on a die's top face and it has that face's value.
-Prints % right, wrong, missed, spurious, and ms per frame and per die (median over the seeds).
+black). A reading is right when its centre lies on a die's top face and it has that face's value,
+*unread* when it reports the die with no value. Prints % right, wrong, unread, missed, spurious, and ms per frame and per die (median over the seeds).
 Seeds 300 and up were never looked at while building the reader (0–9 were).
 """
 
@@ -27,7 +27,7 @@ def run(seeds: range) -> dict:
     from companion.sim.dice import random_dice_specs, render_dice
     from companion.vision.dice_d6 import read_d6
 
-    n = right = wrong = spurious = 0
+    n = right = wrong = unread = spurious = 0
     ms = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -47,9 +47,12 @@ def run(seeds: range) -> dict:
                 spurious += 1
             elif o.face == hit[0]:
                 right += 1
+            elif o.face is None:
+                unread += 1
             else:
                 wrong += 1
-    return {"dice": n, "right": right, "wrong": wrong, "missed": n - right - wrong, "spurious": spurious,
+    return {"dice": n, "right": right, "wrong": wrong, "unread": unread, "missed": n - right - wrong - unread,
+            "spurious": spurious,
             "ms": float(np.median(ms)), "frames": len(ms)}
 
 
@@ -60,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     first, end = (int(v) for v in a.seeds.split(":"))
     r = run(range(first, end))
     pct = lambda k: 100.0 * r[k] / max(r["dice"], 1)  # noqa: E731
-    print(f"seeds {a.seeds}: {r['frames']} frames, {r['dice']} dice: right {pct('right'):.1f} %, wrong {r['wrong']}, "
+    print(f"seeds {a.seeds}: {r['frames']} frames, {r['dice']} dice: right {pct('right'):.1f} %, wrong {r['wrong']}, unread {r['unread']}, "
           f"missed {r['missed']}, spurious {pct('spurious'):.1f} %, {r['ms']:.0f} ms per 1280×960 frame "
           f"({r['ms'] / 20:.1f} ms per die)")
     return 0

@@ -625,6 +625,14 @@ def _pips_inside(f: Face, pips: list[Pip]) -> list[Pip]:
     return [p for p, inside in zip(others, np.max(np.abs(uv), axis=1) < 0.9) if inside]
 
 
+def _unreadable_die(f: Face, margin: float, grad) -> bool:
+    """Whether a face that reads as no value cleanly is still surely a die's top face: three or
+    more round pips in a layout (fitted closely), nearly read (margin above 0), and outlined.
+    Such a die is reported with no value (glare or a shadow hides a pip), never guessed."""
+    return (len(f.pips) >= 3 and f.residual < 0.08 and margin > 0.0
+            and outline_strength(f, grad) >= MIN_ONE_OUTLINE)
+
+
 def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
 
@@ -649,7 +657,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     sample = _sampler(grey)
     scored = []
     for hypotheses in _candidates(group_pips(pips), grad):
-        best = None
+        best = unread = None
         for f in hypotheses:
             if f.squash < 0.6:
                 continue
@@ -674,6 +682,10 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
                 continue
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
+            elif value is None and unread is None and _unreadable_die(f, margin, grad):
+                unread = (0.0, None, f)
+        if best is None and unread is not None:
+            best = unread
         if best is not None:
             scored.append(best)
     # Of the faces of one die (a die's side faces lie within 1.6 half-widths of its top face's
