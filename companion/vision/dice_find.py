@@ -62,6 +62,14 @@ TABLE_BRIGHT = 0.18
 #: level splits a top from its sides depends on the art and the light, so each gives its squares
 #: and the reader keeps, where they overlap, the one that best matches the enrolled art.
 SEED_LEVELS = ((75, 0.93, 0.75), (92, 0.90, 0.72))
+#: A part of a region beyond a top face's square is a side face if its body colour is at most
+#: this bright relative to the square's (side faces are turned from the light).
+SIDE_RATIO = 0.88
+#: Smaller squares tried in a square's corner farthest from the image centre, as fractions of its
+#: side: a side face lit nearly as well as the top may have been taken in, and side faces show
+#: between a top and the camera's nadir (a pinhole camera sees a die's top displaced away from
+#: the nadir). Kept only if what they leave out is a side face (:func:`_darker_beyond`).
+TRIMS = (0.86, 0.76)
 #: Grow the found square by this fraction of its side on each side (the rounded, darker rim).
 EDGE_GROW = 0.015
 #: Top face side range, working px (at ``WORK_SIDE``); the issue's faces are 40–80 px.
@@ -217,13 +225,14 @@ def _row_of_squares(cnt: np.ndarray, side_range: tuple[float, float]) -> list[np
     return out
 
 
-def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[np.ndarray]:
+def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """Top-face squares from the filled parts (contours) of one blob's bright body colour.
 
     Icons can cut a face's bright body in two (three maki on the diagonal), so parts whose
     joint convex hull is a square are joined, nearest first; a part that is a row of squares
-    (touching dice whose tops merged) is cut up (:func:`_row_of_squares`). Returns (4, 2)
-    float32 corners, crop px."""
+    (touching dice whose tops merged) is cut up (:func:`_row_of_squares`); a part that is neither
+    gives its core square (:func:`_core_square`). Returns ((4, 2) float32 corners, crop px; for a
+    core square the part's contour, else None)."""
     area = [float(cv2.contourArea(p)) for p in parts]
     groups = [[i] for i in range(len(parts))]
     pts = [p.reshape(-1, 2).astype(np.float32) for p in parts]
@@ -259,12 +268,57 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[n
     for g in groups:
         rect = _square_of(joint(g), side_range)
         if rect is not None and sum(area[k] for k in g) >= 0.6 * rect[1][0] * rect[1][1]:
-            out.append(cv2.boxPoints(rect).astype(np.float32))
+            out.append((cv2.boxPoints(rect).astype(np.float32), None))
         elif len(g) == 1:
             row = _row_of_squares(parts[g[0]], side_range)
             core = _core_square(parts[g[0]], side_range) if not row else None
-            out += row + ([core] if core is not None else [])
+            out += [(sq, None) for sq in row] + ([(core, parts[g[0]])] if core is not None else [])
     return out
+
+
+def _trimmed(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
+    """Smaller squares inside a found square or near-square rectangle ``sq`` (4, 2), on its side
+    away from the camera's ``nadir`` (``TRIMS``): the rectangle cut to a square along its long
+    side, and the square shrunk towards its corner farthest from the nadir. Side faces show
+    between a die's top and the nadir, so that is where a top that took in a side face is."""
+    c = sq.mean(axis=0)
+    e1, e2 = sq[1] - sq[0], sq[2] - sq[1]
+    l1, l2 = float(np.linalg.norm(e1)), float(np.linalg.norm(e2))
+    out = []
+    if max(l1, l2) > 1.06 * min(l1, l2):
+        u, long_, short = (e1 / l1, l1, l2) if l1 > l2 else (e2 / l2, l2, l1)
+        v = np.array([-u[1], u[0]])
+        sign = 1.0 if float((c - nadir) @ u) >= 0 else -1.0
+        c2 = c + sign * u * (long_ - short) / 2
+        out.append(np.array([c2 + (a * u + b_ * v) * short / 2 for a, b_ in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
+                            np.float32))
+    far = sq[int(np.argmax(np.linalg.norm(sq - nadir, axis=1)))]
+    out += [(far + (sq - far) * t).astype(np.float32) for t in TRIMS]
+    return out
+
+
+def _darker_beyond(b: np.ndarray, body: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
+    """Whether the body colour in ``outer`` (a polygon, crop px) beyond the square ``inner`` is a
+    side face's: darker than the body inside ``inner`` (``SIDE_RATIO``). A part cut off a top
+    face that is as bright as the rest of it is top face, and cutting it off might cut an icon
+    off too (three maki read as two).
+
+    Args:
+        b: (h, w) float32 brightness (B + G + R) of the crop.
+        body: (h, w) bool, the die's body colour.
+        inner: (4, 2) float square, crop px.
+        outer: (n, 2) or (n, 1, 2) polygon, crop px.
+    """
+    h, w = b.shape
+    m_in = np.zeros((h, w), np.uint8)
+    m_out = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(m_out, [np.round(np.asarray(outer).reshape(-1, 2)).astype(np.int32)], 1)
+    cv2.fillConvexPoly(m_in, np.round(inner).astype(np.int32), 1)
+    beyond = (m_out > 0) & (m_in == 0) & body
+    within = (m_in > 0) & body
+    if beyond.sum() < _MIN_PART or within.sum() < _MIN_PART:
+        return False
+    return float(np.median(b[beyond])) < SIDE_RATIO * float(np.median(b[within]))
 
 
 def _core_square(cnt: np.ndarray, side_range: tuple[float, float]) -> np.ndarray | None:
@@ -366,6 +420,7 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
     side_range = (SIDE_RANGE[0] * min(1.0, max(h, w) / WORK_SIDE), SIDE_RANGE[1])
     min_blob = _MIN_BLOB * (FACE_MIN * min(1.0, max(h, w) / WORK_SIDE) / q) ** 2
     squares: list[tuple[np.ndarray, int]] = []
+    centre = np.array([w - 1, h - 1], np.float64) / 2  # the camera's nadir, near enough
     for k in range(len(colours.rg)):
         mask = (((codes >> (2 * k)) & 1).astype(bool) & not_table).astype(np.uint8)
         # Closed, so icons that cut a face's body in two at this size do not split its blob.
@@ -386,9 +441,17 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
                 :y1 - (q * y), :x1 - (q * x)]
             blob = cv2.dilate(blob, _K3, iterations=q)
             crop_codes = colours.codes(crop)
+            b = cv2.transform(crop.astype(np.float32), _SUM)
+            body = (blob > 0) & ((crop_codes >> (2 * k)) & 1).astype(bool)
+            nadir = centre - [x0, y0]
             for levels in SEED_LEVELS:
                 parts = top_parts(crop, crop_codes, blob, k, 0.5 * min_blob * q * q, levels)
-                squares += [((sq + [x0, y0]).astype(np.float32), k) for sq in _squares(parts, side_range)]
+                for sq, parent in _squares(parts, side_range):
+                    if parent is not None and not _darker_beyond(b, body, sq, parent):
+                        continue
+                    cands = [sq] + [t for t in _trimmed(sq, nadir)
+                                    if _side(t) >= side_range[0] and _darker_beyond(b, body, t, sq)]
+                    squares += [((c + [x0, y0]).astype(np.float32), k) for c in cands]
     squares = _outermost(squares)
     group = _groups(squares)
     found: list[TopFace] = []

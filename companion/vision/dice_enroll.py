@@ -1,0 +1,199 @@
+"""Enrolling the user's Sushi Roll dice: a picture of each face → a :class:`DiceSet` (issue #7 §2).
+
+Each picture (a flat scan, or a photo cropped to the top face) is brought to a square and, like
+the deck's cards (:mod:`companion.vision.deck`), turned into several templates of how a camera
+over the table might see it (:func:`_variants`: 36–80 px a side, the quad a little off, blur,
+noise, JPEG, light gradient, colour cast).
+
+The levels of :meth:`DiceSet.read` are calibrated per face from held-out variants of every face:
+
+* *sure*: the whole-face score at which a face is taken without a close look. It is the median
+  score the face's own variants reach, and above the best the other faces' variants reach on it
+  (``_SURE_GAP``): a face never enrolled that resembles this one (``maki*3`` against ``maki*2``)
+  is never taken at a glance.
+* *fine threshold*: the aligned correlation (:mod:`companion.vision.dice_fine`) a die must reach
+  to be the face after a close look: a little below what nearly all its own variants reach
+  (``_FINE_PERCENTILE``, ``_FINE_SLACK``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.rules.sushi_roll_dice import DICE_FILE, load_dice_faces
+from companion.vision.dice_faces import (
+    UNKNOWN, DiceError, DiceSet, body_colour, describe, face_patch,
+)
+from companion.vision.dice_fine import fine_patch
+from companion.vision.imageio import IMAGE_SUFFIXES, read_image
+
+#: Side of the canonical face the enrolment images are brought to before making variants, px.
+CANON = 96
+_SQUARE = np.array([[0, 0], [CANON, 0], [CANON, CANON], [0, CANON]], np.float32)
+_N_AUG = 16  # augmented templates per example image, besides the clean one
+_N_CAL = 24  # held-out variants per example image for the levels
+_SURE_GAP = 0.05  # sure level over the best impostor score
+_SURE_RANGE = (0.5, 0.97)
+_FINE_PERCENTILE = 2  # of the genuine aligned scores ...
+_FINE_SLACK = 0.03  # ... less this, is the fine threshold
+_FINE_RANGE = (0.4, 0.9)
+
+
+def _canonical(image: np.ndarray) -> np.ndarray:
+    """An enrolment image (the face, scanned flat or cropped to the die) as a ``CANON`` px square."""
+    return cv2.resize(image, (CANON, CANON), interpolation=cv2.INTER_AREA)
+
+
+def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n`` views of a canonical face as the camera might see it on the table: 36–80 px a side,
+    focus blur, brightness, colour cast, a light gradient, sensor noise and a JPEG round trip,
+    each with the quad the finder might give (turned, scaled, shifted, corners a little off).
+    ``strength`` scales the errors. Returns (image (h, w, 3) uint8 BGR, quad (4, 2) float32)."""
+    out = []
+    for _ in range(n):
+        side = float(rng.uniform(36, 82))
+        pad = int(side * 0.3)
+        size = int(round(side)) + 2 * pad
+        # The face pasted at ``side`` px into a frame of its own rim (the die's rounded edge), so
+        # a quad that spills over brings in what a real one would.
+        small = cv2.resize(canon, (int(round(side)),) * 2, interpolation=cv2.INTER_AREA)
+        img = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REPLICATE).astype(np.float32)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+        gain = rng.uniform(1 - 0.35 * strength, 1 + 0.15 * strength)
+        cast = 1.0 + rng.uniform(-0.08, 0.08, 3) * strength
+        ang = rng.uniform(0, 2 * np.pi)
+        grad = 1.0 + 0.25 * strength * (xx * np.cos(ang) + yy * np.sin(ang))
+        img = img * (gain * cast)[None, None, :] * grad[:, :, None] + rng.uniform(-10, 10) * strength
+        sigma = rng.uniform(0.0, 1.4 * strength)
+        if sigma > 0.3:
+            img = cv2.GaussianBlur(img, (0, 0), sigma)
+        img += rng.normal(0, rng.uniform(0.5, 5.0) * strength, img.shape)
+        img8 = np.clip(img, 0, 255).astype(np.uint8)
+        ok, buf = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(65, 95))])
+        img8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        t = np.radians(rng.normal(0, 2.0 * strength))
+        s = side * (1 + rng.normal(0, 0.025 * strength))
+        c = np.array([pad + side / 2, pad + side / 2]) + rng.normal(0, 0.02 * strength * side, 2)
+        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        quad = (np.array([[-.5, -.5], [.5, -.5], [.5, .5], [-.5, .5]]) * s) @ rot.T + c
+        quad += rng.normal(0, 0.012 * strength * side, (4, 2))
+        out.append((img8, quad.astype(np.float32)))
+    return out
+
+
+def _calibrate(dice: DiceSet, held: list[tuple[np.ndarray, np.ndarray]], label: np.ndarray) -> None:
+    """Set ``dice.sure`` and ``dice.fine_thresholds`` from held-out variants (module doc)."""
+    patches = np.stack([face_patch(img, q) for img, q in held])
+    scores, turn = dice.match(describe(patches), body_colour(patches))
+    n_f = len(dice.faces)
+    sure = np.empty(n_f)
+    for f in range(n_f):
+        genuine = scores[label == f, f]
+        impostor = scores[label != f, f]
+        i_max = float(impostor.max()) if len(impostor) else -1.0
+        sure[f] = max(float(np.median(genuine)), i_max + _SURE_GAP)
+    dice.sure = np.clip(sure, *_SURE_RANGE)
+    fine_thr = np.empty(n_f)
+    for f in range(n_f):
+        rows = np.nonzero(label == f)[0]
+        genuine = [dice.fine_score(fine_patch(*held[r]), f, int(turn[r, f])) for r in rows]
+        fine_thr[f] = np.percentile(genuine, _FINE_PERCENTILE) - _FINE_SLACK
+    dice.fine_thresholds = np.clip(fine_thr, *_FINE_RANGE)
+
+
+def _toml_faces() -> set[str]:
+    faces = load_dice_faces()
+    return {str(f) for per_die in faces.faces for f in per_die}
+
+
+def enroll_dice_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> DiceSet:
+    """Build the dice from pictures of each face.
+
+    Args:
+        examples: face name (``"maki*2"``, a face of ``companion/data/sushi_roll_dice.toml``) →
+            list of (H, W, 3) uint8 BGR images, each the face seen square on (a flat scan, or a
+            photo cropped to the top face), any size from 8 px (40 px or more is best). At least
+            one per face.
+        seed: seed of the augmentation (enrolment is deterministic for a given seed).
+
+    Returns:
+        The :class:`DiceSet`, its levels calibrated.
+
+    Raises:
+        DiceError: no faces, a face not in the faces file, a face without images, or an image
+            that is not (H, W, 3) uint8.
+    """
+    if not examples:
+        raise DiceError("no faces to enrol")
+    known = _toml_faces()
+    for name in examples:
+        if name == UNKNOWN or name not in known:
+            raise DiceError(f"{name!r} is not a face in {DICE_FILE} (faces: {', '.join(sorted(known))})")
+        if not examples[name]:
+            raise DiceError(f"face {name!r} has no images")
+    rng = np.random.default_rng(seed)
+    faces = tuple(sorted(examples))
+    patches, plabel, held, hlabel, body, fine, ffine = [], [], [], [], [], [], []
+    for fi, name in enumerate(faces):
+        for img in examples[name]:
+            img = np.asarray(img)
+            if img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8 or min(img.shape[:2]) < 8:
+                raise DiceError(f"face {name!r}: an image is not an (H, W, 3) uint8 BGR picture of "
+                                f"at least 8 px a side (got {img.dtype} {img.shape})")
+            canon = _canonical(img)
+            clean = face_patch(canon, _SQUARE)
+            body.append((fi, body_colour(clean[None])[0]))
+            fine.append(fine_patch(canon, _SQUARE, pad=0))
+            ffine.append(fi)
+            patches += [clean] + [face_patch(v, q) for v, q in _variants(canon, rng, _N_AUG, 1.0)]
+            plabel += [fi] * (_N_AUG + 1)
+            held += _variants(canon, rng, _N_CAL, 1.0)
+            hlabel += [fi] * _N_CAL
+    colours = np.stack([np.median(np.stack([c for f, c in body if f == fi]), axis=0) for fi in range(len(faces))])
+    counts = np.array([len(examples[f]) for f in faces], np.int64)
+    n = len(faces)
+    dice = DiceSet(faces, describe(np.stack(patches)), np.array(plabel, np.int64), np.ones(n),
+                   np.stack(fine), np.array(ffine, np.int64), np.zeros(n), colours.astype(np.float32), counts)
+    _calibrate(dice, held, np.array(hlabel))
+    return dice
+
+
+def enroll_dice_folder(folder: Path | str, seed: int = 0) -> DiceSet:
+    """Enrol the dice from ``folder/<face>/<image>`` (the sub-folder name is the face name).
+
+    Files whose suffix is not an image type (``IMAGE_SUFFIXES``) and hidden entries are ignored;
+    every image file must be readable.
+
+    Raises:
+        DiceError: the folder is missing or not a folder, has no face sub-folders, a sub-folder
+            is not named after a face of ``companion/data/sushi_roll_dice.toml`` (named in the
+            message), or a face folder has no images.
+        ImageReadError: an image file cannot be read (the message names it).
+    """
+    root = Path(folder)
+    if not root.exists():
+        raise DiceError(f"{root}: dice folder not found")
+    if not root.is_dir():
+        raise DiceError(f"{root}: not a folder (expected one sub-folder per face, e.g. {root}/maki*2/)")
+    subdirs = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
+    if not subdirs:
+        raise DiceError(f"{root}: no face sub-folders (expected {root}/<face>/<image>.png, e.g. {root}/maki*2/a.png)")
+    known = _toml_faces()
+    for d in subdirs:
+        if d.name not in known:
+            raise DiceError(f"{d}: {d.name!r} is not a face in {DICE_FILE}; name each sub-folder after a "
+                            f"face: {', '.join(sorted(known))}")
+    examples: dict[str, list[np.ndarray]] = {}
+    for d in subdirs:
+        files = sorted(f for f in d.iterdir() if not f.name.startswith(".") and f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise DiceError(f"{d}: no images for face {d.name!r} "
+                            f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
+        examples[d.name] = [read_image(f) for f in files]
+    return enroll_dice_images(examples, seed=seed)
+
+
+__all__ = ["CANON", "enroll_dice_folder", "enroll_dice_images"]

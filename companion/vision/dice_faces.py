@@ -1,0 +1,466 @@
+"""The enrolled Sushi Roll dice faces (:class:`DiceSet`), how a top face is described, and DICE.npz.
+
+How a top face is described (descriptor version 1)
+--------------------------------------------------
+1. The top face's quad is warped (homography) to a ``PATCH × PATCH`` px square, slightly inset
+   so a quad a pixel off, or the die's rounded rim, brings in no side face or table; the warp is
+   done at 2× and reduced with ``INTER_AREA`` plus a light blur, an alias-free view that
+   tolerates sub-pixel quad errors and focus blur.
+2. The square goes to CIE Lab; each channel is made zero-mean, the chroma channels are weighted,
+   the rounded corners are zeroed and the vector scaled to unit length, as the deck's cards
+   (:func:`companion.vision.deck.describe`). Brightness and a colour cast mostly drop out; what is
+   left is the face's layout of lightness and colour: where the icons are, how many, what they
+   look like.
+3. A query is compared, by one matrix product, with every template in its four quarter turns (a
+   die's top can lie at any angle, and its quad fixes the angle up to a quarter turn). The dot
+   product is the zero-normalised cross-correlation (ZNCC; J. P. Lewis, "Fast Normalized
+   Cross-Correlation", Vision Interface 1995).
+4. The body colour (the median Lab colour of the face's outer ring) must agree as well: a die of
+   a colour never enrolled is not read as one that was.
+
+Deciding (:meth:`DiceSet.read`)
+-------------------------------
+A face is taken at once when its score reaches its *sure* level and no other face scores within
+``LOOKALIKE_BAND`` of it. Otherwise the candidates within the band are looked at closely
+(:mod:`companion.vision.dice_fine`: aligned to each candidate's own art at ``FINE`` px); the best
+must reach its own *fine threshold* and beat the next by ``FINE_MARGIN``, else the die is
+``"unknown"``: never the nearest face. Both levels are calibrated per face at enrolment
+(:mod:`companion.vision.dice_enroll`).
+
+DICE.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
+------------------------------------------------------------------------
+``format``           0-d str, always ``"companion-dice"``
+``version``          0-d int64, descriptor version (``DESCRIPTOR_VERSION``)
+``patch_size``       (2,) int64, ``(PATCH, FINE)`` px
+``faces``            (F,) str, the enrolled face names (``"maki*2"``), sorted
+``templates``        (M, D) float32 unit-length descriptors, D = 3·PATCH², art upright
+``template_face``    (M,) int64, index into ``faces`` per template row, non-decreasing
+``sure``             (F,) float64, per-face ZNCC at which a face is taken without a close look
+``fine``             (E, FINE, FINE, 3) float32, each enrolment image's clean face, fine Lab
+``fine_face``        (E,) int64, index into ``faces`` per row of ``fine``
+``fine_thresholds``  (F,) float64, per-face aligned correlation a die must reach to be that face
+``body``             (F, 3) float32, each face's body colour, CIE Lab (L 0..100, a, b)
+``examples``         (F,) int64, how many images each face was enrolled from
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.rules.sushi_roll_dice import parse_face
+from companion.vision.dice_fine import FINE, aligned_score, fine_patch, turned_templates
+
+DESCRIPTOR_VERSION = 1
+FORMAT_NAME = "companion-dice"
+UNKNOWN = "unknown"
+
+#: Side of the canonical top-face patch, px. A 40 px face is sampled at about its own resolution.
+PATCH = 24
+#: A die is "unknown" without a close look when no face scores this much (ZNCC).
+COARSE_FLOOR = 0.3
+#: Faces scoring within this of the best are looked at closely (ZNCC).
+LOOKALIKE_BAND = 0.15
+#: The close look must be won by this much (aligned correlation), else "unknown".
+FINE_MARGIN = 0.03
+#: Body colour: the Lab chroma distance between a die's body and a face's, over
+#: ``BODY_SCALE + BODY_SCALE_REL · |face chroma|`` (a colour cast moves a saturated colour further
+#: than a grey one), at or below which the body is the face's (1) and above which it is not (2);
+#: in between the score is lowered linearly (see :meth:`DiceSet.match`).
+BODY_OK, BODY_BAD = 1.0, 2.0
+BODY_SCALE, BODY_SCALE_REL = 18.0, 0.3
+
+_INSET = 0.06  # fraction of the face side trimmed on every side (rounded rim, quad error)
+_CHROMA_WEIGHT = 0.8  # a/b channels relative to L, after Lab scaling
+_CORNER = 3  # px of the patch corners zeroed (rounded die corners)
+_RING = (0.04, 0.16)  # the outer ring of a face (fractions of its side) whose colour is the body's
+_SOFTMAX_T = 0.02  # temperature of the confidence softmax, in correlation units
+_RAMP = 0.08  # correlation over a level at which the score part of confidence saturates
+
+
+class DiceError(ValueError):
+    """Enrolment input or a DICE.npz file is unusable. The message names the file or folder and
+    the rule broken."""
+
+
+def _corner_mask() -> np.ndarray:
+    m = np.ones((PATCH, PATCH), np.float32)
+    for y in range(_CORNER):
+        for x in range(_CORNER - y):
+            for yy, xx in ((y, x), (y, PATCH - 1 - x), (PATCH - 1 - y, x), (PATCH - 1 - y, PATCH - 1 - x)):
+                m[yy, xx] = 0.0
+    return m
+
+
+_MASK = _corner_mask()
+_M2 = _INSET * 2 * PATCH
+_DST2 = np.array([[-_M2, -_M2], [2 * PATCH + _M2, -_M2], [2 * PATCH + _M2, 2 * PATCH + _M2],
+                  [-_M2, 2 * PATCH + _M2]], np.float32)
+_C = (np.arange(PATCH) + 0.5) / PATCH - 0.5
+_CHEB = np.maximum(np.abs(_C[:, None]), np.abs(_C[None, :]))  # distance from the centre, square norm
+_RING_MASK = (_CHEB <= 0.5 - _RING[0]) & (_CHEB >= 0.5 - _RING[1])
+
+
+def face_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Warp one die's top face to the canonical square patch.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quad: (4, 2) float image px, the top face's corners clockwise, corner 0 becoming the
+            patch's top-left.
+
+    Returns:
+        (PATCH, PATCH, 3) uint8 BGR, the face less ``_INSET`` of its side all round.
+    """
+    h = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), _DST2)
+    big = cv2.warpPerspective(image, h, (2 * PATCH, 2 * PATCH), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    small = cv2.resize(big, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (3, 3), 0.6)
+
+
+def _lab(patches: np.ndarray) -> np.ndarray:
+    """(N, h, w, 3) uint8 BGR → (N, h, w, 3) float32 CIE Lab (L 0..100)."""
+    n, h, w, _ = patches.shape
+    flat = patches.reshape(n * h, w, 3).astype(np.float32) * (1.0 / 255.0)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, h, w, 3)
+
+
+def describe(patches: np.ndarray) -> np.ndarray:
+    """Descriptors (version 1, module doc) of canonical top-face patches.
+
+    Args:
+        patches: (N, PATCH, PATCH, 3) uint8 BGR from :func:`face_patch`.
+
+    Returns:
+        (N, 3·PATCH²) float32, rows zero-mean per channel and of unit length (a flat patch gives a
+        zero row, which correlates 0 with everything).
+    """
+    patches = np.asarray(patches)
+    n = patches.shape[0]
+    if n == 0:
+        return np.zeros((0, 3 * PATCH * PATCH), np.float32)
+    lab = np.ascontiguousarray(_lab(patches).transpose(0, 3, 1, 2))  # (N, 3, P, P)
+    w = _MASK[None, None]
+    mean = (lab * w).sum(axis=(2, 3), keepdims=True) / w.sum()
+    d = (lab - mean) * w
+    d[:, 1:] *= _CHROMA_WEIGHT
+    d = d.reshape(n, -1)
+    norm = np.linalg.norm(d, axis=1, keepdims=True)
+    return np.ascontiguousarray(d / np.maximum(norm, 1e-6), dtype=np.float32)
+
+
+def body_colour(patches: np.ndarray) -> np.ndarray:
+    """The body colour of each die face: the median Lab colour of the patch's outer ring, where
+    die art leaves the bare body (icons sit in the middle).
+
+    Args:
+        patches: (N, PATCH, PATCH, 3) uint8 BGR from :func:`face_patch`.
+
+    Returns:
+        (N, 3) float32 Lab (L 0..100, a, b).
+    """
+    lab = _lab(np.asarray(patches))
+    return np.median(lab[:, _RING_MASK], axis=1).astype(np.float32)
+
+
+def _rot_bank(desc: np.ndarray) -> np.ndarray:
+    """(M, D) descriptors → (4, M, D): the face turned 0, 90, 180 and 270° (counter-clockwise)."""
+    m = desc.shape[0]
+    sq = desc.reshape(m, 3, PATCH, PATCH)
+    return np.stack([np.rot90(sq, k, axes=(2, 3)).reshape(m, -1) for k in range(4)])
+
+
+def die_of(face: str) -> str:
+    """The Sushi Roll die type (``"maki"``) that shows ``face`` (``"maki*2"``).
+
+    Raises:
+        ValueError: a face name the rules do not know (``companion.rules.sushi_roll_dice``).
+    """
+    return parse_face(face).kind.value
+
+
+@dataclass(frozen=True)
+class FaceReading:
+    """One top face's reading.
+
+    face: an enrolled face name or ``"unknown"``.
+    confidence: 0..1; for ``"unknown"``, how sure the reader is that no enrolled face matches.
+    score: the deciding correlation (whole-face ZNCC, or the close look's aligned one).
+    turn: quarter turns (0..3): the matched art turned this many times counter-clockwise
+        (:func:`numpy.rot90`) is what the query patch shows.
+    """
+
+    face: str
+    confidence: float
+    score: float
+    turn: int
+
+
+@dataclass
+class DiceSet:
+    """The user's enrolled Sushi Roll dice faces (module doc).
+
+    Build one with :func:`companion.vision.dice_enroll.enroll_dice_folder` /
+    ``enroll_dice_images``, or :meth:`load` a DICE.npz.
+    """
+
+    faces: tuple[str, ...]
+    templates: np.ndarray  # (M, D) float32 unit rows, art upright
+    template_face: np.ndarray  # (M,) int64, non-decreasing
+    sure: np.ndarray  # (F,) float64
+    fine: np.ndarray  # (E, FINE, FINE, 3) float32
+    fine_face: np.ndarray  # (E,) int64
+    fine_thresholds: np.ndarray  # (F,) float64
+    body: np.ndarray  # (F, 3) float32 Lab
+    examples: np.ndarray  # (F,) int64
+
+    def __post_init__(self) -> None:
+        order = np.argsort(self.template_face, kind="stable")
+        self.template_face = np.asarray(self.template_face, np.int64)[order]
+        self.templates = np.ascontiguousarray(np.asarray(self.templates, np.float32)[order])
+        self.sure = np.asarray(self.sure, np.float64)
+        self.fine_thresholds = np.asarray(self.fine_thresholds, np.float64)
+        self.fine = np.asarray(self.fine, np.float32)
+        self.fine_face = np.asarray(self.fine_face, np.int64)
+        self.body = np.asarray(self.body, np.float32)
+        self.dice = tuple(die_of(f) for f in self.faces)
+        m = len(self.template_face)
+        # Four quarter turns side by side, so one matmul scores every orientation.
+        self._bank = np.ascontiguousarray(_rot_bank(self.templates).reshape(4 * m, -1).T)
+        starts = np.searchsorted(self.template_face, np.arange(len(self.faces)))
+        self._starts = np.concatenate([starts + k * m for k in range(4)])
+        # One centroid per face (its templates' mean, unit length) in its four turns: a smooth,
+        # cheap score for choosing among hypotheses of where a face lies (``match(quick=True)``).
+        cent = np.stack([self.templates[self.template_face == f].mean(axis=0) for f in range(len(self.faces))])
+        cent /= np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-6)
+        self._quick = np.ascontiguousarray(_rot_bank(cent).reshape(4 * len(self.faces), -1).T)
+        self._turned: dict[int, list[np.ndarray]] = {}
+        self._colours = None
+
+    # ----------------------------------------------------------- classifying
+    def match(self, desc: np.ndarray, body: np.ndarray | None = None,
+              quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Best ZNCC per face over the four quarter turns.
+
+        Args:
+            desc: (N, D) float32 from :func:`describe`.
+            body: (N, 3) float32 Lab body colours of the queries (:func:`body_colour`), or None to
+                skip the colour check. A query whose body chroma is further than ``BODY_OK``
+                (relative) from a face's loses score on that face linearly, down to −1 at
+                ``BODY_BAD``.
+            quick: score against each face's centroid only (cheaper, a little lower).
+
+        Returns:
+            ``(scores, turn)``: (N, F) float32 best score per face, and (N, F) int64 quarter turns
+            (0..3, counter-clockwise) of the face's art that scored it.
+        """
+        n_f = len(self.faces)
+        if quick:
+            per = (desc @ self._quick).reshape(len(desc), 4, n_f)
+        else:
+            s = desc @ self._bank  # (N, 4M)
+            per = np.maximum.reduceat(s, self._starts, axis=1).reshape(len(desc), 4, n_f)
+        turn = per.argmax(axis=1)
+        scores = per.max(axis=1)
+        if body is not None:
+            over = np.clip((self.body_distance(body) - BODY_OK) / (BODY_BAD - BODY_OK), 0.0, 1.0)
+            scores = scores - over * (scores + 1.0)
+        return scores.astype(np.float32), turn
+
+    def body_distance(self, body: np.ndarray) -> np.ndarray:
+        """(N, F) relative chroma distance of (N, 3) Lab body colours to each face's body colour
+        (1 = as far as a strong colour cast moves it; see ``BODY_OK``)."""
+        chroma = np.linalg.norm(body[:, None, 1:] - self.body[None, :, 1:], axis=2)
+        scale = BODY_SCALE + BODY_SCALE_REL * np.linalg.norm(self.body[:, 1:], axis=1)
+        return chroma / scale[None, :]
+
+    def fine_score(self, query: np.ndarray, face: int, turn: int) -> float:
+        """The close look (:mod:`companion.vision.dice_fine`): the best aligned correlation of a
+        padded fine query with ``face``'s clean art turned by ``turn`` quarter turns."""
+        if face not in self._turned:
+            per = [turned_templates(t) for t in self.fine[self.fine_face == face]]
+            self._turned[face] = [np.concatenate([p[k] for p in per]) for k in range(4)]
+        # ``turn``: the art turned that many quarter turns counter-clockwise is what the query shows.
+        return aligned_score(query, self._turned[face][turn])
+
+    def read(self, image: np.ndarray, quads: list[np.ndarray]) -> list[FaceReading]:
+        """Name the top face in each quad (module doc, "Deciding").
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quads: (4, 2) float px each, clockwise.
+
+        Returns:
+            One :class:`FaceReading` per quad.
+        """
+        if not quads:
+            return []
+        patches = np.stack([face_patch(image, q) for q in quads])
+        scores, turn = self.match(describe(patches), body_colour(patches))
+        return [self._decide(scores[i], turn[i], lambda q=q: fine_patch(image, q)) for i, q in enumerate(quads)]
+
+    def _decide(self, scores: np.ndarray, turn: np.ndarray, query) -> FaceReading:
+        """One die's reading from its (F,) scores and turns; ``query()`` makes its fine patch."""
+        best = int(scores.argmax())
+        top = float(scores[best])
+        if top < COARSE_FLOOR:
+            return FaceReading(UNKNOWN, float(np.clip(0.5 + 0.5 * (COARSE_FLOOR - top) / _RAMP, 0, 1)), top, 0)
+        close = [f for f in np.argsort(-scores) if scores[f] >= max(top - LOOKALIKE_BAND, COARSE_FLOOR)]
+        if top >= self.sure[best] and len(close) == 1:
+            p = 1.0 / np.exp((scores - top) / _SOFTMAX_T).sum()
+            ramp = np.clip(0.5 + 0.5 * (top - self.sure[best] + _RAMP) / _RAMP, 0, 1)
+            return FaceReading(self.faces[best], float(p * ramp), top, int(turn[best]))
+        q = query()
+        fine = np.array([self.fine_score(q, int(f), int(turn[f])) for f in close])
+        order = np.argsort(-fine)
+        win = int(close[order[0]])
+        f_top = float(fine[order[0]])
+        second = float(fine[order[1]]) if len(order) > 1 else -1.0
+        thr = self.fine_thresholds[win]
+        if f_top >= thr and f_top - second >= FINE_MARGIN:
+            p = 1.0 / np.exp((fine - f_top) / _SOFTMAX_T).sum()
+            ramp = np.clip(0.5 + 0.5 * (f_top - thr) / _RAMP, 0, 1)
+            return FaceReading(self.faces[win], float(p * ramp), f_top, int(turn[win]))
+        if f_top >= thr:
+            return FaceReading(UNKNOWN, 0.5, f_top, 0)  # two alike faces, undecided: not "matches nothing"
+        return FaceReading(UNKNOWN, float(np.clip(0.5 + 0.5 * (thr - f_top) / _RAMP, 0, 1)), f_top, 0)
+
+    def die_bodies(self) -> tuple[np.ndarray, tuple[str, ...]]:
+        """The body colour of each enrolled die type, for the finder: ((K, 3) float32 BGR
+        0..255, the K die type names), the median over the type's faces."""
+        names = tuple(sorted(set(self.dice)))
+        lab = np.stack([np.median(self.body[[d == n for d in self.dice]], axis=0) for n in names])
+        bgr = cv2.cvtColor(lab[None].astype(np.float32), cv2.COLOR_Lab2BGR)[0] * 255.0
+        return np.clip(bgr, 0, 255).astype(np.float32), names
+
+    def body_colours(self):
+        """(:class:`companion.vision.dice_find.BodyColours` of :meth:`die_bodies`, the die type
+        names), made once per dice set."""
+        if self._colours is None:
+            from companion.vision.dice_find import BodyColours
+
+            bgr, names = self.die_bodies()
+            self._colours = (BodyColours(bgr), names)
+        return self._colours
+
+    # ----------------------------------------------------------------- files
+    def summary(self, path: Path | str) -> str:
+        """Two lines for ``companion enroll --dice``: where, how many faces and images, the
+        levels, and the images per face."""
+        per = ", ".join(f"{f} {int(n)}" for f, n in zip(self.faces, self.examples))
+        return (f"enrolled {len(self.faces)} faces from {int(self.examples.sum())} images into {path} "
+                f"(sure at {self.sure.min():.2f}–{self.sure.max():.2f}, close look needs "
+                f"{self.fine_thresholds.min():.2f}–{self.fine_thresholds.max():.2f})\n"
+                f"  images per face: {per}")
+
+    def save(self, path: Path | str) -> None:
+        """Write the dice as DICE.npz (format in the module doc).
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        with open(path, "wb") as fh:  # a file object stops numpy appending ".npz" to the name
+            np.savez_compressed(
+                fh,
+                format=np.array(FORMAT_NAME),
+                version=np.array(DESCRIPTOR_VERSION, np.int64),
+                patch_size=np.array([PATCH, FINE], np.int64),
+                faces=np.array(self.faces, dtype=str),
+                templates=self.templates.astype(np.float32),
+                template_face=self.template_face.astype(np.int64),
+                sure=self.sure.astype(np.float64),
+                fine=self.fine.astype(np.float32),
+                fine_face=self.fine_face.astype(np.int64),
+                fine_thresholds=self.fine_thresholds.astype(np.float64),
+                body=self.body.astype(np.float32),
+                examples=np.asarray(self.examples, np.int64),
+            )
+
+    @classmethod
+    def load(cls, path: Path | str) -> DiceSet:
+        """Read a DICE.npz written by :meth:`save` (``np.load(allow_pickle=False)``).
+
+        Raises:
+            DiceError: missing or unreadable file, not an .npz, not a dice file (a deck, say), a
+                missing or malformed field, or a descriptor version / patch size this code does
+                not use. Names the file.
+        """
+        p = Path(path)
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except FileNotFoundError:
+            raise DiceError(f"{p}: dice file not found") from None
+        except IsADirectoryError:
+            raise DiceError(f"{p}: is a directory, not a dice file") from None
+        except AttributeError:  # np.load gave a plain array (a .npy file): no context manager
+            raise DiceError(f"{p}: not a dice file (a single array, not an .npz archive)") from None
+        except Exception as exc:  # zipfile/pickle/ValueError/EOFError: all mean "not a dice file"
+            raise DiceError(f"{p}: not a readable dice file ({type(exc).__name__}: {exc})") from None
+        try:
+            fmt = data["format"]
+            if fmt.shape != () or str(fmt) != FORMAT_NAME:
+                raise DiceError(f"{p}: not a dice file (format {str(fmt)!r}, expected {FORMAT_NAME!r}; "
+                                f"enrol dice with 'companion enroll --dice DIR')")
+            version = int(data["version"])
+            if version != DESCRIPTOR_VERSION:
+                raise DiceError(f"{p}: descriptor version {version}, this program reads version "
+                                f"{DESCRIPTOR_VERSION}; enrol the dice again")
+            if [int(v) for v in data["patch_size"].reshape(-1)] != [PATCH, FINE]:
+                raise DiceError(f"{p}: patch sizes {data['patch_size'].tolist()} are not {[PATCH, FINE]}; "
+                                f"enrol the dice again")
+            faces = tuple(str(s) for s in data["faces"].reshape(-1))
+            templates, tf = data["templates"], data["template_face"]
+            fine, ff = data["fine"], data["fine_face"]
+            sure = data["sure"].astype(np.float64).reshape(-1)
+            fine_thr = data["fine_thresholds"].astype(np.float64).reshape(-1)
+            body = data["body"]
+            examples = data["examples"].astype(np.int64).reshape(-1)
+        except DiceError:
+            raise
+        except KeyError as exc:
+            raise DiceError(f"{p}: dice file lacks field {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise DiceError(f"{p}: malformed dice field: {exc}") from None
+        _check(p, faces, templates, tf, fine, ff, sure, fine_thr, body, examples)
+        return cls(faces, templates, tf, sure, fine, ff, fine_thr, body.astype(np.float32), examples)
+
+
+def _check(p: Path, faces, templates, tf, fine, ff, sure, fine_thr, body, examples) -> None:
+    """Raise DiceError (naming ``p``) unless the loaded fields fit together (module doc)."""
+    d = 3 * PATCH * PATCH
+    if (templates.dtype != np.float32 or templates.ndim != 2 or templates.shape[1] != d
+            or templates.shape[0] == 0 or not np.all(np.isfinite(templates))):
+        raise DiceError(f"{p}: templates must be a non-empty (M, {d}) float32 array, "
+                        f"got {templates.dtype} {templates.shape}")
+    n = len(faces)
+    if (tf.shape != (templates.shape[0],) or not np.issubdtype(tf.dtype, np.integer)
+            or tf.min() < 0 or tf.max() >= n):
+        raise DiceError(f"{p}: template_face must give a face index for every template")
+    if not faces or len(set(faces)) != n or len(np.unique(tf)) != n:
+        raise DiceError(f"{p}: faces must be unique and non-empty, each with templates")
+    for f in faces:
+        try:
+            die_of(f)
+        except ValueError as exc:
+            raise DiceError(f"{p}: {exc}") from None
+    if (fine.dtype != np.float32 or fine.ndim != 4 or fine.shape[1:] != (FINE, FINE, 3)
+            or not np.all(np.isfinite(fine)) or ff.shape != (len(fine),)
+            or not np.issubdtype(ff.dtype, np.integer) or len(np.unique(ff)) != n
+            or ff.min() < 0 or ff.max() >= n):
+        raise DiceError(f"{p}: malformed fine templates (fine, fine_face): every face needs its art "
+                        f"as (E, {FINE}, {FINE}, 3) float32")
+    if (sure.shape != (n,) or fine_thr.shape != (n,) or not np.all(np.abs(sure) <= 1.0)
+            or not np.all(np.abs(fine_thr) <= 1.0) or body.shape != (n, 3) or not np.all(np.isfinite(body))
+            or examples.shape != (n,)):
+        raise DiceError(f"{p}: malformed sure, fine_thresholds, body or examples field (one per face)")
+
+
+__all__ = [
+    "COARSE_FLOOR", "DESCRIPTOR_VERSION", "FINE_MARGIN", "LOOKALIKE_BAND", "PATCH", "UNKNOWN", "DiceError",
+    "DiceSet", "FaceReading", "body_colour", "describe", "die_of", "face_patch",
+]
