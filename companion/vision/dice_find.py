@@ -69,7 +69,7 @@ SIDE_RATIO = 0.88
 #: side: a side face lit nearly as well as the top may have been taken in, and side faces show
 #: between a top and the camera's nadir (a pinhole camera sees a die's top displaced away from
 #: the nadir). Kept only if what they leave out is a side face (:func:`_darker_beyond`).
-TRIMS = (0.86, 0.76)
+TRIMS = (0.76,)
 #: Grow the found square by this fraction of its side on each side (the rounded, darker rim).
 EDGE_GROW = 0.015
 #: Top face side range, working px (at ``WORK_SIDE``); the issue's faces are 40–80 px.

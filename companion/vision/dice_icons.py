@@ -57,7 +57,7 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
     readable = [t for t in tops if not t.partial]
     if readable:
         with one_blas_thread():
-            quads = _best_hypotheses(image, readable, dice)
+            quads = _refine(image, _best_hypotheses(image, readable, dice), dice)
             readings = dice.read(image, quads)
         for q, r in zip(quads, readings):
             # The patch shows the art turned ``turn`` quarter turns counter-clockwise, so the art's
@@ -74,23 +74,29 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
     return out
 
 
-#: Sizes of a found square tried against the enrolled art, about its centre (module doc of
-#: dice_find: a face's bright part can stop short of its edge, at a printed frame near it). Only
-#: larger: a smaller square could leave out an icon (three maki read as two).
+#: Sizes of a found square tried against the enrolled art: larger, about its centre (a face's
+#: bright part can stop short of its edge, at a printed frame near it), and a little smaller
+#: (``SHRINKS``), towards its corner farthest from the image centre (a side face lit nearly as
+#: well as the top may have been taken in, and side faces show between a top and the camera's
+#: nadir). Only a little smaller: a much smaller square could leave out an icon (three maki read
+#: as two); the finder offers those only where what they leave out is darker (a side face).
 SIZES = (1.0, 1.12, 1.24)
+SHRINKS = (0.94, 0.88)
 
 
-def _quads_tried(quad: np.ndarray) -> list[np.ndarray]:
-    """The quads tried for one found square (``SIZES``)."""
+def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
+    """The quads tried for one found square (``SIZES``, ``SHRINKS``)."""
     c = quad.mean(axis=0)
-    return [c + (quad - c) * s for s in SIZES]
+    far = quad[int(np.argmax(np.linalg.norm(quad - nadir, axis=1)))]
+    return [c + (quad - c) * s for s in SIZES] + [far + (quad - far) * s for s in SHRINKS]
 
 
 def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.ndarray]:
     """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
     every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
     enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``)."""
-    cands = [(t.group, q) for t in tops for q in _quads_tried(t.quad)]
+    nadir = np.array([image.shape[1] - 1, image.shape[0] - 1], np.float64) / 2
+    cands = [(t.group, q) for t in tops for q in _quads_tried(t.quad, nadir)]
     patches = np.stack([face_patch(image, q) for _, q in cands])
     scores, _ = dice.match(describe(patches), body_colour(patches), quick=True)
     best = scores.max(axis=1)
@@ -99,6 +105,52 @@ def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.nd
         if g not in chosen or best[i] > best[chosen[g]]:
             chosen[g] = i
     return [cands[i][1].astype(np.float32) for i in chosen.values()]
+
+
+#: Refinement steps (fractions of the side) of a quad that is not sure (:func:`_refine`).
+REFINE_STEPS = (0.05, 0.025)
+_REFINE_ITERATIONS = 3
+
+
+def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[np.ndarray]:
+    """Quads whose best face does not score its sure level, moved to where it scores best.
+
+    The finder's square can be a few percent off in place and size (a printed frame near the
+    edge, a side face lit nearly as well as the top), and at 40 px that is enough to blur the
+    difference between two faces. So each such quad is moved (coordinate ascent of the
+    whole-face score of its best face, :meth:`DiceSet.match`): shifted along each image axis and
+    scaled about its centre by ``REFINE_STEPS`` of its side, while the score improves.
+    """
+    quads = [np.asarray(q, np.float64) for q in quads]
+    patches = np.stack([face_patch(image, q) for q in quads])
+    scores, _ = dice.match(describe(patches), body_colour(patches))
+    best = scores.argmax(axis=1)
+    current = scores[np.arange(len(quads)), best]
+    active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]]]
+    for step in REFINE_STEPS:
+        moving = list(active)
+        for _ in range(_REFINE_ITERATIONS):
+            if not moving:
+                break
+            cands = []
+            for i in moving:
+                q = quads[i]
+                c = q.mean(axis=0)
+                d = step * float(np.linalg.norm(q[1] - q[0]))
+                cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
+                cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
+            patches = np.stack([face_patch(image, q) for _, q in cands])
+            sc, _ = dice.match(describe(patches), body_colour(patches))
+            still = []
+            for j, i in enumerate(moving):
+                rows = range(6 * j, 6 * j + 6)
+                k = max(rows, key=lambda r: sc[r, best[i]])
+                if sc[k, best[i]] > current[i] + 1e-3:
+                    current[i] = sc[k, best[i]]
+                    quads[i] = cands[k][1]
+                    still.append(i)
+            moving = still
+    return [q.astype(np.float32) for q in quads]
 
 
 def _pts(quad: np.ndarray) -> tuple:
