@@ -1,26 +1,28 @@
 """Pip dice (Sushi Express): find every standard six-sided die in a photo and read its top face.
 
-Issue #7 §1. Classical, nothing trained, so it does not depend on one camera or one set of dice:
+Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of dice:
 
-1. **Pips** (:func:`find_pips`): small round blobs darker than their surround (a morphological
-   black-hat: closing minus image, on a pyramid so any pip size from 4 px up costs the same), or
-   lighter for dice with light pips (a top-hat), each fitted with an ellipse. A pip on the top face
-   of a die seen from above is round; a pip on a side face is squashed by the perspective.
-2. **Faces** (:func:`group_faces`): pips of like size and shape that lie within a few pip diameters
-   of each other are grouped; each group is fitted with the standard pip layout of its count
-   (1 … 6, opposite faces summing to 7 does not matter here), which gives the face's centre,
-   orientation and size, i.e. its quad.
-3. **Check the face** (:func:`read_face`): on the fitted face the nine pip places of the standard
-   3 × 3 grid are sampled. A real face shows pips exactly where its value puts them and bare die
-   body everywhere else; a group that is really a side face, two dice's pips, or a face missing a
-   pip does not. A face that reads as no value cleanly is dropped (not a die) or, when the pips
-   were clear, reported with ``value`` None: never guessed.
+1. **Pips** (:func:`find_pips`): small blobs darker than their surround (a morphological black-hat,
+   closing minus image, on a pyramid so any pip size from 4 px up costs the same) and, for coloured
+   dice with light pips, lighter ones (a top-hat); each fitted with an ellipse. A pip on the top
+   face of a die seen from above is round; a pip on a side face is squashed by the perspective, so
+   only round pips (``TOP_MIN_ROUNDNESS``) make top faces.
+2. **Faces** (:func:`group_pips`, :func:`_candidates`): pips of like size, shape and polarity
+   within a few pip widths are grouped. A group is fitted to the standard layout of its count;
+   two or three pips are placed every way on the 3 × 3 grid of pip places (they may be part of a
+   face whose other pips were missed); a lone pip is a one, turned and sized by the edges round
+   it; a group of more pips than a face holds (touching dice) is split in two.
+3. **Read each face** (:func:`read_face`): the nine pip places and four bare places of the fitted
+   face are sampled. A face shows pips exactly where its value puts them and one plain body colour
+   everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
+   no other pip. Of the faces of one die the one seen most square on (roundest pips) is the top.
+4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
+   outlined) is reported with ``face`` None: never guessed.
 
-Side faces: pips squashed below ``TOP_MIN_ROUNDNESS`` belong to a side face and are never read.
-
-Sources: OpenCV morphology (``cv2.morphologyEx``, black-hat/top-hat), ``cv2.fitEllipse``; the
-standard die face layouts (a 3 × 3 grid of pip places: 1 = centre, 2 = a diagonal, 3 = a diagonal
-with the centre, 4 = the corners, 5 = corners and centre, 6 = two columns of three).
+Sources: OpenCV morphology (``cv2.morphologyEx``, black-hat/top-hat), ``cv2.fitEllipse``,
+``cv2.integral``; the standard die face layouts (a 3 × 3 grid of pip places: 1 = centre,
+2 = a diagonal, 3 = a diagonal with the centre, 4 = the corners, 5 = corners and centre,
+6 = two columns of three). Measured on real webcam photos: README, *Accuracy*.
 """
 
 from __future__ import annotations
@@ -212,32 +214,12 @@ class Face:
 HALF_WIDTH_PER_PIP = 2.6
 
 
-def _similarity(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
-    """Least-squares similarity c → x (both (N, 2)), as a (2, 3) frame, and its RMS residual in px."""
-    cz = c[:, 0] + 1j * c[:, 1]
-    xz = x[:, 0] + 1j * x[:, 1]
-    cm, xm = cz.mean(), xz.mean()
-    a = np.vdot(cz - cm, xz - xm) / max(np.vdot(cz - cm, cz - cm).real, 1e-12)
-    b = xm - a * cm
-    res = xz - (a * cz + b)
-    frame = np.array([[a.real, -a.imag, b.real], [a.imag, a.real, b.imag]])
-    return frame, float(np.sqrt(np.mean(np.abs(res) ** 2)))
-
-
-def _affine(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, float]:
-    """Least-squares affine c → x, (2, 3), and RMS residual px (needs 3 non-collinear points)."""
-    a = np.hstack([c, np.ones((len(c), 1))])
-    sol, *_ = np.linalg.lstsq(a, x, rcond=None)
-    res = a @ sol - x
-    return sol.T, float(np.sqrt(np.mean(np.sum(res**2, axis=1))))
-
-
 def _by_angle(pts: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))
 
 
 @lru_cache(maxsize=None)
-def _layout_solvers(value: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def _layout_solvers(value: int) -> tuple[np.ndarray, tuple[tuple[str, np.ndarray, np.ndarray], ...]]:
     """For ``value``'s layout: the canonical points (ring by angle, then the centre if any) and,
     per cyclic shift and direction of the ring, the least-squares solver (pseudo-inverse of the
     design matrix) that fits an affine map (similarity for 2 and 3, whose points are collinear)."""
@@ -658,6 +640,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     scored = []
     for hypotheses in _candidates(group_pips(pips), grad):
         best = unread = None
+        # The list may grow while it is walked: a lone pip found to share its face with pips
+        # grouped apart adds the placements of them all (below).
         for f in hypotheses:
             if f.squash < 0.6:
                 continue
