@@ -138,3 +138,10 @@ def test_cli_says_when_it_shrinks(tmp_path, capsys):
 def test_cli_needs_a_kind(capsys):
     assert main(["read", "dice", str(FIXTURES / "d6_3.jpg")]) == 2
     assert "--kind" in capsys.readouterr().err
+
+
+def test_grey_and_tiny_images():
+    grey = cv2.cvtColor(_one_die(4, 10.0), cv2.COLOR_BGR2GRAY)
+    assert [o.value for o in read_d6(grey)] == [4]
+    assert read_d6(np.zeros((1, 1, 3), np.uint8)) == []
+    assert read_d6(np.zeros((5, 7), np.uint8)) == []

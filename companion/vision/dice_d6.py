@@ -623,13 +623,15 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     """Every standard pip die in a table photo, by its top face.
 
     Args:
-        image: (H, W, 3) uint8 BGR, any size (photos larger than ``WORK_SIDE`` are read shrunk;
-            coordinates are always in the given image's px).
+        image: (H, W, 3) uint8 BGR (or (H, W) grey), any size (photos larger than ``WORK_SIDE``
+            are read shrunk; coordinates are always in the given image's px).
 
     Returns:
         One DieObservation per die: ``face`` "1" … "6" (or None when pips are there but do not
         form a clean layout), ``quad`` the top face, ``confidence`` 0..1. Ordered left to right.
     """
+    if image.ndim == 2 or image.shape[2] == 1:  # a grey photo: read as such
+        image = cv2.cvtColor(image.reshape(image.shape[:2]), cv2.COLOR_GRAY2BGR)
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
