@@ -239,6 +239,7 @@ class DiceSet:
         cent /= np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-6)
         self._quick = np.ascontiguousarray(_rot_bank(cent).reshape(4 * len(self.faces), -1).T)
         self._turned: dict[int, list[np.ndarray]] = {}
+        self._face_banks: dict[int, np.ndarray] = {}
         self._colours = None
 
     # ----------------------------------------------------------- classifying
@@ -270,6 +271,29 @@ class DiceSet:
             over = np.clip((self.body_distance(body) - BODY_OK) / (BODY_BAD - BODY_OK), 0.0, 1.0)
             scores = scores - over * (scores + 1.0)
         return scores.astype(np.float32), turn
+
+    def face_score(self, desc: np.ndarray, body: np.ndarray, face: np.ndarray) -> np.ndarray:
+        """Each query's score (as :meth:`match`) on one face of its own.
+
+        Args:
+            desc: (N, D) float32 from :func:`describe`.
+            body: (N, 3) float32 Lab body colours (:func:`body_colour`).
+            face: (N,) int face index per query.
+
+        Returns:
+            (N,) float32.
+        """
+        out = np.empty(len(desc), np.float32)
+        for f in np.unique(face):
+            rows = np.nonzero(face == f)[0]
+            if f not in self._face_banks:
+                cols = np.nonzero(self.template_face == f)[0]
+                m = len(self.template_face)
+                self._face_banks[f] = np.ascontiguousarray(self._bank[:, np.concatenate([cols + k * m for k in range(4)])])
+            s = (desc[rows] @ self._face_banks[f]).max(axis=1)
+            over = np.clip((self.body_distance(body[rows])[:, f] - BODY_OK) / (BODY_BAD - BODY_OK), 0.0, 1.0)
+            out[rows] = s - over * (s + 1.0)
+        return out
 
     def body_distance(self, body: np.ndarray) -> np.ndarray:
         """(N, F) relative chroma distance of (N, 3) Lab body colours to each face's body colour

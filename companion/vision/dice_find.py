@@ -176,6 +176,19 @@ def _table(small: np.ndarray) -> np.ndarray:
     return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
 
 
+def _not_table(frame: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """(h, w) bool: where a shrunk frame (h, w, 3) float32 differs from the table's colour there
+    (module doc, 1): in rg-chromaticity by ``TABLE_CHROMA`` or in brightness by ``TABLE_BRIGHT``."""
+    s = cv2.transform(frame, _SUM) + 6.0
+    t = cv2.transform(table, _SUM) + 6.0
+    ratio = s / t
+    differs = (ratio > np.exp(TABLE_BRIGHT)) | (ratio < np.exp(-TABLE_BRIGHT))
+    for ch in (1, 2):  # g, then r: (G + 2) / sum and (R + 2) / sum, as chromaticity()
+        d = cv2.absdiff((frame[..., ch] + 2.0) / s, (table[..., ch] + 2.0) / t)
+        differs |= d >= TABLE_CHROMA
+    return differs
+
+
 def _order_clockwise(pts: np.ndarray) -> np.ndarray:
     """(4, 2) corners in clockwise order on screen (y down), from the top-most-left one."""
     c = pts.mean(axis=0)
@@ -299,9 +312,9 @@ def _trimmed(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
 
 def _darker_beyond(b: np.ndarray, body: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
     """Whether the body colour in ``outer`` (a polygon, crop px) beyond the square ``inner`` is a
-    side face's: darker than the body inside ``inner`` (``SIDE_RATIO``). A part cut off a top
-    face that is as bright as the rest of it is top face, and cutting it off might cut an icon
-    off too (three maki read as two).
+    side face's: on average darker than the body inside ``inner`` (``SIDE_RATIO``). A part cut
+    off a top face that is as bright as the rest of it is top face, and cutting it off might cut
+    an icon off too (three maki read as two).
 
     Args:
         b: (h, w) float32 brightness (B + G + R) of the crop.
@@ -309,16 +322,23 @@ def _darker_beyond(b: np.ndarray, body: np.ndarray, inner: np.ndarray, outer: np
         inner: (4, 2) float square, crop px.
         outer: (n, 2) or (n, 1, 2) polygon, crop px.
     """
-    h, w = b.shape
-    m_in = np.zeros((h, w), np.uint8)
-    m_out = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(m_out, [np.round(np.asarray(outer).reshape(-1, 2)).astype(np.int32)], 1)
-    cv2.fillConvexPoly(m_in, np.round(inner).astype(np.int32), 1)
-    beyond = (m_out > 0) & (m_in == 0) & body
-    within = (m_in > 0) & body
-    if beyond.sum() < _MIN_PART or within.sum() < _MIN_PART:
+    outer = np.asarray(outer, np.float64).reshape(-1, 2)
+    x0, y0 = np.maximum(np.floor(outer.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(outer.max(axis=0)).astype(int) + 1, [b.shape[1], b.shape[0]])
+    if x1 <= x0 or y1 <= y0:
         return False
-    return float(np.median(b[beyond])) < SIDE_RATIO * float(np.median(b[within]))
+    shape = (y1 - y0, x1 - x0)
+    m_in = np.zeros(shape, np.uint8)
+    m_out = np.zeros(shape, np.uint8)
+    cv2.fillPoly(m_out, [np.round(outer - [x0, y0]).astype(np.int32)], 1)
+    cv2.fillConvexPoly(m_in, np.round(np.asarray(inner) - [x0, y0]).astype(np.int32), 1)
+    bd = body[y0:y1, x0:x1].view(np.uint8)
+    beyond = m_out & (1 - m_in) & bd
+    within = m_in & bd
+    if cv2.countNonZero(beyond) < _MIN_PART or cv2.countNonZero(within) < _MIN_PART:
+        return False
+    bb = b[y0:y1, x0:x1]
+    return cv2.mean(bb, beyond)[0] < SIDE_RATIO * cv2.mean(bb, within)[0]
 
 
 def _core_square(cnt: np.ndarray, side_range: tuple[float, float]) -> np.ndarray | None:
@@ -354,41 +374,36 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(d.min()))
 
 
-def top_parts(crop: np.ndarray, codes: np.ndarray, blob: np.ndarray, k: int, min_area: float,
-              levels: tuple[float, float, float] = SEED_LEVELS[0]) -> list[np.ndarray]:
-    """The top faces' parts within one blob (module doc, 3).
+def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndarray, pure: np.ndarray,
+              levels: tuple[tuple[float, float, float], ...] = SEED_LEVELS) -> list[list[np.ndarray]]:
+    """The top faces' parts within one blob (module doc, 3), one list per seed hypothesis.
 
     Args:
         crop: (h, w, 3) uint8 BGR, the blob's part of the working image.
-        codes: (h, w) uint32 :meth:`BodyColours.codes` of the crop.
-        blob: (h, w) uint8, non-zero where the blob is.
-        k: the blob's body colour index.
-        min_area: fewest full-colour body pixels, px, for a blob to be looked at.
-        levels: the seeds' ``(percentile, top, side)`` (``SEED_LEVELS``).
+        b: (h, w) float32 brightness (B + G + R) of the crop.
+        inside: (h, w) bool, the blob.
+        body: (h, w) bool, the blob's body colour (``inside`` and of the colour).
+        pure: (h, w) bool, its full body colour (non-empty).
+        levels: the seeds' ``(percentile, top, side)`` hypotheses (``SEED_LEVELS``).
 
     Returns:
-        The outer contours ((n, 1, 2) int32 crop px) of the top parts, holes (icons) filled;
-        [] when the blob has too little of its full body colour.
+        Per hypothesis, the outer contours ((n, 1, 2) int32 crop px) of the top parts, holes
+        (icons) filled.
     """
-    b = cv2.transform(crop.astype(np.float32), _SUM)
-    inside = blob > 0
-    body = inside & ((codes >> (2 * k)) & 1).astype(bool)
-    pure = body & ((codes >> (2 * k + 1)) & 1).astype(bool)
-    if pure.sum() < min_area:
-        return []
-    percentile, top_at, side_below = levels
-    level = float(np.percentile(b[pure], percentile))
-    seeds = cv2.morphologyEx((pure & (b >= top_at * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
-    _, markers = cv2.connectedComponents(seeds, connectivity=4)
-    markers = markers.astype(np.int32)
-    markers[markers > 0] += 1
-    markers[~inside | (body & (b < side_below * level))] = 1
-    cv2.watershed(crop, markers)
-    # Flood lines between two parts of a top belong to it; lines against the background do not.
-    near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
-    top = ((markers >= 2) | ((markers == -1) & ~near_bg)).astype(np.uint8)
-    cnts, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return [c for c in cnts if cv2.contourArea(c) >= _MIN_PART]
+    bright = np.percentile(b[pure], [lv[0] for lv in levels])
+    out = []
+    for (_, top_at, side_below), level in zip(levels, bright):
+        seeds = cv2.morphologyEx((pure & (b >= top_at * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
+        _, markers = cv2.connectedComponents(seeds, connectivity=4)
+        markers[markers > 0] += 1
+        markers[~inside | (body & (b < side_below * level))] = 1
+        cv2.watershed(crop, markers)
+        # Flood lines between two parts of a top belong to it; lines against the background do not.
+        near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
+        top = ((markers >= 2) | ((markers == -1) & ~near_bg)).astype(np.uint8)
+        cnts, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        out.append([c for c in cnts if cv2.contourArea(c) >= _MIN_PART])
+    return out
 
 
 def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[TopFace]:
@@ -411,11 +426,7 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
     h, w = img.shape[:2]
     q = 4  # the coarse stage's reduction
     small = cv2.resize(img, (max(8, w // q), max(8, h // q)), interpolation=cv2.INTER_AREA)
-    table = _table(small)
-    fs = small.astype(np.float32)
-    same_chroma = np.abs(chromaticity(fs) - chromaticity(table)).max(axis=2) < TABLE_CHROMA
-    same_bright = np.abs(np.log((fs.sum(axis=2) + 6.0) / (table.sum(axis=2) + 6.0))) < TABLE_BRIGHT
-    not_table = ~(same_chroma & same_bright)
+    not_table = _not_table(small.astype(np.float32), _table(small))
     codes = colours.codes(small)
     side_range = (SIDE_RANGE[0] * min(1.0, max(h, w) / WORK_SIDE), SIDE_RANGE[1])
     min_blob = _MIN_BLOB * (FACE_MIN * min(1.0, max(h, w) / WORK_SIDE) / q) ** 2
@@ -442,10 +453,13 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             blob = cv2.dilate(blob, _K3, iterations=q)
             crop_codes = colours.codes(crop)
             b = cv2.transform(crop.astype(np.float32), _SUM)
-            body = (blob > 0) & ((crop_codes >> (2 * k)) & 1).astype(bool)
+            inside = blob > 0
+            body = inside & ((crop_codes >> (2 * k)) & 1).astype(bool)
+            pure = body & ((crop_codes >> (2 * k + 1)) & 1).astype(bool)
+            if np.count_nonzero(pure) < 0.5 * min_blob * q * q:
+                continue
             nadir = centre - [x0, y0]
-            for levels in SEED_LEVELS:
-                parts = top_parts(crop, crop_codes, blob, k, 0.5 * min_blob * q * q, levels)
+            for parts in top_parts(crop, b, inside, body, pure):
                 for sq, parent in _squares(parts, side_range):
                     if parent is not None and not _darker_beyond(b, body, sq, parent):
                         continue
@@ -468,28 +482,34 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
 def _groups(squares: list[tuple[np.ndarray, int]]) -> list[int]:
     """A group number per square: squares of one body colour whose centres lie within half a side
     of each other are hypotheses of one die (connected components of that relation)."""
-    parent = list(range(len(squares)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    cs = [sq.mean(axis=0) for sq, _ in squares]
-    sides = [_side(sq) for sq, _ in squares]
-    for i in range(len(squares)):
-        for j in range(i + 1, len(squares)):
-            if squares[i][1] == squares[j][1] and np.hypot(*(cs[i] - cs[j])) < 0.5 * min(sides[i], sides[j]):
-                parent[root(i)] = root(j)
-    roots = [root(i) for i in range(len(squares))]
-    order = {r: n for n, r in enumerate(dict.fromkeys(roots))}
-    return [order[r] for r in roots]
+    n = len(squares)
+    if n == 0:
+        return []
+    cs = np.array([sq.mean(axis=0) for sq, _ in squares])
+    sides = np.array([_side(sq) for sq, _ in squares])
+    body = np.array([k for _, k in squares])
+    near = ((np.hypot(cs[:, None, 0] - cs[None, :, 0], cs[:, None, 1] - cs[None, :, 1])
+             < 0.5 * np.minimum(sides[:, None], sides[None, :])) & (body[:, None] == body[None, :]))
+    group = -np.ones(n, int)
+    g = 0
+    for i in range(n):
+        if group[i] >= 0:
+            continue
+        stack = [i]
+        group[i] = g
+        while stack:
+            j = stack.pop()
+            for k in np.nonzero(near[j] & (group < 0))[0]:
+                group[k] = g
+                stack.append(int(k))
+        g += 1
+    return group.tolist()
 
 
 def _side(sq: np.ndarray) -> float:
     """Mean side length, px, of a (4, 2) square."""
-    return float(np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1).mean())
+    d = sq[[1, 2, 3, 0]] - sq
+    return float(np.hypot(d[:, 0], d[:, 1]).mean())
 
 
 def _outermost(squares: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, int]]:

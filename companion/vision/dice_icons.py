@@ -20,6 +20,8 @@ is cut by the photo's border is reported with face None (not read).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
@@ -30,7 +32,7 @@ from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
 
 
-def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
+def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = None) -> list[DieObservation]:
     """Find every Sushi Roll die in a photo and name its top face (issue #7 §2).
 
     The top faces are found by the dice's body colours (:func:`companion.vision.dice_find.
@@ -41,6 +43,8 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
         image: (H, W, 3) uint8 BGR, a photo of the table from above, any size (large photos are
             searched shrunk; coordinates are in this image's px).
         dice: the enrolled faces.
+        timings: if given, filled with ``find_ms`` (finding the top faces) and ``classify_ms``
+            (choosing each die's quad and naming its face), wall-clock ms, for benchmarks.
 
     Returns:
         One :class:`DieObservation` per die found, in reading order (top to bottom, left to
@@ -51,8 +55,10 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
     from companion.vision.blas import one_blas_thread
     from companion.vision.dice_find import find_top_faces
 
+    t0 = time.perf_counter()
     colours, body_die = dice.body_colours()
     tops = find_top_faces(image, colours)
+    t1 = time.perf_counter()
     out: list[DieObservation] = []
     readable = [t for t in tops if not t.partial]
     if readable:
@@ -71,6 +77,9 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet) -> list[DieObservation]:
             done.add(t.group)
             out.append(DieObservation(None, 0.0, _pts(t.quad), body_die[t.body]))
     out.sort(key=lambda o: (round(o.center[1] / 40.0), o.center[0]))
+    if timings is not None:
+        timings["find_ms"] = (t1 - t0) * 1000.0
+        timings["classify_ms"] = (time.perf_counter() - t1) * 1000.0
     return out
 
 
@@ -140,13 +149,12 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
                 cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
                 cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
             patches = np.stack([face_patch(image, q) for _, q in cands])
-            sc, _ = dice.match(describe(patches), body_colour(patches))
+            sc = dice.face_score(describe(patches), body_colour(patches), best[[i for i, _ in cands]])
             still = []
             for j, i in enumerate(moving):
-                rows = range(6 * j, 6 * j + 6)
-                k = max(rows, key=lambda r: sc[r, best[i]])
-                if sc[k, best[i]] > current[i] + 1e-3:
-                    current[i] = sc[k, best[i]]
+                k = 6 * j + int(np.argmax(sc[6 * j:6 * j + 6]))
+                if sc[k] > current[i] + 1e-3:
+                    current[i] = sc[k]
                     quads[i] = cands[k][1]
                     still.append(i)
             moving = still
