@@ -35,7 +35,8 @@ CANON = 96
 _SQUARE = np.array([[0, 0], [CANON, 0], [CANON, CANON], [0, CANON]], np.float32)
 _N_AUG = 16  # augmented templates per example image, besides the clean one
 _N_CAL = 24  # held-out variants per example image for the levels
-_SURE_GAP = 0.05  # sure level over the best impostor score
+_SURE_PERCENTILE = 25  # of the genuine whole-face scores, the sure level...
+_SURE_GAP = 0.05  # ... or this over the best impostor score, whichever is higher
 _SURE_RANGE = (0.5, 0.97)
 _FINE_PERCENTILE = 2  # of the genuine aligned scores ...
 _FINE_SLACK = 0.03  # ... less this, is the fine threshold
@@ -94,7 +95,7 @@ def _calibrate(dice: DiceSet, held: list[tuple[np.ndarray, np.ndarray]], label: 
         genuine = scores[label == f, f]
         impostor = scores[label != f, f]
         i_max = float(impostor.max()) if len(impostor) else -1.0
-        sure[f] = max(float(np.median(genuine)), i_max + _SURE_GAP)
+        sure[f] = max(float(np.percentile(genuine, _SURE_PERCENTILE)), i_max + _SURE_GAP)
     dice.sure = np.clip(sure, *_SURE_RANGE)
     fine_thr = np.empty(n_f)
     for f in range(n_f):

@@ -62,6 +62,8 @@ TABLE_BRIGHT = 0.18
 #: level splits a top from its sides depends on the art and the light, so each gives its squares
 #: and the reader keeps, where they overlap, the one that best matches the enrolled art.
 SEED_LEVELS = ((75, 0.93, 0.75), (92, 0.90, 0.72))
+#: The body counted as lit (a top's) when deciding whether the next hypothesis is needed.
+TOP_SEED_MIN = 0.9
 #: A part of a region beyond a top face's square is a side face if its body colour is at most
 #: this bright relative to the square's (side faces are turned from the light).
 SIDE_RATIO = 0.88
@@ -159,6 +161,13 @@ def _matches(rg: np.ndarray, body_rg: np.ndarray, lowest: float) -> np.ndarray:
     t = (d @ v) / vv
     perp = np.abs(d[..., 0] * v[1] - d[..., 1] * v[0]) / np.sqrt(vv)
     return (perp < CHROMA_TOL) & (t >= lowest) & (t <= OVERSATURATION)
+
+
+def _percentile(values: np.ndarray, q: float) -> float:
+    """The ``q``-th percentile (nearest rank below) of a 1-D array: ``np.partition``, a few times
+    faster than ``np.percentile`` on the small arrays of one blob."""
+    k = int(q / 100.0 * (len(values) - 1))
+    return float(np.partition(values, k)[k])
 
 
 def _odd(n: float) -> int:
@@ -375,8 +384,8 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndarray, pure: np.ndarray,
-              levels: tuple[tuple[float, float, float], ...] = SEED_LEVELS) -> list[list[np.ndarray]]:
-    """The top faces' parts within one blob (module doc, 3), one list per seed hypothesis.
+              levels: tuple[float, float, float] = SEED_LEVELS[0]) -> list[np.ndarray]:
+    """The top faces' parts within one blob (module doc, 3), for one seed hypothesis.
 
     Args:
         crop: (h, w, 3) uint8 BGR, the blob's part of the working image.
@@ -384,26 +393,23 @@ def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndar
         inside: (h, w) bool, the blob.
         body: (h, w) bool, the blob's body colour (``inside`` and of the colour).
         pure: (h, w) bool, its full body colour (non-empty).
-        levels: the seeds' ``(percentile, top, side)`` hypotheses (``SEED_LEVELS``).
+        levels: the seeds' ``(percentile, top, side)`` (one of ``SEED_LEVELS``).
 
     Returns:
-        Per hypothesis, the outer contours ((n, 1, 2) int32 crop px) of the top parts, holes
-        (icons) filled.
+        The outer contours ((n, 1, 2) int32 crop px) of the top parts, holes (icons) filled.
     """
-    bright = np.percentile(b[pure], [lv[0] for lv in levels])
-    out = []
-    for (_, top_at, side_below), level in zip(levels, bright):
-        seeds = cv2.morphologyEx((pure & (b >= top_at * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
-        _, markers = cv2.connectedComponents(seeds, connectivity=4)
-        markers[markers > 0] += 1
-        markers[~inside | (body & (b < side_below * level))] = 1
-        cv2.watershed(crop, markers)
-        # Flood lines between two parts of a top belong to it; lines against the background do not.
-        near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
-        top = ((markers >= 2) | ((markers == -1) & ~near_bg)).astype(np.uint8)
-        cnts, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        out.append([c for c in cnts if cv2.contourArea(c) >= _MIN_PART])
-    return out
+    percentile, top_at, side_below = levels
+    level = _percentile(b[pure], percentile)
+    seeds = cv2.morphologyEx((pure & (b >= top_at * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
+    _, markers = cv2.connectedComponents(seeds, connectivity=4)
+    markers[markers > 0] += 1
+    markers[~inside | (body & (b < side_below * level))] = 1
+    cv2.watershed(crop, markers)
+    # Flood lines between two parts of a top belong to it; lines against the background do not.
+    near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
+    top = ((markers >= 2) | ((markers == -1) & ~near_bg)).astype(np.uint8)
+    cnts, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c for c in cnts if cv2.contourArea(c) >= _MIN_PART]
 
 
 def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[TopFace]:
@@ -459,13 +465,21 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             if np.count_nonzero(pure) < 0.5 * min_blob * q * q:
                 continue
             nadir = centre - [x0, y0]
-            for parts in top_parts(crop, b, inside, body, pure):
-                for sq, parent in _squares(parts, side_range):
+            covered = np.zeros(b.shape, np.uint8)
+            for levels in SEED_LEVELS:
+                for sq, parent in _squares(top_parts(crop, b, inside, body, pure, levels), side_range):
                     if parent is not None and not _darker_beyond(b, body, sq, parent):
                         continue
                     cands = [sq] + [t for t in _trimmed(sq, nadir)
                                     if _side(t) >= side_range[0] and _darker_beyond(b, body, t, sq)]
                     squares += [((c + [x0, y0]).astype(np.float32), k) for c in cands]
+                    c = sq.mean(axis=0)
+                    cv2.fillConvexPoly(covered, np.round(c + (sq - c) * 1.6).astype(np.int32), 1)
+                # The next hypothesis only where this one left a face's worth of bright body colour
+                # unexplained (a top it did not find, or found no square for).
+                lit = pure & (b >= TOP_SEED_MIN * _percentile(b[pure], SEED_LEVELS[0][0]))
+                if np.count_nonzero(lit & (covered == 0)) < (0.5 * side_range[0]) ** 2:
+                    break
     squares = _outermost(squares)
     group = _groups(squares)
     found: list[TopFace] = []

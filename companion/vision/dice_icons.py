@@ -103,22 +103,36 @@ def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
 def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.ndarray]:
     """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
     every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
-    enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``)."""
+    enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``). The variants are tried only
+    for a die whose hypotheses as found do not already reach their best face's sure level (less
+    ``_QUICK_SLACK``: centroid scores run a little lower)."""
     nadir = np.array([image.shape[1] - 1, image.shape[0] - 1], np.float64) / 2
-    cands = [(t.group, q) for t in tops for q in _quads_tried(t.quad, nadir)]
-    patches = np.stack([face_patch(image, q) for _, q in cands])
-    scores, _ = dice.match(describe(patches), body_colour(patches), quick=True)
-    best = scores.max(axis=1)
-    chosen: dict[int, int] = {}
-    for i, (g, _) in enumerate(cands):
-        if g not in chosen or best[i] > best[chosen[g]]:
-            chosen[g] = i
-    return [cands[i][1].astype(np.float32) for i in chosen.values()]
+    chosen: dict[int, tuple[float, np.ndarray]] = {}
+
+    def score(cands: list[tuple[int, np.ndarray]]) -> None:
+        if not cands:
+            return
+        patches = np.stack([face_patch(image, q) for _, q in cands])
+        scores, _ = dice.match(describe(patches), body_colour(patches), quick=True)
+        for (g, q), row in zip(cands, scores):
+            f = int(row.argmax())
+            key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
+            if g not in chosen or key > chosen[g][0]:
+                chosen[g] = (key, q)
+
+    score([(t.group, t.quad) for t in tops])
+    unsure = {g for g, (key, _) in chosen.items() if key < -_QUICK_SLACK}
+    score([(t.group, q) for t in tops if t.group in unsure for q in _quads_tried(t.quad, nadir)[1:]])
+    return [q.astype(np.float32) for _, q in chosen.values()]
+
+
+_QUICK_SLACK = 0.05
 
 
 #: Refinement steps (fractions of the side) of a quad that is not sure (:func:`_refine`).
-REFINE_STEPS = (0.05, 0.025)
-_REFINE_ITERATIONS = 3
+REFINE_STEPS = (0.04, 0.02)
+_REFINE_ITERATIONS = 2
+_REFINE_SLACK = 0.02  # a quad scoring within this of its face's sure level is left as it is
 
 
 def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[np.ndarray]:
@@ -135,7 +149,7 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
     scores, _ = dice.match(describe(patches), body_colour(patches))
     best = scores.argmax(axis=1)
     current = scores[np.arange(len(quads)), best]
-    active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]]]
+    active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
     for step in REFINE_STEPS:
         moving = list(active)
         for _ in range(_REFINE_ITERATIONS):
