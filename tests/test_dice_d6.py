@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import cv2
@@ -101,8 +100,8 @@ def test_side_face_pips_are_squashed_and_top_pips_round():
 
 
 @pytest.mark.skipif(not PHOTOS.is_dir(), reason="../shared/datasets/d6-photos is missing (the shared datasets sit beside the repo)")
-def test_real_webcam_photos():
-    sys.path.insert(0, str(ROOT / "bench"))
+def test_real_webcam_photos(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import real_dice
 
     # Every 10th dev photo: a small, fixed sample of what bench/real_dice.py measures in full.
@@ -145,3 +144,28 @@ def test_grey_and_tiny_images():
     assert [o.value for o in read_d6(grey)] == [4]
     assert read_d6(np.zeros((1, 1, 3), np.uint8)) == []
     assert read_d6(np.zeros((5, 7), np.uint8)) == []
+
+
+def test_an_unread_die_has_no_value_not_the_text_none():
+    from companion.vision.observations import DieObservation
+
+    o = DieObservation(None, 0.0, ((0, 0), (1, 0), (1, 1), (0, 1)))
+    assert o.value is None and o.to_json_d6()["value"] is None
+
+
+def test_options_that_do_not_apply_are_refused(capsys):
+    fixture = str(FIXTURES / "d6_3.jpg")
+    assert main(["read", "dice", "--kind", "d6", "--dice", "x.npz", fixture]) == 2
+    assert "--dice" in capsys.readouterr().err
+    assert main(["read", "dice", "--kind", "d6", "--deck", "x.npz", fixture]) == 2
+    assert "--deck" in capsys.readouterr().err
+    assert main(["read", "cards", "--deck", "x.npz", "--kind", "d6", fixture]) == 2
+    assert "--kind" in capsys.readouterr().err
+
+
+def test_a_photo_must_be_uint8():
+    with pytest.raises(ValueError, match="uint8"):
+        read_d6(np.zeros((40, 40, 3), np.float32))
+    with pytest.raises(ValueError, match="uint8"):
+        read_d6(np.zeros((40, 40, 2), np.uint8))
+    assert read_d6(np.zeros((0, 0, 3), np.uint8)) == []

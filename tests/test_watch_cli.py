@@ -159,3 +159,25 @@ def test_missing_camera_is_a_named_error(capsys):
 def test_bad_fps_is_refused(capsys):
     code, _, err = watch(capsys, "--fps", "0", FIXTURE)
     assert code == 2 and "--fps" in err
+
+
+def test_folder_frame_over_the_pixel_budget_is_skipped_without_decoding(tmp_path, capsys):
+    import cv2
+    import numpy as np
+
+    from companion.cli import main
+
+    for k in range(3):
+        cv2.imwrite(str(tmp_path / f"f{k}.png"), np.full((48, 64, 3), 120, np.uint8))
+    cv2.imwrite(str(tmp_path / "f3.png"), np.zeros((9000, 9000), np.uint8))  # 81 MP, a few kB on disk
+    status = main(["watch", "--json", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "f3.png" in err and "50 MP" in err
+
+
+def test_fps_must_be_finite(tmp_path, capsys):
+    from companion.cli import main
+
+    assert main(["watch", "--fps", "inf", str(tmp_path)]) == 2
+    assert "--fps" in capsys.readouterr().err

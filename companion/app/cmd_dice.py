@@ -12,17 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-
-def _err(msg: str) -> None:
-    print(f"companion: error: {msg}", file=sys.stderr)
-
-
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(fmt.format(*r).rstrip() for r in [header] + rows)
+from companion.app.cli_util import err as _err
+from companion.app.cli_util import read_at_working_size
+from companion.app.cli_util import table as _table
 
 
 def _enroll(args: argparse.Namespace) -> int:
@@ -47,6 +40,10 @@ def _reader(args: argparse.Namespace):
     """(read(image) -> [DieObservation], to_json, working side px) for ``--kind``, or an error message."""
     if args.kind is None:
         return "read dice: --kind d6|sushi-roll is required"
+    if args.deck is not None:
+        return "read dice: --deck is for cards; Sushi Roll dice are enrolled into --dice DICE.npz"
+    if args.kind == "d6" and args.dice is not None:
+        return "read dice --kind d6: pip dice need no enrolment, so --dice does not apply"
     if args.kind == "d6":
         from companion.vision.dice_d6 import WORK_SIDE, read_d6
 
@@ -64,23 +61,31 @@ def _reader(args: argparse.Namespace):
     return (lambda img: read_icon_dice(img, dice)), lambda o: o.to_json_icon(), WORK_SIDE
 
 
+def _in_original_px(o, scale: float, to_original_px):
+    """The reading ``o`` with its quad mapped from working px back to the file's px."""
+    if scale == 1.0:
+        return o
+    import dataclasses
+
+    import numpy as np
+
+    quad = to_original_px(np.asarray(o.quad, np.float64), scale)
+    return dataclasses.replace(o, quad=tuple((float(x), float(y)) for x, y in quad))
+
+
 def _read(args: argparse.Namespace) -> int:
     reader = _reader(args)
     if isinstance(reader, str):
         _err(reader)
         return 2
     read, to_json, work_side = reader
-    from companion.vision.imageio import ImageReadError, read_image, shrink_note
+    from companion.vision.imageio import ImageReadError, to_original_px
 
     results, status = [], 0
     for path in args.images:
         try:
-            image = read_image(path)
-            h, w = image.shape[:2]
-            if max(h, w) > work_side:  # the reader looks at a reduced copy: say so
-                s = work_side / max(h, w)
-                print(f"companion: note: {shrink_note(path, image.shape, (round(h * s), round(w * s)))}", file=sys.stderr)
-            dice = [to_json(o) for o in read(image)]
+            work = read_at_working_size(path, work_side)
+            dice = [to_json(_in_original_px(o, work.scale, to_original_px)) for o in read(work.image)]
         except ImageReadError as exc:
             _err(str(exc))
             results.append({"image": path, "dice": None, "error": exc.reason})

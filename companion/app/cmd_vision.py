@@ -12,26 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 
-def _err(msg: str) -> None:
-    print(f"companion: error: {msg}", file=sys.stderr)
-
-
-def _note(msg: str) -> None:
-    print(f"companion: note: {msg}", file=sys.stderr)
-
-
-def _read(path: str, max_side: int):
-    """The image at ``path`` at a reader's working size (see companion.vision.imageio), with a
-    note on stderr when the reader sees fewer pixels than the file holds."""
-    from companion.vision.imageio import read_working
-
-    work = read_working(path, max_side)
-    if work.shrunk:
-        _note(work.note(path))
-    return work
+from companion.app.cli_util import err as _err
+from companion.app.cli_util import read_at_working_size as _read
+from companion.app.cli_util import table as _table
 
 
 def _enroll(args: argparse.Namespace) -> int:
@@ -52,12 +37,6 @@ def _enroll(args: argparse.Namespace) -> int:
     print(f"enrolled {len(deck.labels)} labels into {args.out}: {counts}")
     print(f"unknown threshold {deck.threshold:.3f}, {len(deck.templates)} templates")
     return 0
-
-
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(fmt.format(*r).rstrip() for r in [header] + rows)
 
 
 def _classify(args: argparse.Namespace, deck) -> int:
@@ -122,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
         return cmd_dice.run(args)
     if args.command == "enroll":
         return _enroll(args)
+    if args.command == "read" and (args.kind is not None or args.dice is not None):
+        _err("read cards: --kind and --dice are for 'read dice'")
+        return 2
     if args.deck is None:
         _err(f"{args.command}: --deck DECK.npz is required (the deck enrolled with 'companion enroll --deck')")
         return 2

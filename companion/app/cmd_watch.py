@@ -25,36 +25,44 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from companion.app.cli_util import err as _err
+
 #: The first word of the camera specs ``open_camera`` understands.
 CAMERA_KINDS = ("pi", "usb", "fake")
 DEFAULT_FPS = 30.0
+#: Seconds without a frame after which a live camera counts as gone (unplugged, stalled).
+CAMERA_SILENCE_S = 2.0
 
 
 class WatchError(Exception):
     """The source cannot be used; the message names it and says why."""
 
 
-def _err(msg: str) -> None:
-    print(f"companion: error: {msg}", file=sys.stderr, flush=True)
+
+#: The largest side at which a folder's frame is decoded, px: the detector works at about 320 px
+#: wide, and a JPEG is decoded reduced (companion.vision.imageio.read_working), so a photo-sized
+#: frame costs no more memory than a small one, and nothing over the pixel budget is decoded.
+FOLDER_FRAME_SIDE = 640
 
 
 def _folder_frames(folder: Path, fps: float, bad: list[str]) -> Iterator[tuple[int, float, object, str]]:
-    """(index, t, frame) for each readable frame of a folder; unreadable ones reported and skipped."""
+    """(index, t, frame, name) for each readable frame of a folder, in natural name order;
+    unreadable ones (or ones over the pixel budget) reported and skipped."""
     from companion.devices.camera import ReplaySource
+    from companion.vision.imageio import ImageReadError, read_working
 
     try:
-        src = ReplaySource(folder)
+        paths = ReplaySource(folder).paths  # the folder's frames in natural name order
     except (ValueError, FileNotFoundError) as exc:
         raise WatchError(f"watch: {exc}") from None
-    with src:
-        for i in range(len(src)):
-            frame = src.read()
-            if frame is None:
-                path, why = src.problems[-1] if src.problems else (src.current_path, "cannot be read")
-                bad.append(str(path))
-                _err(f"watch: {path}: {why}; frame {i} skipped")
-                continue
-            yield i, i / fps, frame, str(src.current_path)
+    for i, path in enumerate(paths):
+        try:
+            frame = read_working(path, FOLDER_FRAME_SIDE).image
+        except ImageReadError as exc:
+            bad.append(str(path))
+            _err(f"watch: {path}: {exc.reason}; frame {i} skipped")
+            continue
+        yield i, i / fps, frame, str(path)
 
 
 def _video_frames(path: Path, fps: float | None) -> Iterator[tuple[int, float, object, str]]:
@@ -75,6 +83,8 @@ def _video_frames(path: Path, fps: float | None) -> Iterator[tuple[int, float, o
         while True:
             ok, frame = cap.read()
             if not ok:
+                if i == 0:
+                    raise WatchError(f"watch: {path}: OpenCV opened the video but could not decode a frame of it")
                 return
             yield i, i / fps, frame, f"frame {i}"
             i += 1
@@ -95,13 +105,18 @@ def _camera_frames(spec: str) -> Iterator[tuple[int, float, object, str]]:
     t0 = time.monotonic()
     with cam:
         i = 0
+        last = time.monotonic()
         while True:
             frame = cam.read_lores()
             if frame is None:  # a dropped frame: nothing to judge, the next one will come
                 if getattr(cam, "exhausted", False):
                     return
+                if time.monotonic() - last > CAMERA_SILENCE_S:
+                    raise WatchError(f"watch: camera {spec!r} stopped giving frames ({CAMERA_SILENCE_S:.0f} s without one)")
+                time.sleep(0.005)
                 continue
-            yield i, time.monotonic() - t0, frame, f"frame {i}"
+            last = time.monotonic()
+            yield i, last - t0, frame, f"frame {i}"
             i += 1
 
 
@@ -127,7 +142,7 @@ def _line(event, as_json: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Watch ``args.source`` and print events; return the exit status (0, or 2 on bad input)."""
-    if args.fps is not None and not (args.fps > 0):
+    if args.fps is not None and not (0 < args.fps < float("inf")):
         _err(f"watch: --fps must be a positive number of frames per second, not {args.fps}")
         return 2
     import cv2

@@ -629,7 +629,18 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     Returns:
         One DieObservation per die: ``face`` "1" … "6" (or None when pips are there but do not
         form a clean layout), ``quad`` the top face, ``confidence`` 0..1. Ordered left to right.
+
+    Raises:
+        ValueError: ``image`` is not a uint8 array of 1, 3 or 4 channels.
     """
+    image = np.asarray(image)
+    if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
+        raise ValueError(f"read_d6: a photo is an (H, W, 3) uint8 BGR array (or (H, W) grey), "
+                         f"not {image.dtype} {image.shape}")
+    if image.size == 0:
+        return []
+    if image.ndim == 3 and image.shape[2] == 4:
+        image = image[:, :, :3]
     if image.ndim == 2 or image.shape[2] == 1:  # a grey photo: read as such
         image = cv2.cvtColor(image.reshape(image.shape[:2]), cv2.COLOR_GRAY2BGR)
     img, scale = working_copy(image, WORK_SIDE)
@@ -688,5 +699,5 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     for margin, value, f in kept:
         q = to_original_px(f.quad(), scale)
         conf = float(np.clip(margin / 0.4, 0.0, 1.0))
-        out.append(DieObservation(str(value), conf, tuple((float(x), float(y)) for x, y in q)))
+        out.append(DieObservation(None if value is None else str(value), conf, tuple((float(x), float(y)) for x, y in q)))
     return sorted(out, key=lambda o: o.center)
