@@ -74,13 +74,16 @@ SIDE_RATIO = 0.88
 TRIMS = (0.76,)
 #: Grow the found square by this fraction of its side on each side (the rounded, darker rim).
 EDGE_GROW = 0.015
-#: Top face side range, working px (at ``WORK_SIDE``); the issue's faces are 40–80 px.
+#: Top face side range, working px; the issue's faces are 40–80 px (a photo larger than
+#: ``WORK_SIDE`` is shrunk first, and its dice with it).
 SIDE_RANGE = (22.0, 160.0)
 #: A region is a square when its hull's minAreaRect's sides differ by at most this ratio...
 SQUARE_ASPECT = 1.3
-#: ... and the hull fills at least this fraction of the rectangle.
+#: ... and the hull fills at least this fraction of the rectangle, and the region itself (icons
+#: cut into its outline) ``SOLID_MIN`` of it.
 SQUARE_FILL = 0.82
-#: The smallest face the reader is made for, px at ``WORK_SIDE`` (issue #7: 40 px, less a margin);
+SOLID_MIN = 0.5
+#: The smallest face the reader is made for, working px (issue #7: 40 px, less a margin);
 #: quarter-size blobs smaller than ``_MIN_BLOB`` of it are noise.
 FACE_MIN = 36.0
 _MIN_BLOB = 0.5
@@ -253,7 +256,7 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
     Icons can cut a face's bright body in two (three maki on the diagonal), so parts whose
     joint convex hull is a square are joined, nearest first; a part that is a row of squares
     (touching dice whose tops merged) is cut up (:func:`_row_of_squares`); a part that is neither
-    gives its core square (:func:`_core_square`). Returns ((4, 2) float32 corners, crop px; for a
+    gives its core squares (:func:`_core_squares`). Returns ((4, 2) float32 corners, crop px; for a
     core square the part's contour, else None)."""
     area = [float(cv2.contourArea(p)) for p in parts]
     groups = [[i] for i in range(len(parts))]
@@ -264,7 +267,7 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
 
     def complete(g: list[int]) -> bool:
         rect = _square_of(joint(g), side_range)
-        return rect is not None and sum(area[k] for k in g) >= 0.6 * rect[1][0] * rect[1][1]
+        return rect is not None and sum(area[k] for k in g) >= SOLID_MIN * rect[1][0] * rect[1][1]
 
     while len(groups) > 1:
         best = None
@@ -289,12 +292,13 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
     out = []
     for g in groups:
         rect = _square_of(joint(g), side_range)
-        if rect is not None and sum(area[k] for k in g) >= 0.6 * rect[1][0] * rect[1][1]:
+        if rect is not None and sum(area[k] for k in g) >= SOLID_MIN * rect[1][0] * rect[1][1]:
             out.append((cv2.boxPoints(rect).astype(np.float32), None))
         elif len(g) == 1:
             row = _row_of_squares(parts[g[0]], side_range)
-            core = _core_square(parts[g[0]], side_range) if not row else None
-            out += [(sq, None) for sq in row] + ([(core, parts[g[0]])] if core is not None else [])
+            cores = _core_squares(parts[g[0]], side_range) if not row else []
+            # One core: the rest is a side face's (checked by the caller); several: other dice.
+            out += [(sq, None) for sq in row] + [(c, parts[g[0]] if len(cores) == 1 else None) for c in cores]
     return out
 
 
@@ -350,11 +354,13 @@ def _darker_beyond(b: np.ndarray, body: np.ndarray, inner: np.ndarray, outer: np
     return cv2.mean(bb, beyond)[0] < SIDE_RATIO * cv2.mean(bb, within)[0]
 
 
-def _core_square(cnt: np.ndarray, side_range: tuple[float, float]) -> np.ndarray | None:
-    """The square at the core of a region that is not a square (a top with a bit of a side face
-    flooded onto it): centred where the region is deepest (distance transform), as wide as it is
-    deep there, turned as the region's outline mostly runs (its edge directions modulo 90°).
-    None if the region is too thin for a face."""
+def _core_squares(cnt: np.ndarray, side_range: tuple[float, float]) -> list[np.ndarray]:
+    """The squares at the cores of a region that is not a square: a top with a bit of a side face
+    flooded onto it (one core), or two touching dice's tops that merged, not in a row (a core
+    each). A core is where the region is deepest (a peak of its distance transform, at least
+    ``_CORE_DEPTH`` of the deepest); its square is centred there, as wide as it is deep, turned as
+    the region's outline mostly runs (its edge directions modulo 90°). [] if the region is too
+    thin for a face."""
     pts = cnt.reshape(-1, 2)
     x0, y0 = pts.min(axis=0) - 2
     w, h = pts.max(axis=0) - [x0, y0] + 3
@@ -363,16 +369,27 @@ def _core_square(cnt: np.ndarray, side_range: tuple[float, float]) -> np.ndarray
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
     depth = float(dist.max())
     if 2 * depth < side_range[0]:
-        return None
-    ys, xs = np.nonzero(dist >= 0.9 * depth)
-    c = np.array([xs.mean() + x0, ys.mean() + y0])
+        return []
     d = np.roll(pts, -3, axis=0) - pts
     ang = np.arctan2(d[:, 1], d[:, 0]).astype(np.float64)
-    length = np.hypot(d[:, 0], d[:, 1])
-    theta = np.angle(np.sum(length * np.exp(4j * ang))) / 4
+    theta = np.angle(np.sum(np.hypot(d[:, 0], d[:, 1]) * np.exp(4j * ang))) / 4
     u = np.array([np.cos(theta), np.sin(theta)])
     v = np.array([-u[1], u[0]])
-    return np.array([c + depth * (a * u + b * v) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))], np.float32)
+    # Peaks: deep points that are the deepest within a face's half-width.
+    k = _odd(depth)
+    peak = (dist >= _CORE_DEPTH * depth) & (dist >= cv2.dilate(dist, np.ones((k, k), np.uint8)) - 0.5)
+    n, lab, _, cents = cv2.connectedComponentsWithStats(peak.astype(np.uint8), connectivity=8)
+    cores: list[tuple[float, np.ndarray]] = []
+    for i in sorted(range(1, n), key=lambda i: -float(dist[lab == i].max())):
+        c = cents[i] + [x0, y0]
+        r = float(dist[lab == i].max())
+        if all(np.hypot(*(c - o)) >= 1.5 * max(r, ro) for ro, o in cores):
+            cores.append((r, c))
+    return [np.array([c + r * (a * u + b * v) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))], np.float32)
+            for r, c in cores if 2 * r >= side_range[0]]
+
+
+_CORE_DEPTH = 0.8
 
 
 def _gap(a: np.ndarray, b: np.ndarray) -> float:
@@ -434,9 +451,10 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
     small = cv2.resize(img, (max(8, w // q), max(8, h // q)), interpolation=cv2.INTER_AREA)
     not_table = _not_table(small.astype(np.float32), _table(small))
     codes = colours.codes(small)
-    side_range = (SIDE_RANGE[0] * min(1.0, max(h, w) / WORK_SIDE), SIDE_RANGE[1])
-    min_blob = _MIN_BLOB * (FACE_MIN * min(1.0, max(h, w) / WORK_SIDE) / q) ** 2
+    side_range = SIDE_RANGE
+    min_blob = _MIN_BLOB * (FACE_MIN / q) ** 2
     squares: list[tuple[np.ndarray, int]] = []
+    cut: list[tuple[np.ndarray, int]] = []  # tops cut by the image border
     centre = np.array([w - 1, h - 1], np.float64) / 2  # the camera's nadir, near enough
     for k in range(len(colours.rg)):
         mask = (((codes >> (2 * k)) & 1).astype(bool) & not_table).astype(np.uint8)
@@ -467,7 +485,10 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             nadir = centre - [x0, y0]
             covered = np.zeros(b.shape, np.uint8)
             for levels in SEED_LEVELS:
-                for sq, parent in _squares(top_parts(crop, b, inside, body, pure, levels), side_range):
+                parts = top_parts(crop, b, inside, body, pure, levels)
+                if levels is SEED_LEVELS[0]:
+                    cut += [(box + [x0, y0], k) for box in _cut_tops(parts, (x0, y0), (w, h), side_range)]
+                for sq, parent in _squares(parts, side_range):
                     if parent is not None and not _darker_beyond(b, body, sq, parent):
                         continue
                     cands = [sq] + [t for t in _trimmed(sq, nadir)
@@ -483,6 +504,10 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
     squares = _outermost(squares)
     group = _groups(squares)
     found: list[TopFace] = []
+    for box, k in cut:
+        c = tuple(float(v) for v in box.mean(axis=0))
+        if not any(kk == k and cv2.pointPolygonTest(sq, c, False) >= 0 for sq, kk in squares):
+            found.append(TopFace(_order_clockwise(box) / scale, k, True, -1 - len(found)))
     for (sq, k), g in zip(squares, group):
         c = sq.mean(axis=0)
         quad = _order_clockwise(c + (sq - c) * (1.0 + 2 * EDGE_GROW)) / scale
@@ -491,6 +516,23 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
         partial = bool((quad < 1).any() or (quad[:, 0] > w0 - 2).any() or (quad[:, 1] > h0 - 2).any())
         found.append(TopFace(quad.astype(np.float32), k, partial, g))
     return found
+
+
+def _cut_tops(parts: list[np.ndarray], origin: tuple[int, int], size: tuple[int, int],
+              side_range: tuple[float, float]) -> list[np.ndarray]:
+    """The parts (crop contours) that run into the image border and are big enough for part of a
+    top face: a die cut off by the frame, reported but not read. Their ``minAreaRect`` boxes,
+    (4, 2) float32 crop px."""
+    out = []
+    w, h = size
+    for cnt in parts:
+        pts = cnt.reshape(-1, 2) + origin
+        if not ((pts.min(axis=0) <= 1).any() or pts[:, 0].max() >= w - 2 or pts[:, 1].max() >= h - 2):
+            continue
+        rect = cv2.minAreaRect(cnt)
+        if min(rect[1]) >= 0.45 * side_range[0] and max(rect[1]) >= 0.8 * side_range[0]:
+            out.append(cv2.boxPoints(rect).astype(np.float32))
+    return out
 
 
 def _groups(squares: list[tuple[np.ndarray, int]]) -> list[int]:
