@@ -401,7 +401,7 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndarray, pure: np.ndarray,
-              levels: tuple[float, float, float] = SEED_LEVELS[0]) -> list[np.ndarray]:
+              levels: tuple[float, float, float] = SEED_LEVELS[0], table: np.ndarray | None = None) -> list[np.ndarray]:
     """The top faces' parts within one blob (module doc, 3), for one seed hypothesis.
 
     Args:
@@ -411,6 +411,8 @@ def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndar
         body: (h, w) bool, the blob's body colour (``inside`` and of the colour).
         pure: (h, w) bool, its full body colour (non-empty).
         levels: the seeds' ``(percentile, top, side)`` (one of ``SEED_LEVELS``).
+        table: (h, w) bool, where the crop looks like the table there (None: nowhere); what is
+            also not of the full body colour is surely not top.
 
     Returns:
         The outer contours ((n, 1, 2) int32 crop px) of the top parts, holes (icons) filled.
@@ -421,6 +423,8 @@ def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndar
     _, markers = cv2.connectedComponents(seeds, connectivity=4)
     markers[markers > 0] += 1
     markers[~inside | (body & (b < side_below * level))] = 1
+    if table is not None:
+        markers[table & ~pure] = 1
     cv2.watershed(crop, markers)
     # Flood lines between two parts of a top belong to it; lines against the background do not.
     near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
@@ -475,6 +479,12 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             blob[q * y - y0:q * y - y0 + up.shape[0], q * x - x0:q * x - x0 + up.shape[1]] = up[
                 :y1 - (q * y), :x1 - (q * x)]
             blob = cv2.dilate(blob, _K3, iterations=q)
+            # Where the table has the die's colour, a paler version of it (wood as red as a maki die):
+            # what looks like the table there and is not the die's full colour is table.
+            nt = np.zeros_like(blob)
+            sub = cv2.resize(not_table[y0 // q:-(-y1 // q), x0 // q:-(-x1 // q)].astype(np.uint8), None, fx=q, fy=q,
+                             interpolation=cv2.INTER_NEAREST)
+            nt[:, :] = sub[y0 - (y0 // q) * q:y0 - (y0 // q) * q + nt.shape[0], x0 - (x0 // q) * q:x0 - (x0 // q) * q + nt.shape[1]]
             crop_codes = colours.codes(crop)
             b = cv2.transform(crop.astype(np.float32), _SUM)
             inside = blob > 0
@@ -485,7 +495,7 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             nadir = centre - [x0, y0]
             covered = np.zeros(b.shape, np.uint8)
             for levels in SEED_LEVELS:
-                parts = top_parts(crop, b, inside, body, pure, levels)
+                parts = top_parts(crop, b, inside, body, pure, levels, table=nt == 0)
                 if levels is SEED_LEVELS[0]:
                     cut += [(box + [x0, y0], k) for box in _cut_tops(parts, (x0, y0), (w, h), side_range)]
                 for sq, parent in _squares(parts, side_range):
