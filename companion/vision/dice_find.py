@@ -54,7 +54,7 @@ CHROMA_TOL = 0.05
 DESATURATION, OVERSATURATION, PURE = 0.4, 1.5, 0.8
 #: A pixel is table where its rg-chromaticity is within this of the table's there...
 TABLE_CHROMA = 0.04
-#: ... and its brightness within this factor (log) of the table's.
+#: ... and it is not brighter than the table's by this factor (log; darker is the table in shadow).
 TABLE_BRIGHT = 0.18
 #: The watershed's seeds, one hypothesis each ``(percentile, top, side)``: the blob's bright level
 #: is that percentile of its full-colour body brightness; surely top is body at ``top`` of the
@@ -76,7 +76,7 @@ TRIMS = (0.76,)
 EDGE_GROW = 0.015
 #: Top face side range, working px; the issue's faces are 40–80 px (a photo larger than
 #: ``WORK_SIDE`` is shrunk first, and its dice with it).
-SIDE_RANGE = (22.0, 160.0)
+SIDE_RANGE = (28.0, 160.0)
 #: A region is a square when its hull's minAreaRect's sides differ by at most this ratio...
 SQUARE_ASPECT = 1.3
 #: ... and the hull fills at least this fraction of the rectangle, and the region itself (icons
@@ -190,11 +190,11 @@ def _table(small: np.ndarray) -> np.ndarray:
 
 def _not_table(frame: np.ndarray, table: np.ndarray) -> np.ndarray:
     """(h, w) bool: where a shrunk frame (h, w, 3) float32 differs from the table's colour there
-    (module doc, 1): in rg-chromaticity by ``TABLE_CHROMA`` or in brightness by ``TABLE_BRIGHT``."""
+    (module doc, 1): in rg-chromaticity by ``TABLE_CHROMA``, or brighter by ``TABLE_BRIGHT``. Only
+    darker, it is the table in a die's shadow."""
     s = cv2.transform(frame, _SUM) + 6.0
     t = cv2.transform(table, _SUM) + 6.0
-    ratio = s / t
-    differs = (ratio > np.exp(TABLE_BRIGHT)) | (ratio < np.exp(-TABLE_BRIGHT))
+    differs = s > t * np.exp(TABLE_BRIGHT)
     for ch in (1, 2):  # g, then r: (G + 2) / sum and (R + 2) / sum, as chromaticity()
         d = cv2.absdiff((frame[..., ch] + 2.0) / s, (table[..., ch] + 2.0) / t)
         differs |= d >= TABLE_CHROMA
