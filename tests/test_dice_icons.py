@@ -109,8 +109,9 @@ def test_any_rotation_and_the_quad_starts_at_the_arts_top_left(dice_second):
         img = np.clip(cv2.GaussianBlur(canvas, (0, 0), 0.7), 0, 255).astype(np.uint8)
         obs = read_icon_dice(img, dice_second)
         assert [o.face for o in obs] == ["maki*3"], angle
-        # Corner 0 is the art's top-left, corners clockwise: each within a few px of the truth.
-        assert np.abs(np.array(obs[0].quad) - truth).max() < 5, (angle, obs[0].quad, truth)
+        # Corner 0 is the art's top-left, corners clockwise: each within 15 % of the side of the
+        # truth (a corner out of turn would be a whole side, 56 px, away).
+        assert np.abs(np.array(obs[0].quad) - truth).max() < 8.5, (angle, obs[0].quad, truth)
 
 
 def test_a_die_cut_by_the_frame_is_reported_unread(dice_ours):
