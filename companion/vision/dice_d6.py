@@ -219,38 +219,43 @@ def _by_angle(pts: np.ndarray, centre: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _layout_solvers(value: int) -> tuple[np.ndarray, tuple[tuple[str, np.ndarray, np.ndarray], ...]]:
-    """For ``value``'s layout: the canonical points (ring by angle, then the centre if any) and,
-    per cyclic shift and direction of the ring, the least-squares solver (pseudo-inverse of the
-    design matrix) that fits an affine map (similarity for 2 and 3, whose points are collinear)."""
+@lru_cache(maxsize=None)
+def _layout_solvers(value: int) -> tuple[str, np.ndarray, np.ndarray]:
+    """For ``value``'s layout (ring of pip places by angle, then the centre if any), every cyclic
+    shift and direction of the ring at once: ``(kind, pinvs, points)`` with ``pinvs`` the
+    least-squares solvers (pseudo-inverses of the design matrices), stacked (S, ·, ·), and
+    ``points`` (S, n, 2) the face coordinates in that order. ``kind`` is ``"sim"`` (a similarity,
+    for 2 and 3, whose points are collinear) or ``"aff"`` (an affine map)."""
     places = sorted(PATTERNS[value][0])
     c = _PLACES[places]
     ring = c[np.any(c != 0, axis=1)]
     ring = ring[_by_angle(ring, np.zeros(2))]
     centre = np.zeros((1, 2)) if 4 in places else np.zeros((0, 2))
-    solvers = []
+    pinvs, points = [], []
     m = len(ring)
     for flip in (False, True):
         r = ring[::-1] if flip else ring
         for shift in range(m):
             cs = np.vstack([np.roll(r, -shift, axis=0), centre])
+            points.append(cs)
             if value <= 3:  # similarity: x = a·u − b·v + tx, y = b·u + a·v + ty
                 rows = []
                 for u, v in cs:
                     rows += [(u, -v, 1, 0), (v, u, 0, 1)]
-                solvers.append(("sim", np.linalg.pinv(np.array(rows)), cs))
+                pinvs.append(np.linalg.pinv(np.array(rows)))
             else:
-                solvers.append(("aff", np.linalg.pinv(np.hstack([cs, np.ones((len(cs), 1))])), cs))
-    return c, tuple(solvers)
+                pinvs.append(np.linalg.pinv(np.hstack([cs, np.ones((len(cs), 1))])))
+    return ("sim" if value <= 3 else "aff"), np.array(pinvs), np.array(points)
 
 
 def _fit(pips: list[Pip], value: int) -> Face | None:
     """The best frame placing these pips on the layout of ``value`` (2 … 6), or None.
 
     The pips are ordered by angle around their centroid (the centre pip, for 3 and 5, is the one
-    nearest it), and every cyclic shift and direction of that ring is tried against the layout's."""
+    nearest it), and every cyclic shift and direction of that ring is tried against the layout's
+    (all in one batch of matrix products)."""
     x = np.array([(p.x, p.y) for p in pips], np.float64)
-    _, solvers = _layout_solvers(value)
+    kind, pinvs, cs = _layout_solvers(value)
     centroid = x.mean(axis=0)
     if 4 in PATTERNS[value][0]:
         k = int(np.argmin(np.sum((x - centroid) ** 2, axis=1)))
@@ -258,21 +263,23 @@ def _fit(pips: list[Pip], value: int) -> Face | None:
     else:
         ring_x, centre_x = x, x[:0]
     xs = np.vstack([ring_x[_by_angle(ring_x, centroid)], centre_x])
-    best: Face | None = None
-    for kind, pinv, cs in solvers:
-        if kind == "sim":
-            a, b, tx, ty = pinv @ xs.reshape(-1)
-            frame = np.array([[a, -b, tx], [b, a, ty]])
-        else:
-            frame = (pinv @ xs).T
-        pred = cs @ frame[:, :2].T + frame[:, 2]
-        h = math.sqrt(abs(frame[0, 0] * frame[1, 1] - frame[0, 1] * frame[1, 0]))
-        if h < 1.0:
-            continue
-        res = math.sqrt(float(np.mean(np.sum((pred - xs) ** 2, axis=1)))) / h
-        if best is None or res < best.residual:
-            best = Face(frame, tuple(pips), res)
-    return best
+    if kind == "sim":
+        a, b, tx, ty = (pinvs @ xs.reshape(-1)).T  # each (S,)
+        lin = np.stack([np.stack([a, -b], -1), np.stack([b, a], -1)], 1)  # (S, 2, 2)
+        off = np.stack([tx, ty], -1)
+    else:
+        sol = pinvs @ xs  # (S, 3, 2): rows u, v, 1
+        lin = np.transpose(sol[:, :2, :], (0, 2, 1))
+        off = sol[:, 2, :]
+    pred = np.einsum("snk,sjk->snj", cs, lin) + off[:, None, :]
+    h = np.sqrt(np.abs(np.linalg.det(lin)))
+    res = np.sqrt(np.mean(np.sum((pred - xs) ** 2, axis=2), axis=1)) / np.maximum(h, 1e-9)
+    res[h < 1.0] = np.inf
+    k = int(np.argmin(res))
+    if not np.isfinite(res[k]):
+        return None
+    frame = np.hstack([lin[k], off[k][:, None]])
+    return Face(frame, tuple(pips), float(res[k]))
 
 
 def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float) -> float:
@@ -285,7 +292,8 @@ def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radi
     y0, y1 = max(0, int(cy - radius)), min(h, int(cy + radius) + 1)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return 0.0
-    g = gx[y0:y1, x0:x1] + 1j * gy[y0:y1, x0:x1]
+    step = max(1, int(radius // 12))  # about 25 × 25 samples are plenty for one direction
+    g = gx[y0:y1:step, x0:x1:step] + 1j * gy[y0:y1:step, x0:x1:step]
     g2 = g * g
     z = np.sum(g2 * g2 / np.maximum(np.abs(g2), 1e-6))  # |g|² e^{4iθ}
     return float(np.angle(z) / 4.0)
