@@ -25,7 +25,7 @@ import numpy as np
 
 from companion.rules.sushi_roll_dice import DICE_FILE, load_dice_faces
 from companion.vision.dice_faces import (
-    UNKNOWN, DiceError, DiceSet, body_colour, describe, face_patch,
+    UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, face_patch,
 )
 from companion.vision.dice_fine import fine_patch
 from companion.vision.imageio import IMAGE_SUFFIXES, read_image
@@ -88,7 +88,7 @@ def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: flo
 def _calibrate(dice: DiceSet, held: list[tuple[np.ndarray, np.ndarray]], label: np.ndarray) -> None:
     """Set ``dice.sure`` and ``dice.fine_thresholds`` from held-out variants (module doc)."""
     patches = np.stack([face_patch(img, q) for img, q in held])
-    scores, turn = dice.match(describe(patches), body_colour(patches))
+    scores, turn = dice.match(*describe_and_body(patches))
     n_f = len(dice.faces)
     sure = np.empty(n_f)
     for f in range(n_f):

@@ -96,6 +96,9 @@ def _corner_mask() -> np.ndarray:
 
 
 _MASK = _corner_mask()
+_MASK_FLAT = _MASK.reshape(-1)
+_MASK_SUM = float(_MASK.sum())
+_MASK_W = (_MASK.reshape(-1, 1) * np.array([1.0, _CHROMA_WEIGHT, _CHROMA_WEIGHT], np.float32)).astype(np.float32)
 _M2 = _INSET * 2 * PATCH
 _DST2 = np.array([[-_M2, -_M2], [2 * PATCH + _M2, -_M2], [2 * PATCH + _M2, 2 * PATCH + _M2],
                   [-_M2, 2 * PATCH + _M2]], np.float32)
@@ -123,10 +126,15 @@ def face_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 
 def _lab(patches: np.ndarray) -> np.ndarray:
-    """(N, h, w, 3) uint8 BGR → (N, h, w, 3) float32 CIE Lab (L 0..100)."""
+    """(N, h, w, 3) uint8 BGR → (N, h, w, 3) float32 CIE Lab (L 0..100, a, b), through OpenCV's
+    8-bit conversion (a fraction of the float one's cost; its rounding is far below the noise)."""
     n, h, w, _ = patches.shape
-    flat = patches.reshape(n * h, w, 3).astype(np.float32) * (1.0 / 255.0)
-    return cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, h, w, 3)
+    lab = cv2.cvtColor(np.ascontiguousarray(patches).reshape(n * h, w, 3), cv2.COLOR_BGR2Lab)
+    return cv2.transform(lab.astype(np.float32), _LAB8).reshape(n, h, w, 3)
+
+
+# 8-bit Lab → L 0..100, a and b about 0 (OpenCV stores L·255/100 and a, b + 128).
+_LAB8 = np.array([[100 / 255, 0, 0, 0], [0, 1, 0, -128], [0, 0, 1, -128]], np.float32)
 
 
 def describe(patches: np.ndarray) -> np.ndarray:
@@ -139,18 +147,23 @@ def describe(patches: np.ndarray) -> np.ndarray:
         (N, 3·PATCH²) float32, rows zero-mean per channel and of unit length (a flat patch gives a
         zero row, which correlates 0 with everything).
     """
+    return describe_and_body(patches)[0]
+
+
+def describe_and_body(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`describe` and :func:`body_colour` of the same patches, converting them to Lab once."""
     patches = np.asarray(patches)
     n = patches.shape[0]
     if n == 0:
-        return np.zeros((0, 3 * PATCH * PATCH), np.float32)
-    lab = np.ascontiguousarray(_lab(patches).transpose(0, 3, 1, 2))  # (N, 3, P, P)
-    w = _MASK[None, None]
-    mean = (lab * w).sum(axis=(2, 3), keepdims=True) / w.sum()
-    d = (lab - mean) * w
-    d[:, 1:] *= _CHROMA_WEIGHT
-    d = d.reshape(n, -1)
-    norm = np.linalg.norm(d, axis=1, keepdims=True)
-    return np.ascontiguousarray(d / np.maximum(norm, 1e-6), dtype=np.float32)
+        return np.zeros((0, 3 * PATCH * PATCH), np.float32), np.zeros((0, 3), np.float32)
+    lab = _lab(patches)
+    body = np.median(lab[:, _RING_MASK], axis=1).astype(np.float32)
+    flat = lab.reshape(n, PATCH * PATCH, 3)
+    mean = _MASK_FLAT @ flat / _MASK_SUM  # (N, 3) masked channel means
+    d = (flat - mean[:, None, :]) * _MASK_W  # (N, P², 3): masked, chroma weighted
+    d = np.ascontiguousarray(d.transpose(0, 2, 1)).reshape(n, -1)  # channel-major: (N, 3·P²)
+    norm = np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
+    return d / np.maximum(norm, 1e-6), body
 
 
 def body_colour(patches: np.ndarray) -> np.ndarray:
@@ -163,8 +176,7 @@ def body_colour(patches: np.ndarray) -> np.ndarray:
     Returns:
         (N, 3) float32 Lab (L 0..100, a, b).
     """
-    lab = _lab(np.asarray(patches))
-    return np.median(lab[:, _RING_MASK], axis=1).astype(np.float32)
+    return describe_and_body(patches)[1]
 
 
 def _rot_bank(desc: np.ndarray) -> np.ndarray:
@@ -324,7 +336,7 @@ class DiceSet:
         if not quads:
             return []
         patches = np.stack([face_patch(image, q) for q in quads])
-        scores, turn = self.match(describe(patches), body_colour(patches))
+        scores, turn = self.match(*describe_and_body(patches))
         return [self._decide(scores[i], turn[i], lambda q=q: fine_patch(image, q)) for i, q in enumerate(quads)]
 
     def _decide(self, scores: np.ndarray, turn: np.ndarray, query) -> FaceReading:

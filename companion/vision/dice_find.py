@@ -87,8 +87,9 @@ SOLID_MIN = 0.5
 #: quarter-size blobs smaller than ``_MIN_BLOB`` of it are noise.
 FACE_MIN = 36.0
 _MIN_BLOB = 0.5
-_MIN_PART = 12.0  # px²: smaller bright bits are noise
+_MIN_PART = 30.0  # px²: smaller bright bits are noise
 _K3 = np.ones((3, 3), np.uint8)
+_DILATE = np.ones((9, 9), np.uint8)  # a blob at quarter size grown by one of its pixels (4 px)
 _SUM = np.ones((1, 3), np.float32)  # cv2.transform: B + G + R
 
 
@@ -261,6 +262,8 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
     area = [float(cv2.contourArea(p)) for p in parts]
     groups = [[i] for i in range(len(parts))]
     pts = [p.reshape(-1, 2).astype(np.float32) for p in parts]
+    near = 0.25 * side_range[1]
+    part_gap = _gaps(pts, near)
 
     def joint(g: list[int]) -> np.ndarray:
         return np.vstack([pts[i] for i in g])
@@ -269,26 +272,26 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
         rect = _square_of(joint(g), side_range)
         return rect is not None and sum(area[k] for k in g) >= SOLID_MIN * rect[1][0] * rect[1][1]
 
+    done = [complete(g) for g in groups]
     while len(groups) > 1:
         best = None
-        done = [complete(g) for g in groups]
         for i in range(len(groups)):
             for j in range(i + 1, len(groups)):
                 if done[i] or done[j]:
                     continue  # a whole face already: a bit beside it is not part of it
-                gap = _gap(joint(groups[i]), joint(groups[j]))
-                if gap > 0.25 * side_range[1]:
+                gap = float(part_gap[np.ix_(groups[i], groups[j])].min())
+                if gap > near or (best is not None and gap >= best[0]):
                     continue
                 rect = _square_of(joint(groups[i] + groups[j]), side_range)
                 if rect is None or sum(area[k] for k in groups[i] + groups[j]) < 0.45 * rect[1][0] * rect[1][1]:
                     continue
-                if best is None or gap < best[0]:
-                    best = (gap, i, j)
+                best = (gap, i, j)
         if best is None:
             break
         _, i, j = best
         groups[i] = groups[i] + groups[j]
-        del groups[j]
+        del groups[j], done[j]
+        done[i] = complete(groups[i])
     out = []
     for g in groups:
         rect = _square_of(joint(g), side_range)
@@ -392,12 +395,22 @@ def _core_squares(cnt: np.ndarray, side_range: tuple[float, float]) -> list[np.n
 _CORE_DEPTH = 0.8
 
 
-def _gap(a: np.ndarray, b: np.ndarray) -> float:
-    """Smallest distance, px, between two point sets (contours)."""
-    a = a.reshape(-1, 2).astype(np.float32)
-    b = b.reshape(-1, 2).astype(np.float32)
-    d = ((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2)
-    return float(np.sqrt(d.min()))
+def _gaps(pts: list[np.ndarray], near: float) -> np.ndarray:
+    """(n, n) smallest distances, px, between the point sets (contours) ``pts``; pairs whose
+    bounding boxes are further apart than ``near`` get that box distance (a lower bound)."""
+    n = len(pts)
+    lo = np.array([p.min(axis=0) for p in pts]) if n else np.zeros((0, 2))
+    hi = np.array([p.max(axis=0) for p in pts]) if n else np.zeros((0, 2))
+    out = np.zeros((n, n), np.float32)
+    for i in range(n):
+        for j in range(i + 1, n):
+            box = np.maximum(0.0, np.maximum(lo[i] - hi[j], lo[j] - hi[i]))
+            d = float(np.hypot(*box))
+            if d <= near:
+                a, b = pts[i][::2], pts[j][::2]  # every other outline point: a pixel is plenty
+                d = float(np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2).min()))
+            out[i, j] = out[j, i] = d
+    return out
 
 
 def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndarray, pure: np.ndarray,
@@ -473,18 +486,15 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             x0, y0 = max(0, q * x - m), max(0, q * y - m)
             x1, y1 = min(w, q * (x + bw) + m), min(h, q * (y + bh) + m)
             crop = np.ascontiguousarray(img[y0:y1, x0:x1])
-            blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            up = cv2.resize((lab[y:y + bh, x:x + bw] == ci).astype(np.uint8), (q * bw, q * bh),
-                            interpolation=cv2.INTER_NEAREST)
-            blob[q * y - y0:q * y - y0 + up.shape[0], q * x - x0:q * x - x0 + up.shape[1]] = up[
-                :y1 - (q * y), :x1 - (q * x)]
-            blob = cv2.dilate(blob, _K3, iterations=q)
-            # Where the table has the die's colour, a paler version of it (wood as red as a maki die):
+            # The blob and where the frame is not table, up to working size (nearest: two bits each).
+            # Where the table has the die's colour, a paler version of it (wood as red as a maki die),
             # what looks like the table there and is not the die's full colour is table.
-            nt = np.zeros_like(blob)
-            sub = cv2.resize(not_table[y0 // q:-(-y1 // q), x0 // q:-(-x1 // q)].astype(np.uint8), None, fx=q, fy=q,
-                             interpolation=cv2.INTER_NEAREST)
-            nt[:, :] = sub[y0 - (y0 // q) * q:y0 - (y0 // q) * q + nt.shape[0], x0 - (x0 // q) * q:x0 - (x0 // q) * q + nt.shape[1]]
+            qx0, qy0, qx1, qy1 = x0 // q, y0 // q, -(-x1 // q), -(-y1 // q)
+            both = (lab[qy0:qy1, qx0:qx1] == ci).astype(np.uint8) | (not_table[qy0:qy1, qx0:qx1].view(np.uint8) << 1)
+            up = cv2.resize(both, None, fx=q, fy=q, interpolation=cv2.INTER_NEAREST)
+            up = up[y0 - qy0 * q:y1 - qy0 * q, x0 - qx0 * q:x1 - qx0 * q]
+            blob = cv2.dilate(up & 1, _DILATE)
+            nt = up >> 1
             crop_codes = colours.codes(crop)
             b = cv2.transform(crop.astype(np.float32), _SUM)
             inside = blob > 0

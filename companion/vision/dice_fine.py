@@ -23,7 +23,7 @@ FINE = 40
 #: Shift search, px each way.
 FINE_PAD = 3
 #: Small turns (degrees) and scales tried: a quad's turn and size can be a little off.
-FINE_ANGLES = (-3.0, 0.0, 3.0)
+FINE_ANGLES = (0.0,)
 FINE_SCALES = (0.94, 1.0, 1.06)
 
 _INSET = 0.06  # as the coarse patch (dice_icons._INSET): the rim and quad errors left out

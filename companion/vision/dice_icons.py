@@ -26,7 +26,7 @@ import numpy as np
 
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
 from companion.vision.dice_faces import (
-    PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, body_colour, describe, die_of, face_patch,
+    PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe_and_body, die_of, face_patch,
 )
 from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
@@ -113,7 +113,7 @@ def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.nd
         if not cands:
             return
         patches = np.stack([face_patch(image, q) for _, q in cands])
-        scores, _ = dice.match(describe(patches), body_colour(patches), quick=True)
+        scores, _ = dice.match(*describe_and_body(patches), quick=True)
         for (g, q), row in zip(cands, scores):
             f = int(row.argmax())
             key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
@@ -146,7 +146,7 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
     """
     quads = [np.asarray(q, np.float64) for q in quads]
     patches = np.stack([face_patch(image, q) for q in quads])
-    scores, _ = dice.match(describe(patches), body_colour(patches))
+    scores, _ = dice.match(*describe_and_body(patches))
     best = scores.argmax(axis=1)
     current = scores[np.arange(len(quads)), best]
     active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
@@ -163,7 +163,7 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
                 cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
                 cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
             patches = np.stack([face_patch(image, q) for _, q in cands])
-            sc = dice.face_score(describe(patches), body_colour(patches), best[[i for i, _ in cands]])
+            sc = dice.face_score(*describe_and_body(patches), best[[i for i, _ in cands]])
             still = []
             for j, i in enumerate(moving):
                 k = 6 * j + int(np.argmax(sc[6 * j:6 * j + 6]))
