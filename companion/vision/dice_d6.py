@@ -317,8 +317,6 @@ def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: 
     return float(np.median(dists))
 
 
-#: A lone pip (no like pip near it) at least this round may be a one.
-LONE_MIN_ROUNDNESS = 0.62
 #: A one's face half-width per pip diameter, (min, max): a one's pip is large, about a third of
 #: the half-width (2.8 … 3.7 on the dev photos, 10th to 90th percentile), on some dice a half
 #: (1.8 on the simulated ones).
@@ -526,18 +524,14 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again."""
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
-    if len(group) == 1:
-        # A pip with no like pip near it: a one if its face checks out (outline, size, nothing
-        # else on it), even a little squashed (a die far off the camera's axis).
-        return [_lone_faces(group[0], grad)] if group[0].roundness >= LONE_MIN_ROUNDNESS else [[]]
+    if len(group) == 1 and len(g) == 1:
+        return [_lone_faces(g[0], grad)]
     faces: list[Face] = []
     if g:
-        # A one's pip grouped with its die's side pips: larger or clearly rounder than they are.
-        top = max(g, key=lambda p: p.roundness)
-        rest = [p for p in group if p is not top]
-        if (top.diameter >= 1.15 * float(np.median([p.diameter for p in rest]))
-                or top.roundness >= float(np.median([p.roundness for p in rest])) + 0.1):
-            faces += _lone_faces(top, grad)
+        big = max(g, key=lambda p: p.diameter)
+        rest = [p.diameter for p in group if p is not big]
+        if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
+            faces += _lone_faces(big, grad)
     if 2 <= len(g) <= 3:
         faces += _placements(g)
     fitted = False
