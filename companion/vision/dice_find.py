@@ -4,38 +4,48 @@ A resting die seen from above shows its top face, lit like the table (both are l
 away from the camera's nadir, one or two side faces turned towards the camera: darker (they face
 sideways) and printed with *other* faces' art. Only the top face is read; a side face must never
 be taken for a die. The finder knows the dice's body colours (learnt at enrolment) and nothing of
-their art:
+their art. It gives, per die, one or more hypotheses of its top face's square (:class:`TopFace`,
+one ``group`` per die); the reader keeps the one that best matches the enrolled art.
 
 1. **Body colour.** On a quarter-size copy of the frame, each pixel's rg-chromaticity
    ((R, G) / (R + G + B): unchanged by brightness, moved only slightly by a colour cast) is
    compared with each die type's body colour through a lookup table (:class:`BodyColours`). Blur
    and JPEG's coarse chroma mix a body with its white or black icons, which keeps the hue and
    lowers the saturation, so a pixel matches a body when it lies near the line from grey to that
-   body's colour. Where the table there (a large median filter of the frame: the dice cover a
-   small part of any window) has the same colour and brightness, it is table.
-2. **Blobs.** Each body colour's pixels form blobs: one die's top and side faces, or a few
-   touching dice of one colour.
+   body's colour. The table's own colour is a large median filter of the frame (the dice cover a
+   small part of any window); a pixel of the table's chromaticity that is not brighter than it is
+   table, in a die's shadow or not.
+2. **Blobs.** Each body colour's pixels that are not table form blobs: one die's top and side
+   faces, or a few touching dice of one colour.
 3. **Top face.** Within a blob (full working size), the top face is the brightest part of the
    body colour: side faces are turned from the light. The bright level is taken from pixels of
    the body's full saturation only (a blend with a white icon is brighter). A watershed floods
    the blob from seeds: the body bright enough to be surely top, against the table round the
-   blob and the body dark enough to be a side face (``SEED_LEVELS``: a few hypotheses). It stops at the strongest
-   edges between them, the seam between a top and its side faces or between two touching dice.
-   The top's parts that icons cut apart are joined, and their holes (the icons) filled.
+   blob and the body dark enough to be a side face. It stops at the strongest edges between
+   them: the seam between a top and its side faces, or between two touching dice. The top's
+   parts that icons cut apart are joined, and their holes (the icons) filled. Which brightness
+   splits a top from its sides depends on the art and the light, so a second seed level
+   (``SEED_LEVELS``) is tried where the first leaves a lit top unexplained. Where the table has
+   a die's colour (red wood and a red die), what looks like the table and is not the die's full
+   colour is not top.
 4. **Squares.** A region whose convex hull is a square of plausible size is a top face
    (``cv2.minAreaRect``); pieces whose joint hull is a square are joined; a rectangle about n
-   times as long as wide (touching dice whose tops merged) is cut into n squares. The square is
-   grown by ``EDGE_GROW`` of its side for the darker rounded rim the flood may leave out. A
-   square inside a larger one (a white icon on a green die) is an icon, not a die.
-
-A top face's bright part can stop short of the face's edge (a printed frame near the edge, blurred
-into it): the reader (:func:`companion.vision.dice_icons.read_icon_dice`) tries a few sizes of
-each square against the enrolled art.
+   times as long as wide (touching dice whose tops merged) is cut into n squares; any other
+   region gives a square at each of its cores (distance-transform peaks: touching tops not in a
+   row, or a top with a bit of a side face flooded onto it). A square inside a larger one of
+   another colour (a white icon on a green die) is an icon, not a die.
+5. **Side faces taken in.** A side face lit nearly as well as the top can be taken in; side faces
+   show between a top and the nadir (a pinhole camera sees a die's top displaced away from it),
+   so smaller squares in the far corner are offered too (``TRIMS``), but only where what they
+   leave out is darker, a side face (:func:`_darker_beyond`): cutting off part of a top could cut
+   off an icon (three maki read as two).
+6. **Cut by the frame.** A bright part running into the image border is a die partly outside the
+   photo: reported (``partial``), not read.
 
 Sources: OpenCV ``medianBlur``, ``connectedComponentsWithStats``, ``watershed`` (F. Meyer, "Color
-image segmentation", ICIP 1992), ``findContours`` (Suzuki & Abe 1985), ``convexHull``,
-``minAreaRect``; rg-chromaticity, the brightness-free part of a colour (R. C. Gonzalez, R. E.
-Woods, *Digital Image Processing*, §6.1).
+image segmentation", ICIP 1992), ``distanceTransform``, ``findContours`` (Suzuki & Abe 1985),
+``convexHull``, ``minAreaRect``; rg-chromaticity, the brightness-free part of a colour (R. C.
+Gonzalez, R. E. Woods, *Digital Image Processing*, §6.1).
 """
 
 from __future__ import annotations

@@ -12,10 +12,15 @@ nothing of any art beforehand.
 * :mod:`companion.vision.dice_find` — where the dice's top faces are in a photo;
 * this module — :func:`read_icon_dice`, which puts them together.
 
-Reading a photo: the finder gives, per die, a few hypotheses of its top face's square; each is
-also tried a little larger (``SIZES``: a face's bright part can stop short of its edge); the one
-whose patch best matches any enrolled face (a cheap centroid score) is read. A die whose top face
+Reading a photo: the finder gives, per die, a few hypotheses of its top face's square. A die
+whose hypotheses do not already match an enrolled face surely has each tried a little larger and
+smaller (``SIZES``, ``SHRINKS``), and the one whose patch best matches any enrolled face (a cheap
+centroid score) is kept; if even that is not sure, it is moved and scaled a little while its best
+face's score improves (:func:`_refine`). Then :meth:`DiceSet.read` names it. A die whose top face
 is cut by the photo's border is reported with face None (not read).
+
+The working size is bounded (``dice_find.WORK_SIDE``): a large photo is searched shrunk, but its
+dice are named from the photo itself, and every coordinate is in its pixels.
 """
 
 from __future__ import annotations
