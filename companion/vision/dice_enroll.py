@@ -33,7 +33,7 @@ from companion.vision.imageio import IMAGE_SUFFIXES, read_image
 #: Side of the canonical face the enrolment images are brought to before making variants, px.
 CANON = 96
 _SQUARE = np.array([[0, 0], [CANON, 0], [CANON, CANON], [0, CANON]], np.float32)
-_N_AUG = 16  # augmented templates per example image, besides the clean one
+_N_AUG = 8  # augmented templates per example image, besides the clean one
 _N_CAL = 24  # held-out variants per example image for the levels
 _SURE_PERCENTILE = 25  # of the genuine whole-face scores, the sure level...
 _SURE_GAP = 0.05  # ... or this over the best impostor score, whichever is higher

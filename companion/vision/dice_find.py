@@ -153,12 +153,20 @@ class BodyColours:
             lut |= _matches(rg, c, DESATURATION).astype(np.uint32) << (2 * k)
             lut |= _matches(rg, c, PURE).astype(np.uint32) << (2 * k + 1)
         self.lut = lut
+        self._one = [((lut >> (2 * k)) & 3).astype(np.uint8) for k in range(len(self.rg))]
+
+    @staticmethod
+    def _index(bgr: np.ndarray) -> np.ndarray:
+        x = np.asarray(bgr, np.uint8) >> 2
+        return (x[..., 0].astype(np.int32) << 12) | (x[..., 1].astype(np.int32) << 6) | x[..., 2]
 
     def codes(self, bgr: np.ndarray) -> np.ndarray:
         """(h, w) uint32 lookup-table entries of an (h, w, 3) uint8 BGR image."""
-        x = np.asarray(bgr, np.uint8) >> 2
-        idx = (x[..., 0].astype(np.int32) << 12) | (x[..., 1].astype(np.int32) << 6) | x[..., 2]
-        return self.lut[idx]
+        return self.lut[self._index(bgr)]
+
+    def of(self, bgr: np.ndarray, k: int) -> np.ndarray:
+        """(h, w) uint8 for body colour ``k`` alone: 0 not its colour, 1 its colour, 3 its full colour."""
+        return self._one[k][self._index(bgr)]
 
 
 _GREY = np.array([1 / 3, 1 / 3], np.float32)
@@ -505,11 +513,11 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
             up = up[y0 - qy0 * q:y1 - qy0 * q, x0 - qx0 * q:x1 - qx0 * q]
             blob = cv2.dilate(up & 1, _DILATE)
             nt = up >> 1
-            crop_codes = colours.codes(crop)
+            v = colours.of(crop, k)
             b = cv2.transform(crop.astype(np.float32), _SUM)
             inside = blob > 0
-            body = inside & ((crop_codes >> (2 * k)) & 1).astype(bool)
-            pure = body & ((crop_codes >> (2 * k + 1)) & 1).astype(bool)
+            body = inside & (v > 0)
+            pure = inside & (v == 3)
             if np.count_nonzero(pure) < 0.5 * min_blob * q * q:
                 continue
             nadir = centre - [x0, y0]
@@ -538,11 +546,13 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
         c = tuple(float(v) for v in box.mean(axis=0))
         if not any(kk == k and cv2.pointPolygonTest(sq, c, False) >= 0 for sq, kk in squares):
             found.append(TopFace(_order_clockwise(box) / scale, k, True, -1 - len(found)))
+    by_group: dict[int, list[np.ndarray]] = {}
     for (sq, k), g in zip(squares, group):
         c = sq.mean(axis=0)
         quad = _order_clockwise(c + (sq - c) * (1.0 + 2 * EDGE_GROW)) / scale
-        if any(f.group == g and np.abs(f.quad - quad).max() < 1.5 for f in found):
+        if any(np.abs(other - quad).max() < 1.5 for other in by_group.get(g, [])):
             continue  # the same square from another hypothesis
+        by_group.setdefault(g, []).append(quad)
         partial = bool((quad < 1).any() or (quad[:, 0] > w0 - 2).any() or (quad[:, 1] > h0 - 2).any())
         found.append(TopFace(quad.astype(np.float32), k, partial, g))
     return found
@@ -602,12 +612,18 @@ def _outermost(squares: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, 
     """The (square, body) pairs less any square that lies inside a larger one of another body
     colour: an icon on a die's top face (a white menu card on a green die) can have the body
     colour of another die type."""
-    area = [abs(cv2.contourArea(sq)) for sq, _ in squares]
+    if not squares:
+        return []
+    area = np.array([abs(cv2.contourArea(sq)) for sq, _ in squares])
+    cs = np.array([sq.mean(axis=0) for sq, _ in squares])
+    body = np.array([k for _, k in squares])
+    reach = np.sqrt(area) * 0.75  # a centre further than this from a square's centre is outside it
+    near = ((np.hypot(cs[:, None, 0] - cs[None, :, 0], cs[:, None, 1] - cs[None, :, 1]) < reach[None, :])
+            & (body[:, None] != body[None, :]) & (area[None, :] > 1.3 * area[:, None]))
     keep = []
     for i, (sq, k) in enumerate(squares):
-        c = tuple(float(v) for v in sq.mean(axis=0))
-        if not any(kj != k and area[j] > 1.3 * area[i] and cv2.pointPolygonTest(other, c, False) > 0
-                   for j, (other, kj) in enumerate(squares)):
+        c = (float(cs[i, 0]), float(cs[i, 1]))
+        if not any(cv2.pointPolygonTest(squares[j][0], c, False) > 0 for j in np.nonzero(near[i])[0]):
             keep.append((sq, k))
     return keep
 

@@ -109,24 +109,26 @@ def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.nd
     """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
     every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
     enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``). The variants are tried only
-    for a die whose hypotheses as found do not already reach their best face's sure level (less
-    ``_QUICK_SLACK``: centroid scores run a little lower)."""
+    for a die whose hypotheses as found do not already come within ``_QUICK_SLACK`` of their best
+    face's sure level (whole-bank scores; centroid scores run about that much lower)."""
     nadir = np.array([image.shape[1] - 1, image.shape[0] - 1], np.float64) / 2
     chosen: dict[int, tuple[float, np.ndarray]] = {}
 
-    def score(cands: list[tuple[int, np.ndarray]]) -> None:
+    def score(cands: list[tuple[int, np.ndarray]], quick: bool = True) -> None:
         if not cands:
             return
         patches = np.stack([face_patch(image, q) for _, q in cands])
-        scores, _ = dice.match(*describe_and_body(patches), quick=True)
+        scores, _ = dice.match(*describe_and_body(patches), quick=quick)
         for (g, q), row in zip(cands, scores):
             f = int(row.argmax())
             key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
             if g not in chosen or key > chosen[g][0]:
                 chosen[g] = (key, q)
 
-    score([(t.group, t.quad) for t in tops])
+    score([(t.group, t.quad) for t in tops], quick=False)
     unsure = {g for g, (key, _) in chosen.items() if key < -_QUICK_SLACK}
+    for g in unsure:
+        chosen[g] = (chosen[g][0] - _QUICK_SLACK, chosen[g][1])  # on the centroids' lower scale
     score([(t.group, q) for t in tops if t.group in unsure for q in _quads_tried(t.quad, nadir)[1:]])
     return [q.astype(np.float32) for _, q in chosen.values()]
 
