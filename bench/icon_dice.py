@@ -100,7 +100,8 @@ def run(style: str, seeds: range, unenrolled: tuple[str, ...]) -> dict:
             for _, face, quad in sc.dice:
                 if face not in unenrolled:
                     continue
-                hit = [o for o in obs2 if cv2.pointPolygonTest(np.float32(quad), (float(o.center[0]), float(o.center[1])), False) >= 0]
+                hit = [o for o in obs2
+                       if cv2.pointPolygonTest(np.float32(quad), (float(o.center[0]), float(o.center[1])), False) >= 0]
                 key = "other" if not hit else "unknown" if hit[0].face == "unknown" else "named"
                 left_out[key] += 1
     return dict(style=style, dice=n, frames=len(seeds), enrol_s=enrol_s, counts=total,

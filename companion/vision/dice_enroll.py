@@ -33,7 +33,7 @@ from companion.vision.imageio import IMAGE_SUFFIXES, read_image
 #: Side of the canonical face the enrolment images are brought to before making variants, px.
 CANON = 96
 _SQUARE = np.array([[0, 0], [CANON, 0], [CANON, CANON], [0, CANON]], np.float32)
-_N_AUG = 8  # augmented templates per example image, besides the clean one
+_N_AUG = 16  # augmented templates per example image, besides the clean one
 _N_CAL = 24  # held-out variants per example image for the levels
 _SURE_PERCENTILE = 25  # of the genuine whole-face scores, the sure level...
 _SURE_GAP = 0.05  # ... or this over the best impostor score, whichever is higher
@@ -48,7 +48,8 @@ def _canonical(image: np.ndarray) -> np.ndarray:
     return cv2.resize(image, (CANON, CANON), interpolation=cv2.INTER_AREA)
 
 
-def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: float) -> list[tuple[np.ndarray, np.ndarray]]:
+def _variants(canon: np.ndarray, rng: np.random.Generator, n: int,
+              strength: float) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n`` views of a canonical face as the camera might see it on the table: 36–80 px a side,
     focus blur, brightness, colour cast, a light gradient, sensor noise and a JPEG round trip,
     each with the quad the finder might give (turned, scaled, shifted, corners a little off).

@@ -301,7 +301,8 @@ class DiceSet:
             if f not in self._face_banks:
                 cols = np.nonzero(self.template_face == f)[0]
                 m = len(self.template_face)
-                self._face_banks[f] = np.ascontiguousarray(self._bank[:, np.concatenate([cols + k * m for k in range(4)])])
+                turns = np.concatenate([cols + k * m for k in range(4)])
+                self._face_banks[f] = np.ascontiguousarray(self._bank[:, turns])
             s = (desc[rows] @ self._face_banks[f]).max(axis=1)
             over = np.clip((self.body_distance(body[rows])[:, f] - BODY_OK) / (BODY_BAD - BODY_OK), 0.0, 1.0)
             out[rows] = s - over * (s + 1.0)

@@ -1,13 +1,15 @@
-"""The fine look at one die's top face: where two faces are alike, or a face is not sure.
+"""The close look at one die's top face: where two faces are alike, or a face is not sure.
 
-The whole-face descriptor of :mod:`companion.vision.dice_icons` is small (24 px) and its quad may
-be a pixel or two off, so faces that differ in one icon (``maki*2`` and ``maki*3``) or in a
-small mark (a salmon or a squid topping) can score alike, and a face the user never enrolled can
-score nearly as well as an enrolled face it resembles. So the uncertain dice are looked at again:
-at ``FINE`` px, the query aligned to each candidate face's own clean art by the best shift
-(± ``FINE_PAD`` px, ``cv2.matchTemplate``, normalised correlation coefficient), a small turn
-(``FINE_ANGLES``) and scale (``FINE_SCALES``). Aligned, a face matches its own art at about 0.9 whatever the blur, and another
-face's art markedly less: the eye, too, looks closer where it is unsure.
+The whole-face descriptor of :mod:`companion.vision.dice_faces` is small (24 px) and its quad may
+be a pixel or two off, so faces that differ in one icon (``maki*2`` and ``maki*3``) or in a small
+mark (a salmon or a squid topping) can score alike, and a face the user never enrolled can score
+nearly as well as an enrolled face it resembles. So the uncertain dice are looked at again: at
+``FINE`` px, the query aligned to each candidate face's own clean art by the best shift
+(± ``FINE_PAD`` px, ``cv2.matchTemplate``, normalised correlation coefficient) and scale
+(``FINE_SCALES``; small turns, ``FINE_ANGLES``, can be tried too: a found square's turn is
+good to a degree or two). Aligned, a face matches its own art closely
+whatever the blur, and another face's art markedly less: the eye, too, looks closer where it is
+unsure.
 
 Source: ``cv2.matchTemplate`` ``TM_CCOEFF_NORMED`` (zero-normalised cross-correlation over every
 shift; J. P. Lewis, "Fast Normalized Cross-Correlation", Vision Interface 1995).
@@ -22,7 +24,8 @@ import numpy as np
 FINE = 40
 #: Shift search, px each way.
 FINE_PAD = 3
-#: Small turns (degrees) and scales tried: a quad's turn and size can be a little off.
+#: Small turns (degrees) and scales tried: a quad's size can be a little off (its turn, from the
+#: found square's edges, is good to a degree or two: more turns cost time and gained nothing here).
 FINE_ANGLES = (0.0,)
 FINE_SCALES = (0.94, 1.0, 1.06)
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
 from companion.vision.dice_faces import (
-    PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe_and_body, die_of, face_patch,
+    LOOKALIKE_BAND, PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe_and_body, die_of, face_patch,
 )
 from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
@@ -74,8 +74,8 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
             # The patch shows the art turned ``turn`` quarter turns counter-clockwise, so the art's
             # top-left corner is the patch's corner 4 − turn (corners run clockwise from its top-left).
             quad = np.roll(q, -((4 - r.turn) % 4), axis=0)
-            known = r.face != UNKNOWN
-            out.append(DieObservation(r.face, r.confidence, _pts(quad), dice.dice[dice.faces.index(r.face)] if known else None))
+            die = dice.dice[dice.faces.index(r.face)] if r.face != UNKNOWN else None
+            out.append(DieObservation(r.face, r.confidence, _pts(quad), die))
     done = {t.group for t in readable}
     for t in tops:
         if t.partial and t.group not in done:
@@ -140,23 +140,29 @@ _QUICK_SLACK = 0.05
 REFINE_STEPS = (0.04, 0.02)
 _REFINE_ITERATIONS = 2
 _REFINE_SLACK = 0.02  # a quad scoring within this of its face's sure level is left as it is
+_MOVES = 8  # shifts along x and y, scalings and turns, each way
 
 
 def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[np.ndarray]:
-    """Quads whose best face does not score its sure level, moved to where it scores best.
+    """Quads whose best face does not score its sure level, or has a rival within
+    ``LOOKALIKE_BAND``, moved to where it scores best.
 
     The finder's square can be a few percent off in place and size (a printed frame near the
     edge, a side face lit nearly as well as the top), and at 40 px that is enough to blur the
     difference between two faces. So each such quad is moved (coordinate ascent of the
-    whole-face score of its best face, :meth:`DiceSet.match`): shifted along each image axis and
-    scaled about its centre by ``REFINE_STEPS`` of its side, while the score improves.
+    whole-face score of its best face, :meth:`DiceSet.match`): shifted along each image axis,
+    scaled about its centre and turned, each by ``REFINE_STEPS`` of its side, while the score
+    improves.
     """
     quads = [np.asarray(q, np.float64) for q in quads]
     patches = np.stack([face_patch(image, q) for q in quads])
     scores, _ = dice.match(*describe_and_body(patches))
     best = scores.argmax(axis=1)
     current = scores[np.arange(len(quads)), best]
-    active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
+    rival = np.sort(scores, axis=1)[:, -2] if scores.shape[1] > 1 else np.full(len(quads), -1.0)
+    # Not sure, or another face close: either way the close look will need the quad right.
+    active = [i for i in range(len(quads))
+              if current[i] < dice.sure[best[i]] - _REFINE_SLACK or rival[i] >= current[i] - LOOKALIKE_BAND]
     for step in REFINE_STEPS:
         moving = list(active)
         for _ in range(_REFINE_ITERATIONS):
@@ -169,11 +175,14 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
                 d = step * float(np.linalg.norm(q[1] - q[0]))
                 cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
                 cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
+                for t in (1.41 * step, -1.41 * step):  # a turn that moves the corners by the step
+                    r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+                    cands.append((i, c + (q - c) @ r.T))
             patches = np.stack([face_patch(image, q) for _, q in cands])
             sc = dice.face_score(*describe_and_body(patches), best[[i for i, _ in cands]])
             still = []
             for j, i in enumerate(moving):
-                k = 6 * j + int(np.argmax(sc[6 * j:6 * j + 6]))
+                k = _MOVES * j + int(np.argmax(sc[_MOVES * j:_MOVES * (j + 1)]))
                 if sc[k] > current[i] + 1e-3:
                     current[i] = sc[k]
                     quads[i] = cands[k][1]
