@@ -147,23 +147,24 @@ def describe(patches: np.ndarray) -> np.ndarray:
         (N, 3·PATCH²) float32, rows zero-mean per channel and of unit length (a flat patch gives a
         zero row, which correlates 0 with everything).
     """
-    return describe_and_body(patches)[0]
+    return describe_and_body(patches, body=False)[0]
 
 
-def describe_and_body(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`describe` and :func:`body_colour` of the same patches, converting them to Lab once."""
+def describe_and_body(patches: np.ndarray, body: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`describe` and :func:`body_colour` of the same patches, converting them to Lab once
+    (``body`` False: the descriptors alone, and None)."""
     patches = np.asarray(patches)
     n = patches.shape[0]
     if n == 0:
         return np.zeros((0, 3 * PATCH * PATCH), np.float32), np.zeros((0, 3), np.float32)
     lab = _lab(patches)
-    body = np.median(lab[:, _RING_MASK], axis=1).astype(np.float32)
+    colour = np.median(lab[:, _RING_MASK], axis=1).astype(np.float32) if body else None
     flat = lab.reshape(n, PATCH * PATCH, 3)
     mean = _MASK_FLAT @ flat / _MASK_SUM  # (N, 3) masked channel means
     d = (flat - mean[:, None, :]) * _MASK_W  # (N, P², 3): masked, chroma weighted
     d = np.ascontiguousarray(d.transpose(0, 2, 1)).reshape(n, -1)  # channel-major: (N, 3·P²)
     norm = np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
-    return d / np.maximum(norm, 1e-6), body
+    return d / np.maximum(norm, 1e-6), colour
 
 
 def body_colour(patches: np.ndarray) -> np.ndarray:
@@ -324,20 +325,24 @@ class DiceSet:
         # ``turn``: the art turned that many quarter turns counter-clockwise is what the query shows.
         return aligned_score(query, self._turned[face][turn])
 
-    def read(self, image: np.ndarray, quads: list[np.ndarray]) -> list[FaceReading]:
+    def read(self, image: np.ndarray, quads: list[np.ndarray],
+             described: tuple[np.ndarray, np.ndarray] | None = None) -> list[FaceReading]:
         """Name the top face in each quad (module doc, "Deciding").
 
         Args:
             image: (H, W, 3) uint8 BGR.
             quads: (4, 2) float px each, clockwise.
+            described: the quads' (N, D) descriptors and (N, 3) body colours
+                (:func:`describe_and_body` of their :func:`face_patch`), if already made.
 
         Returns:
             One :class:`FaceReading` per quad.
         """
         if not quads:
             return []
-        patches = np.stack([face_patch(image, q) for q in quads])
-        scores, turn = self.match(*describe_and_body(patches))
+        if described is None:
+            described = describe_and_body(np.stack([face_patch(image, q) for q in quads]))
+        scores, turn = self.match(*described)
         return [self._decide(scores[i], turn[i], lambda q=q: fine_patch(image, q)) for i, q in enumerate(quads)]
 
     def _decide(self, scores: np.ndarray, turn: np.ndarray, query) -> FaceReading:

@@ -31,7 +31,8 @@ import numpy as np
 
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
 from companion.vision.dice_faces import (
-    LOOKALIKE_BAND, PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe_and_body, die_of, face_patch,
+    PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe, describe_and_body, die_of,
+    face_patch,
 )
 from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
@@ -68,8 +69,8 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
     readable = [t for t in tops if not t.partial]
     if readable:
         with one_blas_thread():
-            quads = _refine(image, _best_hypotheses(image, readable, dice), dice)
-            readings = dice.read(image, quads)
+            quads, desc, body = _refine(image, *_best_hypotheses(image, readable, dice), dice)
+            readings = dice.read(image, quads, described=(desc, body))
         for q, r in zip(quads, readings):
             # The patch shows the art turned ``turn`` quarter turns counter-clockwise, so the art's
             # top-left corner is the patch's corner 4 − turn (corners run clockwise from its top-left).
@@ -105,32 +106,40 @@ def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
     return [c + (quad - c) * s for s in SIZES] + [far + (quad - far) * s for s in SHRINKS]
 
 
-def _best_hypotheses(image: np.ndarray, tops: list, dice: DiceSet) -> list[np.ndarray]:
+def _best_hypotheses(image: np.ndarray, tops: list,
+                     dice: DiceSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
     every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
     enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``). The variants are tried only
     for a die whose hypotheses as found do not already come within ``_QUICK_SLACK`` of their best
-    face's sure level (whole-bank scores; centroid scores run about that much lower)."""
+    face's sure level (whole-bank scores; centroid scores run about that much lower).
+
+    Returns:
+        (the quads, their (N, D) descriptors, their (N, 3) body colours).
+    """
     nadir = np.array([image.shape[1] - 1, image.shape[0] - 1], np.float64) / 2
-    chosen: dict[int, tuple[float, np.ndarray]] = {}
+    chosen: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def score(cands: list[tuple[int, np.ndarray]], quick: bool = True) -> None:
         if not cands:
             return
         patches = np.stack([face_patch(image, q) for _, q in cands])
-        scores, _ = dice.match(*describe_and_body(patches), quick=quick)
-        for (g, q), row in zip(cands, scores):
+        desc, body = describe_and_body(patches)
+        scores, _ = dice.match(desc, body, quick=quick)
+        for (g, q), row, d, b in zip(cands, scores, desc, body):
             f = int(row.argmax())
             key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
             if g not in chosen or key > chosen[g][0]:
-                chosen[g] = (key, q)
+                chosen[g] = (key, q, d, b)
 
     score([(t.group, t.quad) for t in tops], quick=False)
-    unsure = {g for g, (key, _) in chosen.items() if key < -_QUICK_SLACK}
+    unsure = {g for g, (key, *_) in chosen.items() if key < -_QUICK_SLACK}
     for g in unsure:
-        chosen[g] = (chosen[g][0] - _QUICK_SLACK, chosen[g][1])  # on the centroids' lower scale
+        chosen[g] = (chosen[g][0] - _QUICK_SLACK,) + chosen[g][1:]  # on the centroids' lower scale
     score([(t.group, q) for t in tops if t.group in unsure for q in _quads_tried(t.quad, nadir)[1:]])
-    return [q.astype(np.float32) for _, q in chosen.values()]
+    kept = list(chosen.values())
+    quads = [q.astype(np.float32) for _, q, _, _ in kept]
+    return quads, np.stack([d for *_, d, _ in kept]), np.stack([b for *_, b in kept])
 
 
 _QUICK_SLACK = 0.05
@@ -143,9 +152,9 @@ _REFINE_SLACK = 0.02  # a quad scoring within this of its face's sure level is l
 _MOVES = 8  # shifts along x and y, scalings and turns, each way
 
 
-def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[np.ndarray]:
-    """Quads whose best face does not score its sure level, or has a rival within
-    ``LOOKALIKE_BAND``, moved to where it scores best.
+def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: np.ndarray,
+            dice: DiceSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Quads whose best face does not score its sure level, moved to where it scores best.
 
     The finder's square can be a few percent off in place and size (a printed frame near the
     edge, a side face lit nearly as well as the top), and at 40 px that is enough to blur the
@@ -153,16 +162,21 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
     whole-face score of its best face, :meth:`DiceSet.match`): shifted along each image axis,
     scaled about its centre and turned, each by ``REFINE_STEPS`` of its side, while the score
     improves.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quads: (4, 2) px each; ``desc``, ``body``: their (N, D) descriptors and (N, 3) body
+            colours (:func:`~companion.vision.dice_faces.describe_and_body`).
+
+    Returns:
+        (the quads, their descriptors, their body colours), moved ones described anew.
     """
     quads = [np.asarray(q, np.float64) for q in quads]
-    patches = np.stack([face_patch(image, q) for q in quads])
-    scores, _ = dice.match(*describe_and_body(patches))
+    scores, _ = dice.match(desc, body)
     best = scores.argmax(axis=1)
     current = scores[np.arange(len(quads)), best]
-    rival = np.sort(scores, axis=1)[:, -2] if scores.shape[1] > 1 else np.full(len(quads), -1.0)
-    # Not sure, or another face close: either way the close look will need the quad right.
-    active = [i for i in range(len(quads))
-              if current[i] < dice.sure[best[i]] - _REFINE_SLACK or rival[i] >= current[i] - LOOKALIKE_BAND]
+    active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
+    start = {i: quads[i] for i in active}
     for step in REFINE_STEPS:
         moving = list(active)
         for _ in range(_REFINE_ITERATIONS):
@@ -179,7 +193,8 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
                     r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
                     cands.append((i, c + (q - c) @ r.T))
             patches = np.stack([face_patch(image, q) for _, q in cands])
-            sc = dice.face_score(*describe_and_body(patches), best[[i for i, _ in cands]])
+            rows = [i for i, _ in cands]  # a small move leaves the body colour as it was
+            sc = dice.face_score(describe(patches), body[rows], best[rows])
             still = []
             for j, i in enumerate(moving):
                 k = _MOVES * j + int(np.argmax(sc[_MOVES * j:_MOVES * (j + 1)]))
@@ -188,7 +203,11 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], dice: DiceSet) -> list[n
                     quads[i] = cands[k][1]
                     still.append(i)
             moving = still
-    return [q.astype(np.float32) for q in quads]
+    moved = [i for i in active if np.abs(quads[i] - start[i]).max() > 0]
+    if moved:
+        desc, body = desc.copy(), body.copy()
+        desc[moved], body[moved] = describe_and_body(np.stack([face_patch(image, quads[i]) for i in moved]))
+    return [q.astype(np.float32) for q in quads], desc, body
 
 
 def _pts(quad: np.ndarray) -> tuple:
