@@ -39,7 +39,7 @@ _SURE_PERCENTILE = 25  # of the genuine whole-face scores, the sure level...
 _SURE_GAP = 0.05  # ... or this over the best impostor score, whichever is higher
 _SURE_RANGE = (0.5, 0.97)
 _FINE_PERCENTILE = 2  # of the genuine aligned scores ...
-_FINE_SLACK = 0.03  # ... less this, is the fine threshold
+_FINE_SLACK = 0.015  # ... less this, is the fine threshold
 _FINE_RANGE = (0.4, 0.9)
 
 

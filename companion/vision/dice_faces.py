@@ -23,8 +23,9 @@ Deciding (:meth:`DiceSet.read`)
 A face is taken at once when its score reaches its *sure* level and no other face scores within
 ``LOOKALIKE_BAND`` of it. Otherwise the candidates within the band are looked at closely
 (:mod:`companion.vision.dice_fine`: aligned to each candidate's own art at ``FINE`` px); the best
-must reach its own *fine threshold* and beat the next by ``FINE_MARGIN``, else the die is
-``"unknown"``: never the nearest face. Both levels are calibrated per face at enrolment
+must reach its own *fine threshold* (a little lower when its whole-face score was nearly sure:
+``FINE_RELAX``) and beat the next by ``FINE_MARGIN``, else the die is ``"unknown"``: never the
+nearest face. Both levels are calibrated per face at enrolment
 (:mod:`companion.vision.dice_enroll`).
 
 DICE.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
@@ -66,6 +67,9 @@ COARSE_FLOOR = 0.3
 LOOKALIKE_BAND = 0.15
 #: The close look must be won by this much (aligned correlation), else "unknown".
 FINE_MARGIN = 0.03
+#: A face whose whole-face score is within ``RELAX_WIDTH`` of its sure level needs up to
+#: ``FINE_RELAX`` less in the close look (linearly: all of it at the sure level).
+FINE_RELAX, RELAX_WIDTH = 0.05, 0.1
 #: Body colour: the Lab chroma distance between a die's body and a face's, over
 #: ``BODY_SCALE + BODY_SCALE_REL · |face chroma|`` (a colour cast moves a saturated colour further
 #: than a grey one), at or below which the body is the face's (1) and above which it is not (2);
@@ -362,7 +366,10 @@ class DiceSet:
         win = int(close[order[0]])
         f_top = float(fine[order[0]])
         second = float(fine[order[1]]) if len(order) > 1 else -1.0
-        thr = self.fine_thresholds[win]
+        # Both looks are evidence: a whole-face score near the face's sure level lowers the close
+        # look's threshold a little (by up to ``FINE_RELAX``, from ``RELAX_WIDTH`` below sure).
+        near_sure = np.clip((scores[win] - self.sure[win] + RELAX_WIDTH) / RELAX_WIDTH, 0.0, 1.0)
+        thr = self.fine_thresholds[win] - FINE_RELAX * near_sure
         if f_top >= thr and f_top - second >= FINE_MARGIN:
             p = 1.0 / np.exp((fine - f_top) / _SOFTMAX_T).sum()
             ramp = np.clip(0.5 + 0.5 * (f_top - thr) / _RAMP, 0, 1)

@@ -35,10 +35,12 @@ one ``group`` per die); the reader keeps the one that best matches the enrolled 
    row, or a top with a bit of a side face flooded onto it). A square inside a larger one of
    another colour (a white icon on a green die) is an icon, not a die.
 5. **Side faces taken in.** A side face lit nearly as well as the top can be taken in; side faces
-   show between a top and the nadir (a pinhole camera sees a die's top displaced away from it),
-   so smaller squares in the far corner are offered too (``TRIMS``), but only where what they
-   leave out is darker, a side face (:func:`_darker_beyond`): cutting off part of a top could cut
-   off an icon (three maki read as two).
+   show between a top and the nadir (a pinhole camera sees a die's top displaced away from it).
+   A found rectangle that is not quite square is also offered cut square at its end away from
+   the nadir, and at its mean side (:func:`_squared`); smaller squares in the far corner are
+   offered too (``TRIMS``), but only where what they leave out is darker, a side face
+   (:func:`_darker_beyond`): cutting off much of a top could cut off an icon (three maki read as
+   two).
 6. **Cut by the frame.** A bright part running into the image border is a die partly outside the
    photo: reported (``partial``), not read.
 
@@ -323,25 +325,34 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
     return out
 
 
-def _trimmed(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
-    """Smaller squares inside a found square or near-square rectangle ``sq`` (4, 2), on its side
-    away from the camera's ``nadir`` (``TRIMS``): the rectangle cut to a square along its long
-    side, and the square shrunk towards its corner farthest from the nadir. Side faces show
-    between a die's top and the nadir, so that is where a top that took in a side face is."""
+def _squared(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
+    """Squares for a found rectangle ``sq`` (4, 2) that is not quite square (sides more than
+    ``_SQUARE_TOL`` apart; a top face is square): cut to its short side at the end away from the
+    camera's ``nadir`` (side faces show between a die's top and the nadir, so a top that took in
+    a side face lies there), and as wide as it is on average, about its centre. [] for a square."""
     c = sq.mean(axis=0)
     e1, e2 = sq[1] - sq[0], sq[2] - sq[1]
     l1, l2 = float(np.linalg.norm(e1)), float(np.linalg.norm(e2))
-    out = []
-    if max(l1, l2) > 1.06 * min(l1, l2):
-        u, long_, short = (e1 / l1, l1, l2) if l1 > l2 else (e2 / l2, l2, l1)
-        v = np.array([-u[1], u[0]])
-        sign = 1.0 if float((c - nadir) @ u) >= 0 else -1.0
-        c2 = c + sign * u * (long_ - short) / 2
-        out.append(np.array([c2 + (a * u + b_ * v) * short / 2 for a, b_ in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
-                            np.float32))
+    if max(l1, l2) <= _SQUARE_TOL * min(l1, l2):
+        return []
+    u, long_, short = (e1 / l1, l1, l2) if l1 > l2 else (e2 / l2, l2, l1)
+    v = np.array([-u[1], u[0]])
+    sign = 1.0 if float((c - nadir) @ u) >= 0 else -1.0
+    corners = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    cut = c + sign * u * (long_ - short) / 2
+    mean = (long_ + short) / 2
+    return [np.array([cut + (a * u + b_ * v) * short / 2 for a, b_ in corners], np.float32),
+            np.array([c + (a * u + b_ * v) * mean / 2 for a, b_ in corners], np.float32)]
+
+
+_SQUARE_TOL = 1.04
+
+
+def _trimmed(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
+    """Smaller squares inside a found square ``sq`` (4, 2), shrunk (``TRIMS``) towards its corner
+    farthest from the camera's ``nadir``: where a top that took in side faces on two sides is."""
     far = sq[int(np.argmax(np.linalg.norm(sq - nadir, axis=1)))]
-    out += [(far + (sq - far) * t).astype(np.float32) for t in TRIMS]
-    return out
+    return [(far + (sq - far) * t).astype(np.float32) for t in TRIMS]
 
 
 def _darker_beyond(b: np.ndarray, body: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
@@ -529,8 +540,8 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
                 for sq, parent in _squares(parts, side_range):
                     if parent is not None and not _darker_beyond(b, body, sq, parent):
                         continue
-                    cands = [sq] + [t for t in _trimmed(sq, nadir)
-                                    if _side(t) >= side_range[0] and _darker_beyond(b, body, t, sq)]
+                    cands = [sq] + _squared(sq, nadir) + [
+                        t for t in _trimmed(sq, nadir) if _side(t) >= side_range[0] and _darker_beyond(b, body, t, sq)]
                     squares += [((c + [x0, y0]).astype(np.float32), k) for c in cands]
                     c = sq.mean(axis=0)
                     cv2.fillConvexPoly(covered, np.round(c + (sq - c) * 1.6).astype(np.int32), 1)

@@ -23,11 +23,11 @@ import numpy as np
 #: Side of the fine patch, px (about the smallest face's own resolution).
 FINE = 40
 #: Shift search, px each way.
-FINE_PAD = 3
+FINE_PAD = 4
 #: Small turns (degrees) and scales tried: a quad's size can be a little off (its turn, from the
 #: found square's edges, is good to a degree or two: more turns cost time and gained nothing here).
 FINE_ANGLES = (0.0,)
-FINE_SCALES = (0.94, 1.0, 1.06)
+FINE_SCALES = (0.88, 0.94, 1.0, 1.06)
 
 _INSET = 0.06  # as the coarse patch (dice_icons._INSET): the rim and quad errors left out
 _CHROMA = 0.8  # a/b relative to L
