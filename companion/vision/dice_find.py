@@ -32,7 +32,8 @@ one ``group`` per die); the reader keeps the one that best matches the enrolled 
    (``cv2.minAreaRect``); pieces whose joint hull is a square are joined; a rectangle about n
    times as long as wide (touching dice whose tops merged) is cut into n squares; any other
    region gives a square at each of its cores (distance-transform peaks: touching tops not in a
-   row, or a top with a bit of a side face flooded onto it). A square inside a larger one of
+   row, or a top with a bit of a side face flooded onto it) and, with one core, its rectangle
+   cut square (step 5). A square inside a larger one of
    another colour (a white icon on a green die) is an icon, not a die.
 5. **Side faces taken in.** A side face lit nearly as well as the top can be taken in; side faces
    show between a top and the nadir (a pinhole camera sees a die's top displaced away from it).
@@ -93,7 +94,7 @@ SIDE_RANGE = (28.0, 160.0)
 SQUARE_ASPECT = 1.3
 #: ... and the hull fills at least this fraction of the rectangle, and the region itself (icons
 #: cut into its outline) ``SOLID_MIN`` of it.
-SQUARE_FILL = 0.82
+SQUARE_FILL = 0.78
 SOLID_MIN = 0.5
 #: The smallest face the reader is made for, working px (issue #7: 40 px, less a margin);
 #: quarter-size blobs smaller than ``_MIN_BLOB`` of it are noise.
@@ -277,8 +278,9 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
     Icons can cut a face's bright body in two (three maki on the diagonal), so parts whose
     joint convex hull is a square are joined, nearest first; a part that is a row of squares
     (touching dice whose tops merged) is cut up (:func:`_row_of_squares`); a part that is neither
-    gives its core squares (:func:`_core_squares`). Returns ((4, 2) float32 corners, crop px; for a
-    core square the part's contour, else None)."""
+    gives its core squares (:func:`_core_squares`) and, with one core, its rectangle. Returns
+    ((4, 2) float32 corners, crop px; for a core square the part's contour, for the rectangle
+    ``_RECT``, else None)."""
     area = [float(cv2.contourArea(p)) for p in parts]
     groups = [[i] for i in range(len(parts))]
     pts = [p.reshape(-1, 2).astype(np.float32) for p in parts]
@@ -322,7 +324,19 @@ def _squares(parts: list[np.ndarray], side_range: tuple[float, float]) -> list[t
             cores = _core_squares(parts[g[0]], side_range) if not row else []
             # One core: the rest is a side face's (checked by the caller); several: other dice.
             out += [(sq, None) for sq in row] + [(c, parts[g[0]] if len(cores) == 1 else None) for c in cores]
+            if len(cores) == 1:
+                # A top with a lit side face flooded onto it along one side: its rectangle, which
+                # the caller only offers cut square (:func:`_squared`).
+                rect = cv2.minAreaRect(cv2.convexHull(pts[g[0]]))
+                lo, hi = min(rect[1]), max(rect[1])
+                if side_range[0] <= lo and hi <= _LONG_RECT * lo:
+                    out.append((cv2.boxPoints(rect).astype(np.float32), _RECT))
     return out
+
+
+#: A region up to this long for its width may be a top and a side face (:func:`_squares`).
+_LONG_RECT = 1.8
+_RECT = np.zeros((0, 1, 2), np.int32)  # marks a rectangle offered only cut square
 
 
 def _squared(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
@@ -538,6 +552,9 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[
                 if levels is SEED_LEVELS[0]:
                     cut += [(box + [x0, y0], k) for box in _cut_tops(parts, (x0, y0), (w, h), side_range)]
                 for sq, parent in _squares(parts, side_range):
+                    if parent is _RECT:
+                        squares += [((c + [x0, y0]).astype(np.float32), k) for c in _squared(sq, nadir)]
+                        continue
                     if parent is not None and not _darker_beyond(b, body, sq, parent):
                         continue
                     cands = [sq] + _squared(sq, nadir) + [
