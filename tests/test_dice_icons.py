@@ -188,8 +188,12 @@ def test_missing_corrupt_or_foreign_dice_files_are_clear_errors(tmp_path, dice_o
         DiceSet.load(tmp_path / "nope.npz")
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"PK\x03\x04 this is not a zip archive")
-    with pytest.raises(DiceError, match="bad.npz: not a readable dice file"):
+    with pytest.raises(DiceError, match="bad.npz: not a dice file .not an .npz archive"):
         DiceSet.load(bad)
+    text = tmp_path / "notes.npz"
+    text.write_text("maki*2 maki*3")
+    with pytest.raises(DiceError, match="notes.npz: not a dice file .not an .npz archive"):
+        DiceSet.load(text)
     deck = tmp_path / "DECK.npz"
     _npz(deck, format=np.array("companion-deck"), version=np.array(1))
     with pytest.raises(DiceError, match="DECK.npz: not a dice file"):
@@ -246,3 +250,44 @@ def test_cli_read_with_a_foreign_dice_file_exits_2(tmp_path, capsys):
     cv2.imwrite(str(photo), np.zeros((40, 40, 3), np.uint8))
     assert main(["read", "dice", "--kind", "sushi-roll", "--dice", str(foreign), str(photo)]) == 2
     assert "not a dice file" in capsys.readouterr().err
+
+
+def test_a_dice_field_of_the_wrong_kind_is_a_named_error(tmp_path, dice_ours):
+    path = tmp_path / "DICE.npz"
+    dice_ours.save(path)
+    with np.load(path, allow_pickle=False) as z:
+        fields = {k: z[k] for k in z.files}
+    fields["body"] = np.array(["red"] * len(fields["body"]))
+    _npz(tmp_path / "odd.npz", **fields)
+    with pytest.raises(DiceError, match="odd.npz: malformed dice field"):
+        DiceSet.load(tmp_path / "odd.npz")
+
+
+def test_a_blank_enrolment_picture_is_refused(tmp_path):
+    import cv2
+
+    from companion.vision.dice_icons import enroll_dice_folder
+
+    (tmp_path / "maki").mkdir()
+    cv2.imwrite(str(tmp_path / "maki" / "scan.png"), np.full((64, 64, 3), 128, np.uint8))
+    with pytest.raises(DiceError, match="scan.png: the picture is blank"):
+        enroll_dice_folder(tmp_path)
+
+
+def test_small_dice_in_a_big_photo_are_found(dice_ours):
+    """Faces of 40–80 px in a 4032×3024 phone-sized photo: 13–25 px at the usual working size."""
+    scene = _scene(906, "ours", n=8)
+    big = np.empty((3024, 4032, 3), np.uint8)
+    big[:] = np.median(scene.image.reshape(-1, 3), axis=0).astype(np.uint8)
+    big[1000:1960, 1400:2680] = scene.image
+    found = read_icon_dice(big, dice_ours)
+    truth = [(f, q + np.array([1400, 1000])) for _, f, q in scene.dice]
+    right = sum(1 for o in found for f, q in truth
+                if o.face == f and cv2.pointPolygonTest(np.float32(q), o.center, False) >= 0)
+    assert right >= 7
+
+
+def test_a_photo_must_be_uint8(dice_ours):
+    with pytest.raises(ValueError, match="uint8"):
+        read_icon_dice(np.zeros((40, 40, 3), np.float32), dice_ours)
+    assert read_icon_dice(np.zeros((0, 0, 3), np.uint8), dice_ours) == []

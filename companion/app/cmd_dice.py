@@ -56,9 +56,10 @@ def _reader(args: argparse.Namespace):
         dice = DiceSet.load(args.dice)
     except DiceError as exc:
         return str(exc)
-    from companion.vision.dice_find import WORK_SIDE
+    from companion.vision.dice_icons import LARGE_WORK_SIDE
 
-    return (lambda img: read_icon_dice(img, dice)), lambda o: o.to_json_icon(), WORK_SIDE
+    # Decoded up to the size the reader may search again at for small dice in a big photo.
+    return (lambda img: read_icon_dice(img, dice)), lambda o: o.to_json_icon(), LARGE_WORK_SIDE
 
 
 def _in_original_px(o, scale: float, to_original_px):

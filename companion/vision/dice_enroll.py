@@ -28,7 +28,7 @@ from companion.vision.dice_faces import (
     UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, face_patch,
 )
 from companion.vision.dice_fine import fine_patch
-from companion.vision.imageio import IMAGE_SUFFIXES, read_image
+from companion.vision.imageio import IMAGE_SUFFIXES, read_working
 
 #: Side of the canonical face the enrolment images are brought to before making variants, px.
 CANON = 96
@@ -163,6 +163,26 @@ def enroll_dice_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> 
     return dice
 
 
+#: The longest side at which an enrolment picture is kept, px: far above the face templates' sizes.
+ENROL_MAX_SIDE = 512
+#: The least grey-level spread (standard deviation) of an enrolment picture: a blank or flat
+#: picture holds no face.
+MIN_EXAMPLE_SPREAD = 4.0
+
+
+def _checked_example(f: Path) -> np.ndarray:
+    """The enrolment picture ``f``, (h, w, 3) uint8 BGR with its long side ≤ ``ENROL_MAX_SIDE``.
+
+    Raises:
+        ImageReadError: unreadable, or over the pixel budget.
+        DiceError: the picture is blank (no face can be in it).
+    """
+    img = read_working(f, ENROL_MAX_SIDE).image
+    if float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < MIN_EXAMPLE_SPREAD:
+        raise DiceError(f"{f}: the picture is blank (one flat colour): no die face in it")
+    return img
+
+
 def enroll_dice_folder(folder: Path | str, seed: int = 0) -> DiceSet:
     """Enrol the dice from ``folder/<face>/<image>`` (the sub-folder name is the face name).
 
@@ -194,7 +214,8 @@ def enroll_dice_folder(folder: Path | str, seed: int = 0) -> DiceSet:
         if not files:
             raise DiceError(f"{d}: no images for face {d.name!r} "
                             f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
-        examples[d.name] = [read_image(f) for f in files]
+        # Held at a bounded size (a phone photo of a die is 12–48 MP; a Pi may have 1 GB).
+        examples[d.name] = [_checked_example(f) for f in files]
     return enroll_dice_images(examples, seed=seed)
 
 

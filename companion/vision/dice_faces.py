@@ -46,6 +46,8 @@ DICE.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 
 from __future__ import annotations
 
+import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -409,9 +411,20 @@ class DiceSet:
     def save(self, path: Path | str) -> None:
         """Write the dice as DICE.npz (format in the module doc).
 
+        Written to ``PATH.part`` first and then renamed over ``path``, so a failed write never
+        leaves a broken DICE.npz where a good one was.
+
         Raises:
             OSError: the file cannot be written.
         """
+        part = Path(f"{path}.part")
+        try:
+            self._write(part)
+            os.replace(part, path)
+        finally:
+            part.unlink(missing_ok=True)
+
+    def _write(self, path: Path) -> None:
         with open(path, "wb") as fh:  # a file object stops numpy appending ".npz" to the name
             np.savez_compressed(
                 fh,
@@ -439,17 +452,19 @@ class DiceSet:
                 not use. Names the file.
         """
         p = Path(path)
+        if not p.exists():
+            raise DiceError(f"{p}: dice file not found")
+        if p.is_dir():
+            raise DiceError(f"{p}: is a directory, not a dice file")
+        if not zipfile.is_zipfile(p):  # a .npy, a pickle, a text file: say so, not numpy's advice
+            raise DiceError(f"{p}: not a dice file (not an .npz archive; enrol dice with "
+                            f"'companion enroll --dice DIR')")
         try:
             with np.load(p, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
-        except FileNotFoundError:
-            raise DiceError(f"{p}: dice file not found") from None
-        except IsADirectoryError:
-            raise DiceError(f"{p}: is a directory, not a dice file") from None
-        except AttributeError:  # np.load gave a plain array (a .npy file): no context manager
-            raise DiceError(f"{p}: not a dice file (a single array, not an .npz archive)") from None
-        except Exception as exc:  # zipfile/pickle/ValueError/EOFError: all mean "not a dice file"
-            raise DiceError(f"{p}: not a readable dice file ({type(exc).__name__}: {exc})") from None
+        except Exception as exc:  # zipfile/ValueError/EOFError/an object array: not a dice file
+            why = "holds Python objects, which are never loaded" if "pickle" in str(exc) else f"{type(exc).__name__}: {exc}"
+            raise DiceError(f"{p}: not a readable dice file ({why})") from None
         try:
             fmt = data["format"]
             if fmt.shape != () or str(fmt) != FORMAT_NAME:
@@ -475,7 +490,10 @@ class DiceSet:
             raise DiceError(f"{p}: dice file lacks field {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
             raise DiceError(f"{p}: malformed dice field: {exc}") from None
-        _check(p, faces, templates, tf, fine, ff, sure, fine_thr, body, examples)
+        try:
+            _check(p, faces, templates, tf, fine, ff, sure, fine_thr, body, examples)
+        except (TypeError, ValueError) as exc:  # a field of the wrong kind (text where numbers go)
+            raise DiceError(f"{p}: malformed dice field: {exc}") from None
         return cls(faces, templates, tf, sure, fine, ff, fine_thr, body.astype(np.float32), examples)
 
 

@@ -489,21 +489,23 @@ def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndar
     return [c for c in cnts if cv2.contourArea(c) >= _MIN_PART]
 
 
-def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours) -> list[TopFace]:
+def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours, *,
+                   work_side: int = WORK_SIDE) -> list[TopFace]:
     """Find the top faces of dice whose body colours are ``bodies`` (module doc).
 
     Args:
-        image: (H, W, 3) uint8 BGR, any size (photos larger than ``WORK_SIDE`` are searched
+        image: (H, W, 3) uint8 BGR, any size (photos larger than ``work_side`` are searched
             shrunk; quads are in this image's px).
         bodies: (K, 3) float BGR body colours (0..255) of the die types to look for, or their
             :class:`BodyColours` (made once per dice set).
+        work_side: the longest side searched, px; faces from ``SIDE_RANGE[0]`` px at that size.
 
     Returns:
         The top faces found, each with its quad (image px) and body colour index.
     """
     colours = bodies if isinstance(bodies, BodyColours) else BodyColours(bodies)
     h0, w0 = image.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h0, w0))
+    scale = min(1.0, work_side / max(h0, w0))
     img = image if scale == 1.0 else cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
                                                  interpolation=cv2.INTER_AREA)
     h, w = img.shape[:2]

@@ -19,14 +19,17 @@ centroid score) is kept; if even that is not sure, it is moved and scaled a litt
 face's score improves (:func:`_refine`). Then :meth:`DiceSet.read` names it. A die whose top face
 is cut by the photo's border is reported with face None (not read).
 
-The working size is bounded (``dice_find.WORK_SIDE``): a large photo is searched shrunk, but its
-dice are named from the photo itself, and every coordinate is in its pixels.
+The working size is bounded (``dice_find.WORK_SIDE``): a large photo is searched shrunk, and
+searched again at up to ``LARGE_WORK_SIDE`` when nothing was found (small dice in a big photo); its
+dice are named from the image given, and every coordinate is in its pixels. (``companion read dice``
+decodes a photo at most ``LARGE_WORK_SIDE`` px long.)
 """
 
 from __future__ import annotations
 
 import time
 
+import cv2
 import numpy as np
 
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
@@ -34,8 +37,14 @@ from companion.vision.dice_faces import (
     PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe, describe_and_body, die_of,
     face_patch,
 )
+from companion.vision.dice_find import WORK_SIDE
 from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
+
+
+#: The longest side searched again when nothing was found at ``WORK_SIDE``, px: a 40 px face in
+#: a 12 MP phone photo is then 38 px, above the finder's smallest face (``SIDE_RANGE``).
+LARGE_WORK_SIDE = 3 * WORK_SIDE
 
 
 def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = None) -> list[DieObservation]:
@@ -52,6 +61,9 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
         timings: if given, filled with ``find_ms`` (finding the top faces) and ``classify_ms``
             (choosing each die's quad and naming its face), wall-clock ms, for benchmarks.
 
+    Raises:
+        ValueError: ``image`` is not a uint8 array of 1, 3 or 4 channels.
+
     Returns:
         One :class:`DieObservation` per die found, in reading order (top to bottom, left to
         right): ``face`` an enrolled face name, ``"unknown"`` (no enrolled face matches; ``die``
@@ -61,9 +73,22 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
     from companion.vision.blas import one_blas_thread
     from companion.vision.dice_find import find_top_faces
 
+    image = np.asarray(image)
+    if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
+        raise ValueError(f"read_icon_dice: a photo is an (H, W, 3) uint8 BGR array, not {image.dtype} {image.shape}")
+    if image.size == 0:
+        return []
+    if image.ndim == 2 or image.shape[2] == 1:
+        image = cv2.cvtColor(image.reshape(image.shape[:2]), cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = np.ascontiguousarray(image[:, :, :3])
     t0 = time.perf_counter()
     colours, body_die = dice.body_colours()
     tops = find_top_faces(image, colours)
+    if not tops and max(image.shape[:2]) > WORK_SIDE:
+        # Nothing at the usual working size: small dice in a big photo (faces of 40 px in a
+        # 4032 px phone photo are 13 px at 1280). Search again at up to 3 × the size.
+        tops = find_top_faces(image, colours, work_side=min(max(image.shape[:2]), LARGE_WORK_SIDE))
     t1 = time.perf_counter()
     out: list[DieObservation] = []
     readable = [t for t in tops if not t.partial]
