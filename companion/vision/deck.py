@@ -129,13 +129,19 @@ class Classification:
     scores: np.ndarray | None = field(default=None, repr=False, compare=False)  # (L,) per-label ZNCC
 
 
-def _corner_mask() -> np.ndarray:
-    m = np.ones((PATCH_H, PATCH_W), np.float32)
-    for y in range(_CORNER):
-        for x in range(_CORNER - y):
-            for yy, xx in ((y, x), (y, PATCH_W - 1 - x), (PATCH_H - 1 - y, x), (PATCH_H - 1 - y, PATCH_W - 1 - x)):
+def corner_mask(h: int, w: int, corner: int) -> np.ndarray:
+    """(h, w) float32 weights, 0 in a triangle of ``corner`` px legs at each corner, else 1: a
+    card's or a die's rounded corner shows the table there, which must not count."""
+    m = np.ones((h, w), np.float32)
+    for y in range(corner):
+        for x in range(corner - y):
+            for yy, xx in ((y, x), (y, w - 1 - x), (h - 1 - y, x), (h - 1 - y, w - 1 - x)):
                 m[yy, xx] = 0.0
     return m
+
+
+def _corner_mask() -> np.ndarray:
+    return corner_mask(PATCH_H, PATCH_W, _CORNER)
 
 
 _MASK = _corner_mask()

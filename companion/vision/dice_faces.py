@@ -55,6 +55,7 @@ import cv2
 import numpy as np
 
 from companion.rules.sushi_roll_dice import parse_face
+from companion.vision.deck import corner_mask
 from companion.vision.dice_fine import FINE, aligned_score, fine_patch, turned_templates
 
 DESCRIPTOR_VERSION = 1
@@ -93,12 +94,7 @@ class DiceError(ValueError):
 
 
 def _corner_mask() -> np.ndarray:
-    m = np.ones((PATCH, PATCH), np.float32)
-    for y in range(_CORNER):
-        for x in range(_CORNER - y):
-            for yy, xx in ((y, x), (y, PATCH - 1 - x), (PATCH - 1 - y, x), (PATCH - 1 - y, PATCH - 1 - x)):
-                m[yy, xx] = 0.0
-    return m
+    return corner_mask(PATCH, PATCH, _CORNER)
 
 
 _MASK = _corner_mask()
