@@ -317,6 +317,9 @@ def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: 
     return float(np.median(dists))
 
 
+#: The least squash (smaller / larger singular value) of a face fitted to pips that are not
+#: round: a top face in a blurred photo is square, a side face foreshortened.
+BLURRED_FACE_MIN_SQUASH = 0.75
 #: A one's face half-width per pip diameter, (min, max): a one's pip is large, about a third of
 #: the half-width (2.8 … 3.7 on the dev photos, 10th to 90th percentile), on some dice a half
 #: (1.8 on the simulated ones).
@@ -532,6 +535,12 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
             faces += _lone_faces(big, grad)
+    if len(g) < len(group) and 4 <= len(group) <= 6:
+        # Pips drawn out by motion blur are not round, but their centres still lie on a square
+        # face's layout; a side face's layout is foreshortened (its fit is squashed).
+        f = _fit(group, len(group))
+        if f is not None and f.residual < 0.1 and f.squash >= BLURRED_FACE_MIN_SQUASH:
+            faces.append(f)
     if 2 <= len(g) <= 3:
         faces += _placements(g)
     fitted = False
