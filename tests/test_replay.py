@@ -101,3 +101,16 @@ def test_screens_are_written_for_every_turn_and_the_end(tmp_path):
     pngs = sorted(screens.glob("*.png"))
     # one scoreboard per turn (unchanged ones skipped) plus the final screen
     assert len(outcomes) // 2 < len(pngs) <= len(outcomes) + 1
+
+
+@pytest.mark.parametrize("content", [b"[" * 100_000, b'{"players": NaN}', b"\xff\xfe not text", None])
+def test_a_broken_game_json_is_a_named_error(tmp_path, capsys, content):
+    fixture = tmp_path / "fx"
+    fixture.mkdir()
+    if content is None:
+        (fixture / "game.json").mkdir()  # a folder where the file should be
+    else:
+        (fixture / "game.json").write_bytes(content)
+    assert run(Namespace(fixture=str(fixture), json=False, screens=None)) == 2
+    err = capsys.readouterr().err
+    assert "game.json" in err and "Traceback" not in err

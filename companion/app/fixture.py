@@ -16,12 +16,12 @@ the rulebook by hand.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.rules.errors import MalformedGame
+from companion.rules.records import parse_record_json
 from companion.rules.sushi_go_state import SushiGoOptions
 
 
@@ -51,11 +51,15 @@ def load_fixture(folder: str | Path) -> Fixture:
     folder = Path(folder)
     path = folder / "game.json"
     try:
-        data = json.loads(path.read_text())
+        data = parse_record_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FixtureError(f"{path}: not found (a fixture folder holds game.json, deck.npz and frames/)") from None
-    except json.JSONDecodeError as exc:
-        raise FixtureError(f"{path}: not valid JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise FixtureError(f"{path}: not valid JSON: not UTF-8 text") from None
+    except OSError as exc:
+        raise FixtureError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except MalformedGame as exc:  # bad JSON, nested too deep, too long, NaN (rules.records)
+        raise FixtureError(f"{path}: {exc.problem}") from None
     if not isinstance(data, dict):
         raise FixtureError(f"{path}: must hold a JSON object")
     if data.get("game", "sushi-go") != "sushi-go":
