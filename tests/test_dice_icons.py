@@ -291,3 +291,19 @@ def test_a_photo_must_be_uint8(dice_ours):
     with pytest.raises(ValueError, match="uint8"):
         read_icon_dice(np.zeros((40, 40, 3), np.float32), dice_ours)
     assert read_icon_dice(np.zeros((0, 0, 3), np.uint8), dice_ours) == []
+
+
+def test_a_face_whose_body_colour_is_another_dies_is_refused(tmp_path):
+    import cv2
+
+    from companion.sim.dice import die_face
+    from companion.vision.dice_icons import enroll_dice_folder
+
+    for face in ("maki", "maki*2", "maki*3"):
+        (tmp_path / face).mkdir()
+        img = die_face("maki", face, 128, style="ours")
+        if face == "maki*2":  # a grey scan of a red die
+            img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        cv2.imwrite(str(tmp_path / face / "scan.png"), img)
+    with pytest.raises(DiceError, match="'maki\\*2': its body colour is far from the other maki faces"):
+        enroll_dice_folder(tmp_path)

@@ -25,7 +25,7 @@ import numpy as np
 
 from companion.rules.sushi_roll_dice import DICE_FILE, load_dice_faces
 from companion.vision.dice_faces import (
-    UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, face_patch,
+    UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, die_of, face_patch,
 )
 from companion.vision.dice_fine import fine_patch
 from companion.vision.imageio import IMAGE_SUFFIXES, read_working
@@ -155,12 +155,35 @@ def enroll_dice_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> 
             held += _variants(canon, rng, _N_CAL, 1.0)
             hlabel += [fi] * _N_CAL
     colours = np.stack([np.median(np.stack([c for f, c in body if f == fi]), axis=0) for fi in range(len(faces))])
+    _check_body_colours(faces, colours)
     counts = np.array([len(examples[f]) for f in faces], np.int64)
     n = len(faces)
     dice = DiceSet(faces, describe(np.stack(patches)), np.array(plabel, np.int64), np.ones(n),
                    np.stack(fine), np.array(ffine, np.int64), np.zeros(n), colours.astype(np.float32), counts)
     _calibrate(dice, held, np.array(hlabel))
     return dice
+
+
+#: The largest difference (CIE Lab distance) between the body colour of one face and the median of
+#: all faces of its die (three or more enrolled): every face of a die is printed on the same body, so a face far off
+#: is a picture of another die, or a grey scan, and would pull the die's colour off for the finder.
+MAX_BODY_DIFFERENCE = 30.0
+
+
+def _check_body_colours(faces: tuple[str, ...], colours: np.ndarray) -> None:
+    """Raise DiceError naming a face whose body colour (Lab, (F, 3)) is far from its die's others."""
+    dies = [die_of(f) for f in faces]
+    for die in sorted(set(dies)):
+        idx = [i for i, d in enumerate(dies) if d == die]
+        if len(idx) < 3:
+            continue  # with two faces there is no telling which one is off
+        typical = np.median(colours[idx], axis=0)  # the die's colour, whatever one face says
+        diffs = [float(np.linalg.norm(colours[i] - typical)) for i in idx]
+        i, diff = idx[int(np.argmax(diffs))], max(diffs)
+        if diff > MAX_BODY_DIFFERENCE:
+            raise DiceError(f"face {faces[i]!r}: its body colour is far from the other {die} faces' "
+                            f"(Lab distance {diff:.0f}, at most {MAX_BODY_DIFFERENCE:.0f}): a picture of "
+                            f"another die, or a grey scan? Every face of a die has the same body colour")
 
 
 #: The longest side at which an enrolment picture is kept, px: far above the face templates' sizes.
