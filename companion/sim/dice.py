@@ -41,7 +41,7 @@ import numpy as np
 from companion.rules.sushi_roll_dice import DICE_COUNTS, DICE_FILE, DieKind, load_dice_faces, parse_face
 from companion.sim import dice_art
 from companion.sim.dice_art import STYLES
-from companion.sim.table import ShotConditions, finish_shot, table_background
+from companion.sim.table import ShotConditions, clipped_box, finish_shot, table_background
 
 __all__ = [
     "DIE_SIZE_MM",
@@ -248,12 +248,10 @@ def _square(center: Sequence[float], size: float, rotation_deg: float) -> np.nda
 
 def _paste(canvas: np.ndarray, art: np.ndarray, mask: np.ndarray, quad: np.ndarray, gain: float, alpha: float) -> None:
     """Warp square ``art`` (with coverage ``mask``) onto ``quad`` (TL, TR, BR, BL) of ``canvas``, in place."""
-    H, W = canvas.shape[:2]
-    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if x0 >= x1 or y0 >= y1:
+    box = clipped_box(quad, canvas.shape, 1, 2)
+    if box is None:
         return
+    x0, y0, x1, y1 = box
     n = art.shape[0]
     src = np.float32([[-0.5, -0.5], [n - 0.5, -0.5], [n - 0.5, n - 0.5], [-0.5, n - 0.5]])
     try:
@@ -270,12 +268,10 @@ def _paste(canvas: np.ndarray, art: np.ndarray, mask: np.ndarray, quad: np.ndarr
 
 def _fill(canvas: np.ndarray, poly: np.ndarray, colour: np.ndarray, alpha: float) -> None:
     """Fill the convex polygon ``poly`` (px) with ``colour``, anti-aliased, in place."""
-    H, W = canvas.shape[:2]
-    x0, y0 = np.floor(poly.min(axis=0)).astype(int) - 1
-    x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 2
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if x0 >= x1 or y0 >= y1:
+    box = clipped_box(poly, canvas.shape, 1, 2)
+    if box is None:
         return
+    x0, y0, x1, y1 = box
     m = np.zeros((y1 - y0, x1 - x0), np.uint8)
     pts = np.round((poly - [x0, y0]) * 16).astype(np.int32)
     cv2.fillConvexPoly(m, pts, 255, cv2.LINE_AA, shift=4)

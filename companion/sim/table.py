@@ -280,6 +280,16 @@ def _card_alpha(width_px: int, height_px: int, radius_px: float) -> np.ndarray:
     return m.astype(np.float32) / 255.0
 
 
+def clipped_box(pts: np.ndarray, shape: tuple[int, ...], pad_lo: int, pad_hi: int) -> tuple[int, int, int, int] | None:
+    """The px box ``(x0, y0, x1, y1)`` (x1, y1 excluded) round (N, 2) points, grown by ``pad_lo``
+    before and ``pad_hi`` after and clipped to an image of ``shape``; None when nothing is left."""
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - pad_lo
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + pad_hi
+    H, W = shape[:2]
+    x0, y0, x1, y1 = max(int(x0), 0), max(int(y0), 0), min(int(x1), W), min(int(y1), H)
+    return None if x0 >= x1 or y0 >= y1 else (x0, y0, x1, y1)
+
+
 def _paste_card(canvas: np.ndarray, placement: Placement, layout: MatLayout, ppm: float, style: str = "flat") -> None:
     cw, ch = layout.card_mm
     wpx = max(8, int(round(cw * ppm)))
@@ -287,12 +297,10 @@ def _paste_card(canvas: np.ndarray, placement: Placement, layout: MatLayout, ppm
     hpx = face.shape[0]
     alpha = _card_alpha(wpx, hpx, _CORNER_MM * ppm)
     dst = card_corners_mm(placement, layout.card_mm) * ppm - 0.5  # canvas px, pixel-centre convention
-    x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
-    x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
-    H, W = canvas.shape[:2]
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if x0 >= x1 or y0 >= y1:
+    box = clipped_box(dst, canvas.shape, 2, 2)
+    if box is None:
         return
+    x0, y0, x1, y1 = box
     src = np.float32([[-0.5, -0.5], [wpx - 0.5, -0.5], [-0.5, hpx - 0.5]])
     m = cv2.getAffineTransform(src, (dst[[0, 1, 3]] - [x0, y0]).astype(np.float32))
     size = (x1 - x0, y1 - y0)

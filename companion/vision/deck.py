@@ -70,7 +70,7 @@ import cv2
 import numpy as np
 
 from companion.rules.cards import UNKNOWN
-from companion.vision.imageio import IMAGE_SUFFIXES, ImageReadError, read_working, to_original_px, working_copy
+from companion.vision.imageio import ImageReadError, example_folders, read_working, to_original_px, working_copy
 
 DESCRIPTOR_VERSION = 1
 FORMAT_NAME = "companion-deck"
@@ -876,23 +876,9 @@ def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
         ImageReadError: an image file cannot be read, or is over the pixel budget
             (``ImageTooLargeError``); the message names it.
     """
-    root = Path(folder)
-    if not root.exists():
-        raise EnrollError(f"{root}: deck folder not found")
-    if not root.is_dir():
-        raise EnrollError(f"{root}: not a folder (expected one sub-folder per label)")
-    subdirs = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
-    if not subdirs:
-        raise EnrollError(f"{root}: no label sub-folders (expected {root}/<label>/<image>.png)")
-    examples: dict[str, list[np.ndarray]] = {}
-    for d in subdirs:
-        files = sorted(f for f in d.iterdir()
-                       if not f.name.startswith(".") and f.suffix.lower() in IMAGE_SUFFIXES)
-        if not files:
-            raise EnrollError(f"{d}: no images for label {d.name!r} "
-                              f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
-        # Each example is kept until all are enrolled: hold them at the size classify reads at.
-        examples[d.name] = [read_working(f, CLASSIFY_MAX_SIDE).image for f in files]
+    # Each example is kept until all are enrolled: hold them at the size classify reads at.
+    examples = {name: [read_working(f, CLASSIFY_MAX_SIDE).image for f in files]
+                for name, files in example_folders(folder, EnrollError, "label")}
     return enroll_images(examples, seed=seed)
 
 

@@ -28,7 +28,7 @@ from companion.vision.dice_faces import (
     UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, die_of, face_patch,
 )
 from companion.vision.dice_fine import fine_patch
-from companion.vision.imageio import IMAGE_SUFFIXES, read_working
+from companion.vision.imageio import example_folders, read_working
 
 #: Side of the canonical face the enrolment images are brought to before making variants, px.
 CANON = 96
@@ -218,27 +218,16 @@ def enroll_dice_folder(folder: Path | str, seed: int = 0) -> DiceSet:
             message), or a face folder has no images.
         ImageReadError: an image file cannot be read (the message names it).
     """
-    root = Path(folder)
-    if not root.exists():
-        raise DiceError(f"{root}: dice folder not found")
-    if not root.is_dir():
-        raise DiceError(f"{root}: not a folder (expected one sub-folder per face, e.g. {root}/maki*2/)")
-    subdirs = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
-    if not subdirs:
-        raise DiceError(f"{root}: no face sub-folders (expected {root}/<face>/<image>.png, e.g. {root}/maki*2/a.png)")
     known = _toml_faces()
-    for d in subdirs:
+
+    def check_name(d: Path) -> None:
         if d.name not in known:
             raise DiceError(f"{d}: {d.name!r} is not a face in {DICE_FILE}; name each sub-folder after a "
                             f"face: {', '.join(sorted(known))}")
-    examples: dict[str, list[np.ndarray]] = {}
-    for d in subdirs:
-        files = sorted(f for f in d.iterdir() if not f.name.startswith(".") and f.suffix.lower() in IMAGE_SUFFIXES)
-        if not files:
-            raise DiceError(f"{d}: no images for face {d.name!r} "
-                            f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
-        # Held at a bounded size (a phone photo of a die is 12–48 MP; a Pi may have 1 GB).
-        examples[d.name] = [_checked_example(f) for f in files]
+
+    folders = example_folders(folder, DiceError, "face", example="maki*2", check_name=check_name)
+    # Held at a bounded size (a phone photo of a die is 12–48 MP; a Pi may have 1 GB).
+    examples = {name: [_checked_example(f) for f in files] for name, files in folders}
     return enroll_dice_images(examples, seed=seed)
 
 

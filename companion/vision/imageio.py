@@ -480,3 +480,47 @@ def shrink_note(path: Path | str, original_shape: tuple[int, ...], working_shape
     """
     (oh, ow), (wh, ww) = original_shape[:2], working_shape[:2]
     return f"{path}: {ow}×{oh} read at {ww}×{wh}"
+
+
+def example_folders(folder: Path | str, error: type[Exception], kind: str, example: str = "",
+                    check_name=None) -> list[tuple[str, list[Path]]]:
+    """The enrolment layout ``folder/<name>/<image>``: each sub-folder's name and its image files.
+
+    Hidden entries and files whose suffix is not an image type (``IMAGE_SUFFIXES``) are skipped.
+    Shared by the deck (``kind`` "label") and the dice (``kind`` "face") enrolments.
+
+    Args:
+        folder: the folder given to ``companion enroll``.
+        error: the exception class to raise (the caller's enrolment error).
+        kind: what a sub-folder names, for the messages ("label", "face").
+        example: a sub-folder name to show in the messages (``"maki*2"``), or "".
+        check_name: called with each sub-folder (a Path) before any is listed, to refuse a name
+            (it raises); None accepts every name.
+
+    Returns:
+        ``[(name, [image path, ...])]`` in name order, the paths in name order.
+
+    Raises:
+        error: the folder is missing or not a folder, has no sub-folders, or a sub-folder has no
+            images; the message names the folder.
+    """
+    root = Path(folder)
+    e_g = f", e.g. {root}/{example}/" if example else ""
+    if not root.exists():
+        raise error(f"{root}: {'deck' if kind == 'label' else 'dice'} folder not found")
+    if not root.is_dir():
+        raise error(f"{root}: not a folder (expected one sub-folder per {kind}{e_g})")
+    subdirs = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
+    if not subdirs:
+        raise error(f"{root}: no {kind} sub-folders (expected {root}/<{kind}>/<image>.png)")
+    if check_name is not None:
+        for d in subdirs:
+            check_name(d)
+    out = []
+    for d in subdirs:
+        files = sorted(f for f in d.iterdir() if not f.name.startswith(".") and f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise error(f"{d}: no images for {kind} {d.name!r} "
+                        f"(expected files ending in {', '.join(sorted(IMAGE_SUFFIXES))})")
+        out.append((d.name, files))
+    return out
