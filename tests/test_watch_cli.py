@@ -181,3 +181,19 @@ def test_fps_must_be_finite(tmp_path, capsys):
 
     assert main(["watch", "--fps", "inf", str(tmp_path)]) == 2
     assert "--fps" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_live_watch_ends_cleanly_on_a_signal(sig):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "watch", "fake:320x240"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6.0)  # started and watching (imports take a second or two on a busy machine)
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "frames watched" in out and "Traceback" not in err

@@ -140,6 +140,22 @@ def _line(event, as_json: bool) -> str:
     return f"frame {event.frame:>6}  t {event.t:8.3f} s  {event.kind}"
 
 
+def _stop_on_sigterm():
+    """Make SIGTERM end the watch as Ctrl-C does (the camera is closed on the way out); return a
+    function that puts the previous handler back. Only the main thread may set handlers."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def run(args: argparse.Namespace) -> int:
     """Watch ``args.source`` and print events; return the exit status (0, or 2 on bad input)."""
     if args.fps is not None and not (0 < args.fps < float("inf")):
@@ -155,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
     bad: list[str] = []
     detector = SettleDetector()
     frames = None
+    restore = _stop_on_sigterm()
     try:
         frames = _frames(args.source, args.fps, bad)
         for index, t, frame, name in frames:
@@ -170,10 +187,11 @@ def run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
     except KeyboardInterrupt:
-        pass  # Ctrl-C is how a live watch ends
+        pass  # Ctrl-C (or SIGTERM, from systemd) is how a live watch ends
     finally:
         if frames is not None and hasattr(frames, "close"):
-            frames.close()
+            frames.close()  # runs the source's own `with`: the camera is released
+        restore()
     if not args.json:
         print(f"{detector.frames_seen} frames watched" + (f", {len(bad)} skipped" if bad else ""), flush=True)
     return 2 if bad else 0
