@@ -38,10 +38,6 @@ class CardObservation:
         }
 
 
-#: What ``DieObservation.face`` holds for a die whose top face cannot be read (issue #7 §1).
-UNREADABLE = None
-
-
 @dataclass(frozen=True)
 class DieObservation:
     """One die found in an image, by the top face it shows (issue #7).
