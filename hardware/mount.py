@@ -183,7 +183,8 @@ def tables() -> str:
         f"on each side; a card's long side and a {die:g} mm die's top face in px at the mat plane "
         f"(targets: card ≥ {CARD_TARGET_PX} px, die ≥ {DIE_TARGET_PX} px).",
         "",
-        "| mat (mm) | camera | mode (px) | lens height (mm) | view at the mat (mm) | px/mm | card (px) | die face (px) | both targets |",
+        "| mat (mm) | camera | mode (px) | lens height (mm) | view at the mat (mm) | px/mm "
+        "| card (px) | die face (px) | both targets |",
         "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |",
     ]
     for m in all_mounts():
@@ -218,7 +219,8 @@ def tables() -> str:
         "card falls outside the mat and its margin (camera at the heights above; lamps at the long sides shine "
         "across the short axis, lamps at the ends along the long axis). A lower camera needs the lamps further out.",
         "",
-        "| mat (mm) | camera (lens height) | lamp height (mm) | lamps at the long sides: distance (mm) | lamps at the ends: distance (mm) |",
+        "| mat (mm) | camera (lens height) | lamp height (mm) "
+        "| lamps at the long sides: distance (mm) | lamps at the ends: distance (mm) |",
         "| --- | --- | ---: | ---: | ---: |",
     ]
     for mat in mats():

@@ -235,5 +235,8 @@ def _load_peripheral(table: dict, where: str) -> tuple[tuple[int, int], str]:
         )
     fallback = table.get("fallback")
     if not isinstance(fallback, str) or not fallback.startswith("/"):
-        raise PinoutError(f"{where}: 'peripheral.fallback' must be an absolute device path such as \"/dev/ttyACM0\", not {fallback!r}")
+        raise PinoutError(
+            f"{where}: 'peripheral.fallback' must be an absolute device path such as "
+            f"\"/dev/ttyACM0\", not {fallback!r}"
+        )
     return (int(m.group(1), 16), int(m.group(2), 16)), fallback
