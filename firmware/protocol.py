@@ -3,18 +3,21 @@
 One frame on the wire (the contract is firmware/PROTOCOL.md; this module and
 companion/devices/link_codec.py are two independent implementations of it):
 
-    COBS( type:u8  seq:u8  payload:0..32 bytes  crc:u16 big-endian )  0x00
+    COBS( type:u8  seq:u8  len:u8  payload:len bytes (0..32)  crc:u16 big-endian )  0x00
 
 * COBS: Consistent Overhead Byte Stuffing (S. Cheshire, M. Baker, "Consistent Overhead Byte
   Stuffing", IEEE/ACM Trans. Networking 7(2), 1999). The encoded frame holds no zero byte, so
   0x00 marks the end of every frame and a receiver resyncs at the next 0x00.
 * CRC: CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor; the CRC
   catalogue, reveng.sourceforge.io/crc-catalogue, check value 0x29B1 for b"123456789"),
-  computed over type, seq and payload. On the host it is ``binascii.crc_hqx(data, 0xFFFF)``;
+  computed over type, seq, len and payload. On the host it is ``binascii.crc_hqx(data, 0xFFFF)``;
   MicroPython has no ``crc_hqx``, so this module computes it with a 256-entry table.
 
 The parser takes one byte at a time and returns a message only when the frame decodes, its
-CRC matches, its type is known and its payload length is right for that type. Anything else is
+CRC matches, its len byte equals the payload's length, its type is known and that length is
+right for the type. The len byte is there because this CRC has no final xor: a frame that gains
+a 0x00 after its CRC (a delimiter flipped to 0x01 on the wire) still has a matching CRC, and
+without the len byte a variable-length VERSION would be delivered one byte longer. Anything else is
 counted and dropped, and the parser waits for the next 0x00.
 
 Written in the subset MicroPython runs: no f-strings, no dataclasses, no typing imports, no
@@ -45,7 +48,7 @@ NO_SEAT = 0xFF
 MAX_SEATS = 6
 MAX_PAYLOAD = 32      # bytes
 MAX_VERSION_TEXT = 16  # bytes of firmware version text in VERSION
-MAX_FRAME = 2 + MAX_PAYLOAD + 2  # decoded bytes: type, seq, payload, crc
+MAX_FRAME = 3 + MAX_PAYLOAD + 2  # decoded bytes: type, seq, len, payload, crc
 MAX_ENCODED = MAX_FRAME + 1      # COBS adds one byte per 254 (Cheshire & Baker 1999, section 3)
 
 # payload length (min, max) in bytes for each type; a frame of any other type is dropped
@@ -140,7 +143,7 @@ def cobs_decode(data):
 
 
 def encode(msg_type, seq, payload=b""):
-    """One frame ready for the wire: COBS(type, seq, payload, crc) followed by 0x00 (bytes).
+    """One frame ready for the wire: COBS(type, seq, len, payload, crc) followed by 0x00 (bytes).
 
     Raises ValueError for a type/seq outside 0..255 or a payload longer than MAX_PAYLOAD.
     """
@@ -148,7 +151,7 @@ def encode(msg_type, seq, payload=b""):
         raise ValueError("message type and seq must be 0..255")
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("payload longer than 32 bytes")
-    body = bytearray((msg_type, seq))
+    body = bytearray((msg_type, seq, len(payload)))
     body.extend(payload)
     crc = crc16(body)
     body.append(crc >> 8)
@@ -157,18 +160,18 @@ def encode(msg_type, seq, payload=b""):
 
 
 def check_frame(frame):
-    """A decoded frame (bytes) -> (type, seq, payload) or None: CRC, known type, length."""
-    if len(frame) < 4:
+    """A decoded frame (bytes) -> (type, seq, payload) or None: CRC, len byte, known type, length."""
+    if len(frame) < 5:
         return None
     crc = (frame[-2] << 8) | frame[-1]
     if crc16(frame[:-2]) != crc:
         return None
     msg_type = frame[0]
     limits = PAYLOAD_LENGTH.get(msg_type)
-    n = len(frame) - 4
-    if limits is None or n < limits[0] or n > limits[1]:
+    n = len(frame) - 5
+    if frame[2] != n or limits is None or n < limits[0] or n > limits[1]:
         return None
-    return (msg_type, frame[1], bytes(frame[2:-2]))
+    return (msg_type, frame[1], bytes(frame[3:-2]))
 
 
 class Parser:

@@ -11,7 +11,7 @@ import select
 import tty
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from companion.devices import link_codec as host
 from companion.devices.link_sim import load_firmware
@@ -114,7 +114,7 @@ def test_encode_refuses_out_of_range():
 
 def test_unknown_type_and_wrong_length_are_rejected():
     def raw(t, seq, payload):  # a frame with a correct CRC that the protocol does not allow
-        body = bytes((t, seq)) + payload
+        body = bytes((t, seq, len(payload))) + payload
         return host.cobs_encode(body + binascii.crc_hqx(body, 0xFFFF).to_bytes(2, "big")) + b"\x00"
 
     stream = raw(0x42, 1, b"") + raw(host.SET_RING, 2, b"\x01\x02\x03") + raw(host.HEARTBEAT, 3, b"\x00")
@@ -133,6 +133,22 @@ def test_overlong_frame_is_dropped_and_the_next_frame_read():
     dec = host.FrameDecoder()
     dec.feed(bytes([0x41] * 5000))
     assert len(dec._buf) <= host.MAX_ENCODED  # memory stays bounded while garbage streams in
+
+
+
+@pytest.mark.parametrize("msg", [(host.VERSION, 0, b"\x00\x00\x00"), (host.VERSION, 9, b"\x01\x18\x06" + b"0.1"),
+                                 (host.ACK, 3, b"\x00"), (host.HEARTBEAT, 1, b"")])
+def test_a_frame_that_gains_a_zero_after_its_crc_is_refused(msg):
+    """CRC-16/CCITT-FALSE has no final xor, so body + crc + 0x00 still checks (the register stays 0).
+    On the wire that is a delimiter flipped to 0x01 followed by the next delimiter; hypothesis found
+    it delivering VERSION one byte longer (CI, 2026-11-24). The len byte refuses it on both sides."""
+    wire = bytearray(host.encode(*msg))
+    wire[-1] = 0x01  # the delimiter's low bit flipped...
+    stream = bytes(wire) + b"\x00" + host.encode(host.HEARTBEAT, 7)  # ...then the next 0x00, a good frame
+    assert fw_parse(stream) == [(host.HEARTBEAT, 7, b"")]
+    assert host_parse(stream) == [(host.HEARTBEAT, 7, b"")]
+    body = bytes(msg[:2]) + bytes((len(msg[2]),)) + msg[2]
+    assert host.crc16(body + host.crc16(body).to_bytes(2, "big") + b"\x00") == 0  # why the CRC alone passes it
 
 
 # ---- fuzzed streams ------------------------------------------------------------------------
@@ -158,6 +174,8 @@ def _noise(piece) -> bytes:
 
 
 @settings(max_examples=200, deadline=None)
+@example(pieces=[(("random", b"\x00"), (1, 0, b"\x00"), False),
+                 (("flip", ((host.VERSION, 0, b"\x00\x00\x00"), 10000)), (1, 0, b"\x00"), False)], chunks=[])
 @given(st.lists(st.tuples(noise_piece, message, st.booleans()), min_size=1, max_size=12),
        st.lists(st.integers(1, 40), max_size=20))
 def test_garbage_never_delivers_a_corrupted_message_and_parsers_resync(pieces, chunks):

@@ -1,14 +1,15 @@
 """The Pico link's encoding, host side: frames, messages and payloads, no I/O (Klipper splits
 its host code the same way: msgproto.py encodes, serialhdl.py moves bytes).
 
-A frame on the wire is ``COBS(type:u8, seq:u8, payload, crc:u16 big-endian) 0x00`` (the
+A frame on the wire is ``COBS(type:u8, seq:u8, len:u8, payload, crc:u16 big-endian) 0x00`` (the
 contract is firmware/PROTOCOL.md; firmware/protocol.py is the firmware's own implementation
 and the tests hold both to the document's test vectors).
 
 * COBS: S. Cheshire, M. Baker, "Consistent Overhead Byte Stuffing", IEEE/ACM Trans.
   Networking 7(2), 1999. A dozen lines here rather than a dependency.
 * CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xorout; CRC catalogue check
-  0x29B1): ``binascii.crc_hqx(data, 0xFFFF)`` from the standard library.
+  0x29B1): ``binascii.crc_hqx(data, 0xFFFF)`` from the standard library. It has no final xor,
+  so a frame that gains a 0x00 after its CRC still checks; the len byte is what refuses it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ NO_SEAT = 0xFF
 MAX_SEATS = 6
 MAX_PAYLOAD = 32  # bytes
 MAX_VERSION_TEXT = 16  # bytes
-MAX_ENCODED = 2 + MAX_PAYLOAD + 2 + 1  # bytes of one COBS-encoded frame, without its 0x00
+MAX_ENCODED = 3 + MAX_PAYLOAD + 2 + 1  # bytes of one COBS-encoded frame, without its 0x00
 
 #: payload length (min, max) in bytes per message type; frames of other types are dropped
 PAYLOAD_LENGTH = {ACK: (1, 1), HELLO: (1, 1), HEARTBEAT: (0, 0), SET_RING: (4, 4), SET_SEAT: (5, 5),
@@ -90,18 +91,20 @@ def encode(msg_type: int, seq: int, payload: bytes = b"") -> bytes:
         raise ValueError(f"link frame: type {msg_type} and seq {seq} must be 0..255")
     if len(payload) > MAX_PAYLOAD:
         raise ValueError(f"link frame: payload of {len(payload)} bytes, at most {MAX_PAYLOAD}")
-    body = bytes((msg_type, seq)) + bytes(payload)
+    body = bytes((msg_type, seq, len(payload))) + bytes(payload)
     return cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
 
 
 def check_frame(frame: bytes) -> Message | None:
-    """A COBS-decoded frame -> Message, or None (short, CRC mismatch, unknown type, wrong length)."""
-    if len(frame) < 4 or crc16(frame[:-2]) != int.from_bytes(frame[-2:], "big"):
+    """A COBS-decoded frame -> Message, or None (short, CRC mismatch, len byte not the payload's
+    length, unknown type, wrong length for the type)."""
+    if len(frame) < 5 or crc16(frame[:-2]) != int.from_bytes(frame[-2:], "big"):
         return None
+    n = len(frame) - 5
     limits = PAYLOAD_LENGTH.get(frame[0])
-    if limits is None or not limits[0] <= len(frame) - 4 <= limits[1]:
+    if frame[2] != n or limits is None or not limits[0] <= n <= limits[1]:
         return None
-    return Message(frame[0], frame[1], bytes(frame[2:-2]))
+    return Message(frame[0], frame[1], bytes(frame[3:-2]))
 
 
 class FrameDecoder:
