@@ -25,6 +25,7 @@ _HANDLERS = {
     "replay": "companion.app.cmd_replay",
     "demo": "companion.app.cmd_demo",
     "watch": "companion.app.cmd_watch",
+    "doctor": "companion.app.cmd_doctor",
 }
 
 
@@ -71,6 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("source", metavar="SOURCE", help="a video file, a folder of frames, or a camera (pi, usb:N)")
     s.add_argument("--fps", type=float, default=None, help="frames per second (default: the video's, else 30)")
     s.add_argument("--json", action="store_true", help="one JSON object per line per event")
+
+    s = sub.add_parser("doctor", help="check the camera, display, panel, Pico, mat, deck and service; say what to fix")
+    s.add_argument("--camera", default="auto", help="pi, usb:N, replay:DIR, sim (default: pi on a Pi, else sim)")
+    s.add_argument("--display", default="auto", help="kmsdrm, window or dummy (default: kmsdrm on a Pi, else dummy)")
+    s.add_argument("--panel", default="auto", help="gpio, mock, keys, script:FILE, none (default: gpio on a Pi, else mock)")
+    s.add_argument("--link", default="auto", help="the Pico: auto, serial:PATH, loop, none (default: auto on a Pi, else loop)")
+    s.add_argument("--pinout", metavar="FILE", help="the pinout file (default: hardware/pinout.toml)")
+    s.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N", help="which mat to look for")
+    s.add_argument("--deck", metavar="DECK.npz", help="check this enrolled deck")
+    s.add_argument("--dice", metavar="DICE.npz", help="check these enrolled Sushi Roll dice")
+    s.add_argument("--interactive", action="store_true", help="ask to press each panel button in turn")
+    s.add_argument("--json", action="store_true", help="one JSON object instead of lines")
 
     s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
     s.add_argument("--game", default="sushi-go", choices=GAMES)

@@ -1,0 +1,363 @@
+"""``companion doctor``: one command to run when something at the table does not work.
+
+It checks, one line each: the pinout file, the camera (opens, frame size, frames per second), the
+display (SDL's video driver and size), the button panel (pin factory; with ``--interactive`` it asks
+for each button in turn), the Pico peripheral (handshake, firmware version, round-trip time), the
+mat (its ArUco markers seen in a frame), the enrolled deck and dice, and the service's environment
+(notify socket, watchdog, device permissions, the journal's folder).
+
+Each check ends ``ok``, ``missing`` or ``failed`` and says what to do. Some checks are *required*
+(the table cannot play without them): exit status 0 only when every required check is ``ok``.
+The peripheral, deck, dice and service checks are advice: a table plays without a Pico (the light
+stays as it is, the camera alone sees a roll), and from a terminal without systemd.
+
+Off a Raspberry Pi, every device defaults to its first-class fake (a simulated mat for the camera,
+SDL's dummy driver, gpiozero's MockFactory, an in-process Pico), and the first line says so.
+
+Issue #8 §5. Sources: ``pygame.display.get_driver`` (pygame-ce docs: SDL may fall back to an
+invisible driver); Raspberry Pi documentation, "Raspberry Pi hardware" (``/proc/device-tree/model``).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+#: Where a Raspberry Pi names itself (Raspberry Pi documentation, device tree).
+MODEL_FILE = Path("/proc/device-tree/model")
+#: Frames the camera check times (the first is often slow while the sensor starts).
+CAMERA_FRAMES = 12
+#: Drivers SDL falls back to that show nothing on a screen.
+INVISIBLE_DRIVERS = ("dummy", "offscreen")
+#: The panel's buttons, in the order ``--interactive`` asks for them, with what the user sees.
+BUTTON_PROMPTS = (("left", "◀"), ("right", "▶"), ("ok", "OK"), ("back", "BACK"), ("undo", "UNDO"))
+#: Seconds ``--interactive`` waits for each button.
+PRESS_TIMEOUT_S = 15.0
+#: Device nodes the service needs, with the group that owns them on Raspberry Pi OS.
+DEVICE_NODES = (
+    ("/dev/video*", "video", "camera"),
+    ("/dev/media*", "video", "camera (libcamera)"),
+    ("/dev/dma_heap/*", "video", "camera buffers"),
+    ("/dev/dri/card*", "video", "display"),
+    ("/dev/gpiochip*", "gpio", "buttons and LEDs"),
+    ("/dev/ttyACM*", "dialout", "Pico"),
+)
+
+
+@dataclass
+class Check:
+    """One line of the report. ``status`` is ``ok``, ``missing`` or ``failed``; ``fix`` says what
+    to do when it is not ok; ``required`` checks decide the exit status."""
+
+    name: str
+    status: str
+    detail: str
+    required: bool
+    fix: str = ""
+
+
+def pi_model(model_file: Path = MODEL_FILE) -> str | None:
+    """The Raspberry Pi's model string (e.g. ``"Raspberry Pi 5 Model B Rev 1.0"``), or None off a Pi."""
+    try:
+        text = model_file.read_bytes().decode(errors="replace").strip("\0 \n")
+    except OSError:
+        return None
+    return text if text.startswith("Raspberry Pi") else None
+
+
+@dataclass
+class Specs:
+    """Which backend each device check opens (the command's options after ``auto``)."""
+
+    camera: str
+    display: str
+    panel: str
+    link: str
+
+
+def default_specs(on_pi: bool) -> Specs:
+    """The real devices on a Pi; the fakes elsewhere."""
+    if on_pi:
+        return Specs(camera="pi", display="kmsdrm", panel="gpio", link="auto")
+    return Specs(camera="sim", display="dummy", panel="mock", link="loop")
+
+
+# --- the checks ----------------------------------------------------------------------------------
+
+
+def check_pinout(ctx) -> Check:
+    from companion.devices.pinout import PinoutError, load_pinout
+
+    try:
+        ctx.pinout = load_pinout(ctx.args.pinout)
+    except PinoutError as exc:
+        return Check("pinout", "failed", str(exc), True, "fix hardware/pinout.toml (hardware/README.md lists the rules)")
+    except FileNotFoundError as exc:
+        return Check("pinout", "missing", f"{exc.filename}: not found", True, "give --pinout FILE or set COMPANION_PINOUT")
+    p = ctx.pinout
+    return Check("pinout", "ok", f"{len(p.buttons)} buttons, {len(p.seat_leds)} seat LEDs, status LED, buzzer", True)
+
+
+def _sim_camera():
+    """A camera that sees the 4-player mat, empty, under mild light: the fake for off-Pi runs."""
+    import numpy as np
+
+    from companion.devices.camera import FakeSource
+    from companion.sim.table import render_table
+    from companion.vision.mat_layout import load_mat_layout
+
+    frame = render_table(load_mat_layout(4), [], size=(1280, 960), rng=np.random.default_rng(8)).image
+    return FakeSource([frame], repeat_last=True)
+
+
+def check_camera(ctx) -> Check:
+    from companion.devices.camera import CameraError, open_camera
+
+    spec = ctx.specs.camera
+    try:
+        cam = _sim_camera() if spec == "sim" else open_camera(spec)
+    except (CameraError, ValueError, OSError) as exc:
+        return Check("camera", "failed", f"{spec}: {exc}", True,
+                     "is the ribbon cable seated, and does `rpicam-hello --list-cameras` list it?")
+    with cam:
+        start, frames, frame = time.monotonic(), 0, None
+        try:
+            for _ in range(CAMERA_FRAMES):
+                got = cam.read()
+                if got is None:
+                    break
+                frame, frames = got, frames + 1
+        except CameraError as exc:
+            return Check("camera", "failed", f"{spec}: {exc}", True, "try `companion doctor` again; then reboot")
+        elapsed = time.monotonic() - start
+    if frame is None:
+        return Check("camera", "failed", f"{spec}: opened, but gave no frame", True,
+                     "is another program using the camera? (`sudo systemctl stop companion` first)")
+    ctx.frame = frame
+    h, w = frame.shape[:2]
+    if spec == "sim":
+        return Check("camera", "ok", f"simulated mat: {w}×{h} px (a fake: no frame rate to measure)", True)
+    fps = frames / elapsed if elapsed > 0 else float("inf")
+    return Check("camera", "ok", f"{spec}: {w}×{h} px, {fps:.1f} frames/s over {frames} frames", True)
+
+
+def check_display(ctx) -> Check:
+    from companion.devices.display import _pygame
+
+    wanted = ctx.specs.display
+    if wanted not in ("kmsdrm", "window", "dummy"):
+        return Check("display", "failed", f"display {wanted!r}: use kmsdrm, window or dummy", True)
+    before = os.environ.get("SDL_VIDEODRIVER")
+    if wanted != "window":
+        os.environ["SDL_VIDEODRIVER"] = wanted
+    pg = _pygame()
+    try:
+        pg.display.init()
+        driver = pg.display.get_driver()
+        sizes = pg.display.get_desktop_sizes()
+    except pg.error as exc:
+        return Check("display", "failed", f"SDL could not open {wanted}: {exc}", True,
+                     "is the user in the video and render groups, and no desktop holding the screen?")
+    finally:
+        pg.display.quit()
+        # The check must not change which driver the rest of the process gets.
+        if before is None:
+            os.environ.pop("SDL_VIDEODRIVER", None)
+        else:
+            os.environ["SDL_VIDEODRIVER"] = before
+    size = f"{sizes[0][0]}×{sizes[0][1]} px" if sizes else "size unknown"
+    if driver in INVISIBLE_DRIVERS and wanted != "dummy":
+        return Check("display", "failed", f"SDL fell back to the invisible {driver!r} driver", True,
+                     "set SDL_VIDEODRIVER=kmsdrm on a console-only Pi; SDL_KMSDRM_DEVICE_INDEX=N for an SPI panel")
+    note = " (fake: nothing is shown)" if driver in INVISIBLE_DRIVERS else ""
+    return Check("display", "ok", f"SDL driver {driver}, {size}{note}", True)
+
+
+def check_panel(ctx) -> Check:
+    from companion.devices.panel import PanelError, open_panel
+
+    spec = ctx.specs.panel
+    try:
+        panel = open_panel(spec, pinout=ctx.pinout)
+    except PanelError as exc:
+        return Check("panel", "failed", str(exc), True, "see hardware/README.md, wiring table")
+    with panel:
+        factory = panel.pin_factory or "no pins"
+        if not ctx.args.interactive:
+            return Check("panel", "ok", f"{panel.backend} ({factory}); --interactive tests each button", True)
+        if panel.backend in ("mock", "none"):
+            return Check("panel", "ok", f"{panel.backend} ({factory}): nothing to press, skipped --interactive", True)
+        dead = []
+        for name, label in BUTTON_PROMPTS:
+            # The prompt goes to stderr, so --json output stays one object.
+            print(f"  press {label} …", file=sys.stderr, flush=True)
+            if not _wait_for(panel, name, PRESS_TIMEOUT_S):
+                dead.append(label)
+        if dead:
+            return Check("panel", "failed", f"{panel.backend}: no press seen from {', '.join(dead)}", True,
+                         "check those buttons' wires against the wiring table (button to GND)")
+        return Check("panel", "ok", f"{panel.backend} ({factory}): all 5 buttons answer", True)
+
+
+def _wait_for(panel, name: str, timeout_s: float) -> bool:
+    """Wait until ``panel`` gives the event ``name`` (other events are ignored)."""
+    end = time.monotonic() + timeout_s
+    while (left := end - time.monotonic()) > 0:
+        event = panel.get(timeout=min(left, 0.5))
+        if event is not None and event.name == name:
+            return True
+    return False
+
+
+def check_peripheral(ctx) -> Check:
+    from companion.devices.link import LinkError, open_link
+
+    spec = ctx.specs.link
+    p = ctx.pinout
+    kwargs = {}
+    if p is not None:
+        kwargs = {"vid_pid": p.peripheral_vid_pid, "fallback": p.peripheral_fallback}
+    try:
+        link = open_link(spec, **kwargs)
+    except LinkError as exc:
+        return Check("peripheral", "failed", str(exc), False)
+    with link:
+        if not link.wait_connected(3.0):
+            return Check("peripheral", "missing", f"{spec}: no Pico answered (state {link.state})", False,
+                         "optional: without it the ring light stays as it is and the camera alone sees rolls; "
+                         "plug the Pico in by USB and flash firmware/ (firmware/PROTOCOL.md)")
+        rtt = link.ping(1.0)
+        version = link.firmware_version or "unknown"
+    where = "in-process fake Pico" if spec == "loop" else spec
+    if rtt is None:
+        return Check("peripheral", "failed", f"{where}: handshake ok (firmware {version}) but no answer to a ping",
+                     False, "unplug and replug the Pico")
+    return Check("peripheral", "ok", f"{where}: firmware {version}, round trip {rtt:.1f} ms", False)
+
+
+def check_mat(ctx) -> Check:
+    if ctx.frame is None:
+        return Check("mat", "failed", "no camera frame to look in", True, "fix the camera first")
+    from companion.vision.mat import MatTracker
+    from companion.vision.mat_layout import load_mat_layout
+
+    status = MatTracker(load_mat_layout(ctx.args.players)).update(ctx.frame)
+    if not status.found:
+        return Check("mat", "failed", status.message, True,
+                     "is the whole mat under the camera, its 4 corner markers in view and not in glare?")
+    return Check("mat", "ok", status.message, True)
+
+
+def check_deck(ctx) -> Check:
+    path = ctx.args.deck
+    if not path:
+        return Check("deck", "missing", "no --deck given", False,
+                     "enrol your cards: companion enroll --deck DIR --out DECK.npz")
+    from companion.vision.deck import Deck, DeckError
+
+    try:
+        deck = Deck.load(path)
+    except DeckError as exc:
+        return Check("deck", "failed", str(exc), False, "enrol again: companion enroll --deck DIR --out DECK.npz")
+    return Check("deck", "ok", f"{path}: {len(deck.labels)} labels", False)
+
+
+def check_dice(ctx) -> Check:
+    path = ctx.args.dice
+    if not path:
+        return Check("dice", "missing", "no --dice given; only Sushi Roll needs them", False,
+                     "enrol your dice: companion enroll --dice DIR --out DICE.npz")
+    from companion.vision.dice_faces import DiceError, DiceSet
+
+    try:
+        dice = DiceSet.load(path)
+    except DiceError as exc:
+        return Check("dice", "failed", str(exc), False, "enrol again: companion enroll --dice DIR --out DICE.npz")
+    return Check("dice", "ok", f"{path}: {len(dice.faces)} faces", False)
+
+
+def check_service(ctx) -> Check:
+    from companion.app.service import watchdog_interval
+
+    env = os.environ
+    parts = []
+    if env.get("NOTIFY_SOCKET"):
+        period = watchdog_interval()
+        parts.append("under systemd" + (f", watchdog {period:g} s" if period else ", no watchdog"))
+    else:
+        parts.append("not under systemd (run from a terminal)")
+    blocked = []
+    for pattern, group, what in DEVICE_NODES:
+        nodes = sorted(glob.glob(pattern))
+        if nodes and not all(os.access(n, os.R_OK | os.W_OK) for n in nodes):
+            blocked.append(f"{pattern} ({what}: group {group})")
+    journal_dir = Path(env.get("STATE_DIRECTORY", ".").split(":")[0])
+    if not os.access(journal_dir, os.W_OK):
+        blocked.append(f"{journal_dir} (the game journal) is not writable")
+    if blocked:
+        return Check("service", "failed", "; ".join(parts) + "; no access to " + ", ".join(blocked), False,
+                     "run as the service (systemd/companion.service grants these) or add the user to those groups")
+    return Check("service", "ok", "; ".join(parts) + "; device nodes and journal folder accessible", False)
+
+
+CHECKS = (check_pinout, check_camera, check_display, check_panel, check_peripheral,
+          check_mat, check_deck, check_dice, check_service)
+
+
+class _Context:
+    def __init__(self, args, specs: Specs, say) -> None:
+        self.args, self.specs, self.say = args, specs, say
+        self.pinout = None
+        self.frame = None
+
+
+def run_checks(args, specs: Specs, say=lambda line: None) -> list[Check]:
+    """Run every check in order; a check that raises becomes ``failed`` with the error, so one
+    broken device never hides the report on the others."""
+    ctx = _Context(args, specs, say)
+    results = []
+    for check in CHECKS:
+        name = check.__name__.removeprefix("check_")
+        try:
+            result = check(ctx)
+        except Exception as exc:  # noqa: BLE001 - the doctor reports every failure, it never dies of one
+            result = Check(name, "failed", f"{type(exc).__name__}: {exc}", name in ("pinout", "camera", "display", "panel", "mat"))
+        results.append(result)
+        say(_line(result))
+    return results
+
+
+def _line(c: Check) -> str:
+    text = f"{c.status:<8} {c.name:<11} {c.detail}"
+    if c.status != "ok" and not c.required:
+        text += " (optional)"
+    if c.status != "ok" and c.fix:
+        text += f"\n{'':<20} → {c.fix}"
+    return text
+
+
+def run(args) -> int:
+    model = pi_model()
+    specs = default_specs(model is not None)
+    for field in ("camera", "display", "panel", "link"):
+        value = getattr(args, field)
+        if value and value != "auto":
+            setattr(specs, field, value)
+    fakes = model is None
+    say = (lambda line: None) if args.json else print
+    if not args.json:
+        print(f"{'info':<8} {'platform':<11} " + (model or "not a Raspberry Pi: checking with the fakes"))
+    results = run_checks(args, specs, say)
+    healthy = all(c.status == "ok" for c in results if c.required)
+    if args.json:
+        print(json.dumps({"platform": model, "fakes": fakes, "specs": asdict(specs), "ok": healthy,
+                          "checks": [asdict(c) for c in results]}))
+    else:
+        bad = [c.name for c in results if c.required and c.status != "ok"]
+        print("all required checks passed" if healthy else f"not ready: {', '.join(bad)}")
+    return 0 if healthy else 1

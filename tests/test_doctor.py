@@ -1,0 +1,159 @@
+"""``companion doctor`` (issue #8 §5): one line per check, required checks decide the exit status,
+and off a Pi it runs on the fakes and says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.app import cmd_doctor
+from companion.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _doctor(capsys, *argv: str) -> tuple[int, dict]:
+    code = main(["doctor", "--json", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _by_name(report: dict) -> dict:
+    return {c["name"]: c for c in report["checks"]}
+
+
+@pytest.fixture(autouse=True)
+def off_the_pi(monkeypatch, tmp_path):
+    """Every test here runs as on a desktop, whatever machine runs the suite."""
+    monkeypatch.setattr(cmd_doctor, "MODEL_FILE", tmp_path / "no-model")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+
+
+def test_pi_model_reads_the_device_tree(tmp_path):
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    assert cmd_doctor.pi_model(model) == "Raspberry Pi 5 Model B Rev 1.0"
+    model.write_bytes(b"Some Other Board\0")
+    assert cmd_doctor.pi_model(model) is None
+    assert cmd_doctor.pi_model(tmp_path / "missing") is None
+
+
+def test_specs_are_the_real_devices_on_a_pi_and_the_fakes_elsewhere():
+    assert cmd_doctor.default_specs(True) == cmd_doctor.Specs("pi", "kmsdrm", "gpio", "auto")
+    assert cmd_doctor.default_specs(False) == cmd_doctor.Specs("sim", "dummy", "mock", "loop")
+
+
+def test_off_the_pi_every_required_check_passes_on_the_fakes(capsys):
+    code, report = _doctor(capsys)
+    checks = _by_name(report)
+    assert report["fakes"] is True and report["platform"] is None
+    assert set(checks) == {"pinout", "camera", "display", "panel", "peripheral", "mat", "deck", "dice", "service"}
+    for name in ("pinout", "camera", "display", "panel", "mat"):
+        assert checks[name]["required"] and checks[name]["status"] == "ok", checks[name]
+    assert "markers [0, 1, 2, 3]" in checks["mat"]["detail"]
+    assert checks["peripheral"]["status"] == "ok" and "firmware" in checks["peripheral"]["detail"]
+    assert report["ok"] is True and code == 0
+
+
+def test_plain_output_says_it_uses_the_fakes_and_one_line_per_check(capsys):
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("info") and "checking with the fakes" in out[0]
+    for name in ("pinout", "camera", "display", "panel", "peripheral", "mat", "service"):
+        assert sum(line.split()[1:2] == [name] for line in out) == 1, name
+    assert out[-1] == "all required checks passed"
+
+
+def test_a_broken_pinout_fails_and_names_the_problem(capsys, tmp_path):
+    bad = tmp_path / "pinout.toml"
+    bad.write_text("this is [not toml")
+    code, report = _doctor(capsys, "--pinout", str(bad))
+    pin = _by_name(report)["pinout"]
+    assert code == 1 and report["ok"] is False
+    assert pin["status"] == "failed" and str(bad) in pin["detail"]
+
+
+def test_no_frame_fails_the_camera_and_the_mat_but_the_rest_is_still_checked(capsys, tmp_path):
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "frames" / "broken.png").write_bytes(b"not a png")
+    code, report = _doctor(capsys, "--camera", f"replay:{tmp_path / 'frames'}")
+    checks = _by_name(report)
+    assert code == 1
+    assert checks["camera"]["status"] == "failed"
+    assert checks["mat"]["status"] == "failed" and "no camera frame" in checks["mat"]["detail"]
+    assert checks["panel"]["status"] == "ok" and checks["display"]["status"] == "ok"
+
+
+def test_an_invisible_display_driver_is_refused_when_a_screen_is_wanted(capsys, monkeypatch):
+    class FakePygameDisplay:
+        def init(self): pass
+        def quit(self): pass
+        def get_driver(self): return "offscreen"
+        def get_desktop_sizes(self): return [(480, 320)]
+
+    class FakePygame:
+        display = FakePygameDisplay()
+        error = RuntimeError
+
+    monkeypatch.setattr("companion.devices.display._pygame", lambda: FakePygame)
+    code, report = _doctor(capsys, "--display", "kmsdrm")
+    display = _by_name(report)["display"]
+    assert code == 1 and display["status"] == "failed"
+    assert "offscreen" in display["detail"] and "SDL_VIDEODRIVER=kmsdrm" in display["fix"]
+
+
+def test_no_peripheral_is_only_advice(capsys):
+    code, report = _doctor(capsys, "--link", "none")
+    link = _by_name(report)["peripheral"]
+    assert link["status"] == "missing" and link["required"] is False
+    assert "camera alone" in link["fix"]
+    assert code == 0
+
+
+def test_the_deck_and_dice_are_loaded_and_a_bad_file_is_named(capsys, tmp_path):
+    code, report = _doctor(capsys, "--deck", str(FIXTURES / "sim-deck.npz"))
+    deck = _by_name(report)["deck"]
+    assert deck["status"] == "ok" and "13 labels" in deck["detail"]
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"PK not really")
+    code, report = _doctor(capsys, "--deck", str(junk), "--dice", str(junk))
+    checks = _by_name(report)
+    assert checks["deck"]["status"] == "failed" and str(junk) in checks["deck"]["detail"]
+    assert checks["dice"]["status"] == "failed" and str(junk) in checks["dice"]["detail"]
+    assert code == 0  # advice only: the deck is given to `companion play` when it is needed
+
+
+def test_a_check_that_crashes_is_reported_and_the_others_still_run(capsys, monkeypatch):
+    def check_camera(ctx):  # the doctor names a check after its function
+        raise RuntimeError("the camera driver exploded")
+
+    monkeypatch.setattr(cmd_doctor, "CHECKS", tuple(check_camera if c is cmd_doctor.check_camera else c for c in cmd_doctor.CHECKS))
+    code, report = _doctor(capsys)
+    checks = _by_name(report)
+    assert checks["camera"]["status"] == "failed" and "exploded" in checks["camera"]["detail"]
+    assert checks["camera"]["required"] is True
+    assert checks["service"]["status"] == "ok"
+    assert code == 1
+
+
+def _press_script(tmp_path, names) -> str:
+    script = tmp_path / "presses.json"
+    script.write_text(json.dumps([{"t": 0.05 * i, "event": n} for i, n in enumerate(names)]))
+    return f"script:{script}"
+
+
+def test_interactive_asks_for_every_button(capsys, tmp_path):
+    spec = _press_script(tmp_path, ["left", "right", "ok", "back", "undo"])
+    code, report = _doctor(capsys, "--panel", spec, "--interactive")
+    assert _by_name(report)["panel"]["status"] == "ok" and code == 0
+
+
+def test_interactive_names_a_button_that_never_answers(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(cmd_doctor, "PRESS_TIMEOUT_S", 0.6)
+    spec = _press_script(tmp_path, ["left", "right", "ok", "back"])
+    code, report = _doctor(capsys, "--panel", spec, "--interactive")
+    panel = _by_name(report)["panel"]
+    assert panel["status"] == "failed" and panel["detail"].endswith("no press seen from UNDO")
+    assert code == 1
