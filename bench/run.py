@@ -5,7 +5,9 @@ Measures, on this machine:
     finder, no mat) and as a game does (mat tracking + mat-aware finder + classification + zones);
   * classification per card (20 quads classified in one call, divided by 20);
   * start-up of ``companion score`` (a whole process, median of 10 runs);
-  * random full games per second through the rules engine, for each of the three games.
+  * random full games per second through the rules engine, for each of the three games;
+  * the Pico link's two parsers under a million damaged frames (bench/fuzz_link.py; exit 1 if any
+    corrupted message is delivered or an undamaged frame lost).
 
 Targets (issue #2): ≤ 60 ms per frame, ≤ 1 ms per card, ≤ 0.3 s start-up. Timing lives here, never in
 tests: a loaded CI machine must not turn a correct build red.
@@ -149,7 +151,10 @@ def main() -> int:
     print(f"random 4-player Sushi Go! games: {bench_games():.0f} per second")
     print(f"random 4-player Sushi Roll games: {bench_random_games('sushi-roll'):.0f} per second")
     print(f"random 4-player Sushi Express games: {bench_random_games('sushi-express'):.0f} per second")
-    return 0
+    sys.path.insert(0, str(ROOT / "bench"))
+    import fuzz_link  # the Pico link's parsers under a million damaged frames (issue #8)
+
+    return fuzz_link.main([])
 
 
 if __name__ == "__main__":
