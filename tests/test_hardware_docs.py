@@ -33,9 +33,9 @@ def test_check_finds_a_stale_table_and_a_run_repairs_it(tmp_path, capsys):
     readme = tmp_path / "README.md"
     shutil.copy(HARDWARE / "README.md", readme)
     text = readme.read_text(encoding="utf-8")
-    row = "| 13 | 33 | button ok |"
+    row = "| 12 | 32 | button ok |"
     assert row in text
-    readme.write_text(text.replace(row, "| 14 | 33 | button ok |"), encoding="utf-8")
+    readme.write_text(text.replace(row, "| 14 | 32 | button ok |"), encoding="utf-8")
     assert wiring.main(["--check", "--readme", str(readme)]) == 1
     assert "stale" in capsys.readouterr().err
     assert wiring.main(["--readme", str(readme)]) == 0

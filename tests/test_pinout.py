@@ -64,13 +64,13 @@ def test_a_reserved_pin_names_the_role_and_what_reserves_it(tmp_path):
 
 def test_the_id_eeprom_pins_are_refused_as_reserved_not_just_out_of_range(tmp_path):
     with pytest.raises(PinoutError, match=r"buttons.ok = GPIO 0 is reserved for I2C0 ID EEPROM"):
-        load_pinout(_variant(tmp_path, "ok = 13", "ok = 0"))
+        load_pinout(_variant(tmp_path, "ok = 12", "ok = 0"))
 
 
 @pytest.mark.parametrize("value", ["28", "-1", "\"17\"", "17.0", "true"])
 def test_a_pin_that_is_not_a_header_gpio_is_refused(tmp_path, value):
     with pytest.raises(PinoutError, match=r"buzzer.pin = .* is not a BCM GPIO number.*2\.\.27"):
-        load_pinout(_variant(tmp_path, "pin = 12", f"pin = {value}"))
+        load_pinout(_variant(tmp_path, "pin = 13", f"pin = {value}"))
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_a_pin_that_is_not_a_header_gpio_is_refused(tmp_path, value):
     [
         ("undo = 26", "", "buttons.undo"),
         ("status = 16", "", "leds.status"),
-        ("pin = 12", "", "buzzer.pin"),
+        ("pin = 13", "", "buzzer.pin"),
     ],
 )
 def test_a_missing_role_is_named(tmp_path, old, new, role):
