@@ -32,7 +32,10 @@ TRAY_ACTIVE = 1            # the level the vibration module outputs while shaken
 SAFE_PIN = 22
 WDT_TIMEOUT_MS = 2000      # a hung loop resets the board after 2 s
 
-BOOT_RING = ((255, 255, 255), 128)  # colour, brightness 0..255: the mat is lit before the host talks
+# colour, brightness 0..255: the mat is lit before the host talks. 96 keeps a 24-LED ring at
+# about 0.54 A (60 mA per LED at full white), under the 0.6 A a Pi 5 on a 3 A supply gives its USB
+# ports (hardware/README.md, "Power"); the host may ask for more when the ring has its own supply.
+BOOT_RING = ((255, 255, 255), 96)
 SEAT_COLOUR_OFF = (0, 0, 0)
 
 RETRY_MS = 100             # re-send an unacknowledged event after this long
@@ -145,7 +148,8 @@ class Peripheral:
                 self._pending.pop(0)
             return
         if msg_type == protocol.HELLO:
-            # a new host session: forget the last seq so its first command is not a "duplicate"
+            # a new host session: its HELLO's seq becomes the last one seen, so the host's next seq is
+            # new and an older session's seq cannot make a command look like a duplicate
             self._last_host_seq = seq
             self._last_status = protocol.ACK_OK
             self._ack(seq, protocol.ACK_OK)

@@ -120,6 +120,14 @@ def test_every_pass_feeds_the_watchdog_and_the_ring_lights_at_boot(board):
     assert board.test_ring.leds == [(r * k // 255, g * k // 255, b * k // 255)] * 24
 
 
+def test_the_boot_light_stays_within_what_a_pi_usb_port_gives():
+    """hardware/README.md, Power: a WS2812 draws up to 20 mA per colour at 255 (60 mA white); a Pi 5
+    on a 3 A supply gives its USB ports 0.6 A in all. The ring lit at boot must stay under that."""
+    (r, g, b), k = fw.BOOT_RING
+    amps = fw.RING_LEDS * sum(c * k // 255 for c in (r, g, b)) / 255 * 0.020
+    assert 0.2 < amps <= 0.6, f"boot ring draws {amps:.2f} A"
+
+
 def test_hello_is_acked_and_answered_with_version_until_acked(board):
     msgs = send(board, host.HELLO, 7, b"\x01")
     assert msgs[0] == (host.ACK, 7, b"\x00")
