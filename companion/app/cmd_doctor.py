@@ -253,32 +253,29 @@ def check_mat(ctx) -> Check:
     return Check("mat", "ok", status.message, True)
 
 
-def check_deck(ctx) -> Check:
-    path = ctx.args.deck
+def _check_enrolled(name: str, path, why_optional: str, load, error, count: str, enrol: str) -> Check:
+    """An enrolled file: missing (not given), failed (the loader's named error) or ok with its count."""
     if not path:
-        return Check("deck", "missing", "no --deck given", False,
-                     "enrol your cards: companion enroll --deck DIR --out DECK.npz")
+        return Check(name, "missing", f"no --{name} given{why_optional}", False, f"enrol your {enrol}")
+    try:
+        loaded = load(path)
+    except error as exc:
+        return Check(name, "failed", str(exc), False, f"enrol again: {enrol.split(': ', 1)[1]}")
+    return Check(name, "ok", f"{path}: {count(loaded)}", False)
+
+
+def check_deck(ctx) -> Check:
     from companion.vision.deck import Deck, DeckError
 
-    try:
-        deck = Deck.load(path)
-    except DeckError as exc:
-        return Check("deck", "failed", str(exc), False, "enrol again: companion enroll --deck DIR --out DECK.npz")
-    return Check("deck", "ok", f"{path}: {len(deck.labels)} labels", False)
+    return _check_enrolled("deck", ctx.args.deck, "", Deck.load, DeckError, lambda d: f"{len(d.labels)} labels",
+                           "cards: companion enroll --deck DIR --out DECK.npz")
 
 
 def check_dice(ctx) -> Check:
-    path = ctx.args.dice
-    if not path:
-        return Check("dice", "missing", "no --dice given; only Sushi Roll needs them", False,
-                     "enrol your dice: companion enroll --dice DIR --out DICE.npz")
     from companion.vision.dice_faces import DiceError, DiceSet
 
-    try:
-        dice = DiceSet.load(path)
-    except DiceError as exc:
-        return Check("dice", "failed", str(exc), False, "enrol again: companion enroll --dice DIR --out DICE.npz")
-    return Check("dice", "ok", f"{path}: {len(dice.faces)} faces", False)
+    return _check_enrolled("dice", ctx.args.dice, "; only Sushi Roll needs them", DiceSet.load, DiceError,
+                           lambda d: f"{len(d.faces)} faces", "dice: companion enroll --dice DIR --out DICE.npz")
 
 
 def check_service(ctx) -> Check:
