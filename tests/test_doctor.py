@@ -72,7 +72,28 @@ def test_a_broken_pinout_fails_and_names_the_problem(capsys, tmp_path):
     code, report = _doctor(capsys, "--pinout", str(bad))
     pin = _by_name(report)["pinout"]
     assert code == 1 and report["ok"] is False
-    assert pin["status"] == "failed" and str(bad) in pin["detail"]
+    assert pin["status"] == "failed" and str(bad) in pin["detail"] and str(bad) in pin["fix"]
+
+
+def test_a_pin_named_twice_fails_the_pinout_and_the_panel_is_not_opened_from_another_file(capsys, tmp_path):
+    good = (Path(cmd_doctor.__file__).parents[2] / "hardware" / "pinout.toml").read_text()
+    dup = tmp_path / "dup.toml"
+    dup.write_text(good.replace("right = 6 ", "right = 5 ", 1))
+    code, report = _doctor(capsys, "--pinout", str(dup))
+    checks = _by_name(report)
+    assert code == 1
+    assert checks["pinout"]["status"] == "failed" and "GPIO 5" in checks["pinout"]["detail"]
+    # the panel must not quietly load the repository's pinout instead and call itself ok
+    assert checks["panel"]["status"] == "failed" and "pinout" in checks["panel"]["detail"]
+
+
+@pytest.mark.parametrize("argv", [["--link", "bogus"], ["--panel", "gpioo"], ["--camera", "usb:x"],
+                                  ["--display", "x11"], ["--panel", "script:"]])
+def test_a_device_option_that_names_no_device_is_bad_input(capsys, argv):
+    assert main(["doctor", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing was checked
+    assert f"--{argv[0][2:]} {argv[1]!r}" in captured.err and "use " in captured.err
 
 
 def test_no_frame_fails_the_camera_and_the_mat_but_the_rest_is_still_checked(capsys, tmp_path):
@@ -134,7 +155,7 @@ def test_a_check_that_crashes_is_reported_and_the_others_still_run(capsys, monke
     checks = _by_name(report)
     assert checks["camera"]["status"] == "failed" and "exploded" in checks["camera"]["detail"]
     assert checks["camera"]["required"] is True
-    assert checks["service"]["status"] == "ok"
+    assert checks["display"]["status"] == "ok" and checks["panel"]["status"] == "ok"
     assert code == 1
 
 
@@ -142,6 +163,22 @@ def _press_script(tmp_path, names) -> str:
     script = tmp_path / "presses.json"
     script.write_text(json.dumps([{"t": 0.05 * i, "event": n} for i, n in enumerate(names)]))
     return f"script:{script}"
+
+
+def test_interactive_keys_pump_their_own_events(capsys, monkeypatch):
+    """Nobody else pumps pygame's events in the doctor: 'keys' must open as 'keys:pump'."""
+    import companion.devices.panel as panel_module
+
+    opened = []
+
+    def fake_open(spec, **kwargs):
+        opened.append(spec)
+        raise panel_module.PanelError("no window here")
+
+    monkeypatch.setattr(panel_module, "open_panel", fake_open)
+    _doctor(capsys, "--panel", "keys", "--interactive")
+    _doctor(capsys, "--panel", "keys")
+    assert opened == ["keys:pump", "keys"]
 
 
 def test_interactive_asks_for_every_button(capsys, tmp_path):
@@ -157,3 +194,31 @@ def test_interactive_names_a_button_that_never_answers(capsys, tmp_path, monkeyp
     panel = _by_name(report)["panel"]
     assert panel["status"] == "failed" and panel["detail"].endswith("no press seen from UNDO")
     assert code == 1
+
+
+def test_sigterm_while_waiting_for_a_button_ends_cleanly(tmp_path):
+    """systemd and Ctrl-C stop the doctor mid-question: exit 130, a message, no traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "late.json"
+    script.write_text(json.dumps([{"t": 600, "event": "left"}]))
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    env.pop("NOTIFY_SOCKET", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from companion.cli import main; raise SystemExit(main())",
+         "doctor", "--panel", f"script:{script}", "--interactive", "--link", "none"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = ""
+        while "press" not in line:
+            line = proc.stderr.readline()
+            assert line, "the doctor ended before asking for a button"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err

@@ -18,6 +18,23 @@ def note(msg: str) -> None:
     print(f"companion: note: {msg}", file=sys.stderr)
 
 
+def sigterm_as_interrupt():
+    """Make SIGTERM end a command as Ctrl-C does (devices are closed on the way out by their
+    ``with`` blocks; systemd stops a unit with SIGTERM); return a function that puts the previous
+    handler back. Only the main thread may set handlers: elsewhere this does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def table(rows: list[list[str]], header: list[str]) -> str:
     """Left-aligned columns under ``header``, two spaces apart, trailing blanks trimmed."""
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]

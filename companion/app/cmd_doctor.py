@@ -80,6 +80,27 @@ class Specs:
     link: str
 
 
+#: The forms each device option takes, as regular expressions, and how the help names them.
+SPEC_FORMS = {
+    "camera": (r"pi|sim|usb:\d+|replay:.+", "pi, usb:N, replay:DIR or sim"),
+    "display": (r"kmsdrm|window|dummy", "kmsdrm, window or dummy"),
+    "panel": (r"gpio|mock|keys|keys:pump|none|script:.+", "gpio, mock, keys, script:FILE or none"),
+    "link": (r"auto|none|loop|serial:.+", "auto, serial:PATH, loop or none"),
+}
+
+
+def spec_problem(specs: "Specs") -> str | None:
+    """None when every device spec has one of its forms, else a message naming the option and the
+    forms it takes (the command exits 2: bad input, not a failed check)."""
+    import re
+
+    for field, (pattern, forms) in SPEC_FORMS.items():
+        value = getattr(specs, field)
+        if not re.fullmatch(pattern, value):
+            return f"doctor: --{field} {value!r} is not a {field} this command can open; use {forms}"
+    return None
+
+
 def default_specs(on_pi: bool) -> Specs:
     """The real devices on a Pi; the fakes elsewhere."""
     if on_pi:
@@ -96,7 +117,11 @@ def check_pinout(ctx) -> Check:
     try:
         ctx.pinout = load_pinout(ctx.args.pinout)
     except PinoutError as exc:
-        return Check("pinout", "failed", str(exc), True, "fix hardware/pinout.toml (hardware/README.md lists the rules)")
+        given = ctx.args.pinout
+        if given and not Path(given).is_file():
+            return Check("pinout", "missing", str(exc), True, "give --pinout FILE; this checkout's is hardware/pinout.toml")
+        return Check("pinout", "failed", str(exc), True,
+                     f"fix {given or 'hardware/pinout.toml'} (hardware/README.md lists the rules)")
     except FileNotFoundError as exc:
         return Check("pinout", "missing", f"{exc.filename}: not found", True, "give --pinout FILE or set COMPANION_PINOUT")
     p = ctx.pinout
@@ -122,8 +147,7 @@ def check_camera(ctx) -> Check:
     try:
         cam = _sim_camera() if spec == "sim" else open_camera(spec)
     except (CameraError, ValueError, OSError) as exc:
-        return Check("camera", "failed", f"{spec}: {exc}", True,
-                     "is the ribbon cable seated, and does `rpicam-hello --list-cameras` list it?")
+        return Check("camera", "failed", f"{spec}: {exc}", True, _camera_fix(spec))
     with cam:
         start, frames, frame = time.monotonic(), 0, None
         try:
@@ -144,6 +168,16 @@ def check_camera(ctx) -> Check:
         return Check("camera", "ok", f"simulated mat: {w}×{h} px (a fake: no frame rate to measure)", True)
     fps = frames / elapsed if elapsed > 0 else float("inf")
     return Check("camera", "ok", f"{spec}: {w}×{h} px, {fps:.1f} frames/s over {frames} frames", True)
+
+
+def _camera_fix(spec: str) -> str:
+    """What to try when the camera ``spec`` does not open."""
+    if spec.startswith("usb:"):
+        n = spec.partition(":")[2]
+        return f"is the webcam plugged in, and is it /dev/video{n}? (`v4l2-ctl --list-devices` lists them)"
+    if spec.startswith("replay:"):
+        return "give a folder of frames (PNG/JPEG, read in name order) or a video file"
+    return "is the ribbon cable seated, and does `rpicam-hello --list-cameras` list it?"
 
 
 def check_display(ctx) -> Check:
@@ -182,6 +216,11 @@ def check_panel(ctx) -> Check:
     from companion.devices.panel import PanelError, open_panel
 
     spec = ctx.specs.panel
+    if ctx.pinout is None and spec in ("gpio", "mock"):
+        return Check("panel", "failed", f"{spec}: no usable pinout to open the pins by (see the pinout line)", True,
+                     "fix the pinout first")
+    if spec == "keys" and ctx.args.interactive:
+        spec = "keys:pump"  # nobody else pumps pygame's events here: the panel opens its own window
     try:
         panel = open_panel(spec, pinout=ctx.pinout)
     except PanelError as exc:
@@ -222,6 +261,9 @@ def check_peripheral(ctx) -> Check:
     kwargs = {}
     if p is not None:
         kwargs = {"vid_pid": p.peripheral_vid_pid, "fallback": p.peripheral_fallback}
+    elif spec == "auto":
+        return Check("peripheral", "failed", "no usable pinout to find the Pico by (its USB VID:PID)", False,
+                     "fix the pinout first")
     try:
         link = open_link(spec, **kwargs)
     except LinkError as exc:
@@ -339,17 +381,32 @@ def _line(c: Check) -> str:
 
 
 def run(args) -> int:
+    """The command: 0 when every required check passed, 1 when one did not, 2 for a device option
+    that names no device, 130 when interrupted (Ctrl-C or SIGTERM; what was open is closed)."""
+    from companion.app.cli_util import err, sigterm_as_interrupt
+
     model = pi_model()
     specs = default_specs(model is not None)
     for field in ("camera", "display", "panel", "link"):
         value = getattr(args, field)
         if value and value != "auto":
             setattr(specs, field, value)
+    problem = spec_problem(specs)
+    if problem:
+        err(problem)
+        return 2
     fakes = model is None
     say = (lambda line: None) if args.json else print
     if not args.json:
         print(f"{'info':<8} {'platform':<11} " + (model or "not a Raspberry Pi: checking with the fakes"))
-    results = run_checks(args, specs, say)
+    restore = sigterm_as_interrupt()
+    try:
+        results = run_checks(args, specs, say)
+    except KeyboardInterrupt:
+        err("doctor: interrupted; the checks above are all that ran")
+        return 130
+    finally:
+        restore()
     healthy = all(c.status == "ok" for c in results if c.required)
     if args.json:
         print(json.dumps({"platform": model, "fakes": fakes, "specs": asdict(specs), "ok": healthy,

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from companion.app.cli_util import err as _err
+from companion.app.cli_util import err as _err, sigterm_as_interrupt
 
 #: The first word of the camera specs ``open_camera`` understands.
 CAMERA_KINDS = ("pi", "usb", "fake")
@@ -140,22 +140,6 @@ def _line(event, as_json: bool) -> str:
     return f"frame {event.frame:>6}  t {event.t:8.3f} s  {event.kind}"
 
 
-def _stop_on_sigterm():
-    """Make SIGTERM end the watch as Ctrl-C does (the camera is closed on the way out); return a
-    function that puts the previous handler back. Only the main thread may set handlers."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    return lambda: signal.signal(signal.SIGTERM, previous)
-
-
 def run(args: argparse.Namespace) -> int:
     """Watch ``args.source`` and print events; return the exit status (0, or 2 on bad input)."""
     if args.fps is not None and not (0 < args.fps < float("inf")):
@@ -171,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     bad: list[str] = []
     detector = SettleDetector()
     frames = None
-    restore = _stop_on_sigterm()
+    restore = sigterm_as_interrupt()
     try:
         frames = _frames(args.source, args.fps, bad)
         for index, t, frame, name in frames:
