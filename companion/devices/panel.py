@@ -359,13 +359,21 @@ class GPIOPanel(_PanelBase):
 
     def _open(self, role: str, pin, make):
         """Make one gpiozero device, turning its errors into a PanelError naming the role."""
-        from gpiozero.exc import BadPinFactory, GPIOPinInUse
+        import warnings
+
+        from gpiozero.exc import BadPinFactory, GPIOPinInUse, PinFactoryFallback
 
         try:
-            device = make(pin)
+            # gpiozero warns once per factory it tries on the way to one that loads; off the Pi that
+            # is four warnings before a clear error, so they are kept for the error instead
+            with warnings.catch_warnings(record=True) as tried:
+                warnings.simplefilter("always", PinFactoryFallback)
+                device = make(pin)
         except BadPinFactory as exc:
+            reasons = "; ".join(str(w.message) for w in tried if issubclass(w.category, PinFactoryFallback))
             raise PanelError(
-                f"no GPIO pin factory could be loaded ({exc}). On a Raspberry Pi install lgpio "
+                f"no GPIO pin factory could be loaded ({exc}{'; ' + reasons if reasons else ''}). "
+                "On a Raspberry Pi install lgpio "
                 "('sudo apt install python3-lgpio'; a Pi 5 needs it) and make the venv with "
                 "'python3 -m venv --system-site-packages'. Off the Pi use 'keys', 'script:FILE', "
                 "'mock' or 'none' instead of 'gpio'."
@@ -426,7 +434,7 @@ class GPIOPanel(_PanelBase):
                 return
             if self._beep_timer is not None:
                 self._beep_timer.cancel()
-            self._buzzer.play(self._buzzer.min_tone)
+            self._buzzer.play(self._buzzer.max_tone)  # A6, 1760 Hz: nearest the piezo's resonance
             self._beep_timer = threading.Timer(BEEP_S, self._beep_end)
             self._beep_timer.daemon = True
             self._beep_timer.start()
