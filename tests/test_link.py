@@ -287,3 +287,113 @@ def test_serial_link_over_a_pty_survives_a_cable_pulled_mid_frame(tmp_path):
     finally:
         link.close()
         pty.pull_cable()
+
+
+# ---- the review's findings: a tray event across a reconnect, a thread that must not die, a port
+# ---- that cannot be opened ---------------------------------------------------------------------
+
+class ScriptedPort:
+    """A transport on which the test plays the Pico: every frame the host writes goes to
+    ``answer(msg)``, and whatever bytes it returns come back on the next read, all at once (so
+    several frames can arrive in one read). ``explode`` makes the next read raise it."""
+
+    def __init__(self, answer) -> None:
+        self.name = "scripted"
+        self.answer = answer
+        self.inbox = bytearray()
+        self.written: list[codec.Message] = []
+        self.explode: BaseException | None = None
+        self.closed = False
+        self._decoder = codec.FrameDecoder()
+
+    def read(self, n: int) -> bytes:
+        time.sleep(0.005)
+        if self.explode is not None:
+            exc, self.explode = self.explode, None
+            raise exc
+        data = bytes(self.inbox[:n])
+        del self.inbox[:n]
+        return data
+
+    def write(self, data: bytes) -> None:
+        for msg in self._decoder.feed(data):
+            self.written.append(msg)
+            self.inbox += self.answer(msg)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def version(seq: int, protocol: int = codec.PROTOCOL_VERSION) -> bytes:
+    return codec.encode(codec.VERSION, seq, bytes((protocol, 24, 6)) + b"0.1.0")
+
+
+def ack(seq: int) -> bytes:
+    return codec.encode(codec.ACK, seq, bytes((codec.ACK_OK,)))
+
+
+def tray(seq: int, kind: int = codec.TRAY_ROLL_STARTED, age_ms: int = 300) -> bytes:
+    return codec.encode(codec.TRAY, seq, bytes((kind,)) + age_ms.to_bytes(2, "big"))
+
+
+def pico_answering(on_hello, on_ack=lambda msg: b""):
+    """An ``answer`` for ScriptedPort: HELLO -> ``on_hello(msg)``, commands -> ACK OK, the
+    host's ACKs -> ``on_ack(msg)``."""
+    def answer(msg: codec.Message) -> bytes:
+        if msg.type == codec.HELLO:
+            return on_hello(msg)
+        if msg.type == codec.ACK:
+            return on_ack(msg)
+        return ack(msg.seq)
+    return answer
+
+
+def scripted_link(*ports: ScriptedPort) -> tuple[ThreadedLink, list[ScriptedPort]]:
+    """A ThreadedLink whose opener hands out ``ports`` in turn (then nothing: absent)."""
+    queue, opened = list(ports), []
+
+    def opener():
+        if not queue:
+            return None
+        opened.append(queue.pop(0))
+        return opened[-1]
+
+    return ThreadedLink(opener, "scripted"), opened
+
+
+def test_a_frame_after_a_wrong_version_in_the_same_read_does_not_kill_the_thread(monkeypatch):
+    from companion.devices import link as link_module
+
+    monkeypatch.setattr(link_module, "INCOMPATIBLE_RETRY_S", 0.2)
+
+    def hello(msg):  # TRAY before and after a VERSION of protocol 9, all in one read
+        return tray(3) + ack(msg.seq) + version(4, protocol=9) + tray(5)
+
+    ports = [ScriptedPort(pico_answering(hello)) for _ in range(3)]
+    link, opened = scripted_link(*ports)
+    try:
+        assert wait_until(lambda: len(opened) >= 2)  # it tried the handshake again
+        assert link._thread.is_alive()
+        assert link.state == "incompatible" and "9" in link.problem
+        assert link.events() == []  # read with our layout from a Pico that speaks another
+        assert link.faults == 0
+    finally:
+        link.close()
+
+
+def test_an_unexpected_error_in_the_thread_is_a_lost_link_not_a_dead_thread(caplog):
+    ports = [ScriptedPort(pico_answering(lambda hello: ack(hello.seq) + version(0))) for _ in range(2)]
+    link, opened = scripted_link(*ports)
+    try:
+        assert link.wait_connected(5.0), link.problem
+        with caplog.at_level("ERROR", logger="companion.devices.link"):
+            ports[0].explode = RuntimeError("a bug")
+            assert wait_until(lambda: ports[0].closed)
+            assert link._thread.is_alive()
+            assert "RuntimeError" in link.problem and "a bug" in link.problem
+            assert link.faults == 1
+            assert wait_until(lambda: len(opened) == 2 and link.state == "connected")
+        assert link.problem is None
+        assert any(r.exc_info and "a bug" in str(r.exc_info[1]) for r in caplog.records)
+    finally:
+        link.close()

@@ -25,6 +25,7 @@ when a serial port is opened (pyserial docs: ``serial.Serial``, ``serial.tools.l
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -46,6 +47,8 @@ MAX_EVENTS = 1000         # tray events kept for the caller; the oldest go first
 
 STATES = ("connected", "absent", "retrying", "incompatible")
 DEFAULT_SEAT_RGB = (255, 140, 0)
+
+log = logging.getLogger(__name__)
 
 
 class LinkError(RuntimeError):
@@ -176,7 +179,8 @@ class ThreadedLink(_Commands):
     Attributes besides the contract: ``problem`` (the last reason the link went down, or None),
     ``port_name``, ``info`` (VersionInfo from the handshake), counters ``resends``,
     ``duplicates`` (Pico events seen twice), ``refused`` (commands the Pico did not accept),
-    ``reconnects``.
+    ``reconnects``, ``faults`` (unexpected errors in the thread, each handled as a lost link and
+    logged).
     """
 
     def __init__(self, opener: Callable[[], object | None], name: str) -> None:
@@ -188,7 +192,8 @@ class ThreadedLink(_Commands):
         self.problem: str | None = None
         self.port_name: str | None = None
         self.info: codec.VersionInfo | None = None
-        self.resends = self.duplicates = self.refused = self.reconnects = 0
+        self.resends = self.duplicates = self.refused = self.reconnects = self.faults = 0
+        self._last_fault: str | None = None
         self._found_once = False
         # desired lights (None = never set: the Pico's own lights are left alone)
         self._ring: bytes | None = None
@@ -270,26 +275,42 @@ class ThreadedLink(_Commands):
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                if self._port is None:
-                    wait = self._reopen_at - time.monotonic()
-                    if wait > 0:
-                        self._stop.wait(min(wait, 0.1))
-                    elif not self._open():
-                        self._reopen_at = time.monotonic() + SCAN_S
-                    continue
                 try:
-                    data = self._port.read(256)
-                    now = time.monotonic()
-                    for msg in self._decoder.feed(data):
-                        self._on_message(msg, now)
-                    if self._port is not None:
-                        self._service(now)
+                    self._step()
                 except OSError as exc:
                     self._lose(f"{self.port_name}: {exc}", RECONNECT_S)
+                except Exception as exc:  # noqa: BLE001 - a bug must cost a reconnect, not the thread
+                    # the thread is the link: if it died, the state would freeze and nothing would
+                    # ever be sent or received again. Log the traceback (once per distinct error,
+                    # not every reconnect), treat it as a lost link.
+                    reason = (f"{self.port_name or self.name}: unexpected {type(exc).__name__} in the "
+                              f"link's thread: {exc}")
+                    if reason != self._last_fault:
+                        log.exception("link %s: %s", self.name, reason)
+                        self._last_fault = reason
+                    self.faults += 1
+                    self._lose(reason, RECONNECT_S)
         finally:
             self._close_port()
             self._connected.clear()
             self._fail_pings()
+
+    def _step(self) -> None:
+        """One pass of the thread: (re)open when due, else read, act on each message, keep timers."""
+        if self._port is None:
+            wait = self._reopen_at - time.monotonic()
+            if wait > 0:
+                self._stop.wait(min(wait, 0.1))
+            elif not self._open():
+                self._reopen_at = time.monotonic() + SCAN_S
+            return
+        data = self._port.read(256)
+        now = time.monotonic()
+        for msg in self._decoder.feed(data):
+            self._on_message(msg, now)
+            if self._port is None:
+                return  # the port was closed (a protocol mismatch): the rest of the read is moot
+        self._service(now)
 
     def _set_state(self, state: str) -> None:
         self._state = state
@@ -430,7 +451,7 @@ class ThreadedLink(_Commands):
         if port is not None:
             try:
                 port.close()
-            except OSError:
+            except Exception:  # noqa: BLE001 - a port that fails to close is closed as far as we care
                 pass
 
     def _fail_pings(self) -> None:
