@@ -361,6 +361,66 @@ def scripted_link(*ports: ScriptedPort) -> tuple[ThreadedLink, list[ScriptedPort
     return ThreadedLink(opener, "scripted"), opened
 
 
+def test_a_tray_event_resent_during_the_handshake_is_delivered_once_the_version_matches():
+    # the Pico stayed powered: it is still sending TRAY seq 7 when the host reopens, and it
+    # queued the VERSION (seq 8) behind it
+    port = ScriptedPort(pico_answering(lambda hello: tray(7, age_ms=300) + ack(hello.seq) + version(8)))
+    link, _ = scripted_link(port)
+    try:
+        assert link.wait_connected(5.0), link.problem
+        got: list[TrayEvent] = []
+        assert wait_until(lambda: got.extend(link.events()) or got)
+        assert [e.kind for e in got] == ["roll-started"]
+        assert got[0].t <= time.monotonic() - 0.3  # dated by its age, not by the handshake
+        acked = [m.seq for m in port.written if m.type == codec.ACK]
+        assert acked[:2] == [7, 8]  # acknowledged, so the Pico moves on to its VERSION
+    finally:
+        link.close()
+
+
+def test_an_event_already_delivered_is_not_delivered_again_after_a_reconnect():
+    # session 1: the Pico sends TRAY seq 7, the host delivers and acks it, then the cable
+    # hiccups (the ack never arrives). Session 2: the same powered Pico re-sends seq 7 first.
+    first = ScriptedPort(pico_answering(lambda hello: ack(hello.seq) + version(6),
+                                        on_ack=lambda msg: tray(7) if msg.seq == 6 else b""))
+    second = ScriptedPort(pico_answering(lambda hello: tray(7) + ack(hello.seq) + version(8)))
+    link, opened = scripted_link(first, second)
+    try:
+        got: list[TrayEvent] = []
+        assert wait_until(lambda: got.extend(link.events()) or got)
+        first.explode = OSError("cable hiccup")
+        assert wait_until(lambda: len(opened) == 2 and link.state == "connected")
+        assert wait_until(lambda: link.duplicates == 1)
+        got.extend(link.events())
+        assert [e.kind for e in got] == ["roll-started"]
+    finally:
+        link.close()
+
+
+def test_a_reconnect_during_a_roll_loses_no_tray_event():
+    # the review's reproduction, end to end with the real firmware: nothing from the Pico reaches
+    # the host for a while (the Pico stays powered), the host gives up and reopens while the
+    # Pico is still re-sending roll-started
+    link = open_link("loop")
+    try:
+        assert link.wait_connected(5.0), link.problem
+        sim = link.sim
+        sim.drop_from_pico = 10**6
+        link.set_ring((1, 2, 3), 0.5)  # not acknowledged: lost after 5 sends, reopened 0.5 s later
+        assert wait_until(lambda: link.state == "retrying")
+        sim.tray.level = 1  # the Pico still hears the host: it makes the event and keeps re-sending it
+        assert wait_until(lambda: any(p[0] == codec.TRAY for p in sim.board._pending))
+        sim.tray.level = 0
+        sim.drop_from_pico = 0
+        assert link.wait_connected(5.0), link.problem
+        got: list[TrayEvent] = []
+        assert wait_until(lambda: got.extend(link.events()) or len(got) >= 2)
+        assert [e.kind for e in got] == ["roll-started", "tray-quiet"]
+        assert sim.board.dropped_events == 0
+    finally:
+        link.close()
+
+
 def test_a_frame_after_a_wrong_version_in_the_same_read_does_not_kill_the_thread(monkeypatch):
     from companion.devices import link as link_module
 

@@ -209,6 +209,7 @@ class ThreadedLink(_Commands):
         self._seq = 0
         self._inflight: _Inflight | None = None
         self._pico_seq: int | None = None
+        self._held: list[TrayEvent] = []  # TRAY events acknowledged before VERSION said the protocol
         self._handshake = "none"  # "hello" -> "acked" -> "done"
         self._hello_acked_at = 0.0
         self._last_rx = self._last_tx = 0.0
@@ -337,7 +338,9 @@ class ThreadedLink(_Commands):
         self._port = port
         self.port_name = getattr(port, "name", self.name)
         self._decoder.reset()
-        self._pico_seq = None
+        # self._pico_seq is kept: a Pico that stayed powered re-sends the event it was sending,
+        # with the same seq, and it must not be delivered twice; a powered-up Pico's first
+        # message is VERSION, which starts its numbering afresh
         self._inflight = None
         self._handshake = "hello"
         self._last_rx = time.monotonic()
@@ -414,8 +417,17 @@ class ThreadedLink(_Commands):
                 return
             self._pico_seq = msg.seq
             kind, age_ms = codec.parse_tray(msg.payload)
-            if kind is not None and self._handshake == "done":
-                self._events.append(TrayEvent(kind, now - age_ms / 1000.0))
+            if kind is None:
+                return
+            event = TrayEvent(kind, now - age_ms / 1000.0)
+            if self._handshake == "done":
+                self._events.append(event)
+            else:
+                # a Pico that stayed powered through a reconnect re-sends the event it was sending
+                # before its VERSION (it queued the VERSION behind it). It is acknowledged, so the
+                # Pico moves on to the VERSION; it is delivered once the VERSION shows the Pico
+                # speaks our protocol (only then is the payload known to mean what we read).
+                self._held.append(event)
 
     def _on_version(self, msg: codec.Message, now: float) -> None:
         self._pico_seq = msg.seq  # a new Pico session: its seq numbers start afresh
@@ -424,6 +436,7 @@ class ThreadedLink(_Commands):
             self.problem = (f"the Pico speaks protocol version {self.info.protocol} (firmware "
                             f"{self.info.firmware}), this companion version {codec.PROTOCOL_VERSION}: "
                             "flash the firmware from this checkout (firmware/PROTOCOL.md, 'Flashing')")
+            self._held.clear()  # read with a layout that Pico may not use: not trusted
             self._close_port()
             self._set_state("incompatible")
             self._reopen_at = now + INCOMPATIBLE_RETRY_S
@@ -433,6 +446,8 @@ class ThreadedLink(_Commands):
                 self._inflight = None  # VERSION means the HELLO arrived, even if its ack did not
             self._handshake = "done"
             self.problem = None
+            self._events.extend(self._held)
+            self._held.clear()
             with self._lock:  # the Pico may have rebooted: tell it the lights again
                 self._dirty = {t for t, p in ((codec.SET_RING, self._ring), (codec.SET_SEAT, self._seat)) if p}
             self._set_state("connected")
