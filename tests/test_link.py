@@ -457,3 +457,30 @@ def test_an_unexpected_error_in_the_thread_is_a_lost_link_not_a_dead_thread(capl
         assert any(r.exc_info and "a bug" in str(r.exc_info[1]) for r in caplog.records)
     finally:
         link.close()
+
+
+def test_a_port_that_cannot_be_opened_says_why_in_problem_until_it_connects(tmp_path):
+    import serial
+
+    path = tmp_path / "ttyACM-companion"
+    link = open_link(f"serial:{path}")
+    pty = blocker = None
+    try:
+        assert wait_until(lambda: link.problem is not None)
+        assert link.problem == f"cannot open {path}: No such file or directory"
+        assert link.state == "absent"
+        pty = PtyBoard()
+        blocker = serial.Serial(pty.path, exclusive=True)  # say, mpremote holding the port
+        os.symlink(pty.path, path)
+        assert wait_until(lambda: "in use" in (link.problem or ""))
+        assert link.problem.startswith(f"cannot open {path}: in use by another program")
+        assert link.state == "retrying"
+        blocker.close()
+        assert link.wait_connected(5.0), link.problem
+        assert link.problem is None
+    finally:
+        link.close()
+        if blocker is not None:
+            blocker.close()
+        if pty is not None:
+            pty.pull_cable()

@@ -5,7 +5,8 @@ One small contract (``Link``), a real backend on pyserial beside a first-class f
 * ``open_link("auto", vid_pid=(0x2E8A, 0x0005), fallback="/dev/ttyACM0")``: find the Pico by
   USB VID:PID (``serial.tools.list_ports``), else the fallback path, else nothing (``absent``,
   and it keeps looking every second, so a Pico plugged in later is found);
-* ``"serial:/dev/ttyACM0"``: that path;
+* ``"serial:/dev/ttyACM0"``: that path (while it cannot be opened, ``problem`` says why, e.g.
+  "cannot open /dev/ttyACM0: No such file or directory", and it tries again every second);
 * ``"loop"``: the simulated Pico (companion.devices.link_sim), the real firmware on a thread with
   fake hardware; ``link.sim`` is the board, for tests and ``companion doctor`` off the Pi;
 * ``"none"``: always absent; every method a harmless no-op.
@@ -25,6 +26,7 @@ when a serial port is opened (pyserial docs: ``serial.Serial``, ``serial.tools.l
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -53,6 +55,17 @@ log = logging.getLogger(__name__)
 
 class LinkError(RuntimeError):
     """A bad link spec or argument. The message names the thing and the rule."""
+
+
+class PortOpenError(OSError):
+    """A serial port that could not be opened. ``str()`` is the whole explanation, e.g.
+    "cannot open /dev/ttyACM0: No such file or directory"; ``missing`` is True when the path
+    does not exist (no device there, as opposed to one that is there but refuses)."""
+
+    def __init__(self, path: str, reason: str, missing: bool) -> None:
+        super().__init__(f"cannot open {path}: {reason}")
+        self.path = path
+        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -173,10 +186,13 @@ class ThreadedLink(_Commands):
     Args:
         opener: called by the thread to open the device: returns a transport (``read(n)`` ->
             bytes, waiting up to ~20 ms; ``write(data)``; ``close()``; ``name``) or None when no
-            device is there; may raise OSError (a device that is there but cannot be opened).
+            device is there; may raise OSError (a device that is there but cannot be opened), or
+            PortOpenError with ``missing`` (no device at that path, and the reason to show).
         name: for the thread's name and messages.
 
-    Attributes besides the contract: ``problem`` (the last reason the link went down, or None),
+    Attributes besides the contract: ``problem`` (a sentence for people saying why the link is
+    not connected: why it went down, why the port cannot be opened, e.g. "cannot open
+    /dev/ttyACM0: No such file or directory", or the protocol mismatch; None once connected),
     ``port_name``, ``info`` (VersionInfo from the handshake), counters ``resends``,
     ``duplicates`` (Pico events seen twice), ``refused`` (commands the Pico did not accept),
     ``reconnects``, ``faults`` (unexpected errors in the thread, each handled as a lost link and
@@ -324,8 +340,13 @@ class ThreadedLink(_Commands):
         try:
             port = self._opener()
         except OSError as exc:
+            if getattr(exc, "missing", False):  # no device at that path: as if none was found
+                if self._state != "incompatible":
+                    self.problem = str(exc)
+                    self._set_state("retrying" if self._found_once else "absent")
+                return False
             self._found_once = True
-            self.problem = f"cannot open the Pico's port: {exc}"
+            self.problem = str(exc) if isinstance(exc, PortOpenError) else f"cannot open the Pico's port: {exc}"
             self._set_state("retrying")
             return False
         if port is None:
@@ -485,7 +506,10 @@ class SerialTransport:
         self.name = path
         # timeout: read() returns after 20 ms without input, so the thread keeps its timers;
         # write_timeout: a Pico that stopped reading makes write() fail instead of hang
-        self._ser = serial.Serial(path, baudrate=115200, timeout=0.02, write_timeout=0.5, exclusive=True)
+        try:
+            self._ser = serial.Serial(path, baudrate=115200, timeout=0.02, write_timeout=0.5, exclusive=True)
+        except OSError as exc:  # serial.SerialException is an OSError
+            raise _open_error(path, exc) from None
 
     def read(self, n: int) -> bytes:
         data = self._ser.read(1)
@@ -497,6 +521,25 @@ class SerialTransport:
 
     def close(self) -> None:
         self._ser.close()
+
+
+def _open_error(path: str, exc: OSError) -> PortOpenError:
+    """pyserial's open failure as "cannot open PATH: <OS reason>". pyserial wraps the OS error
+    in its own text ("could not open port ...: [Errno 2] ..."); the errno is on the exception,
+    or, for a path that is not a tty, on the termios.error it was raised from."""
+    code = exc.errno
+    inner = exc.__context__
+    if code is None and inner is not None and inner.args and isinstance(inner.args[0], int):
+        code = inner.args[0]
+    if code in (errno.EAGAIN, errno.EWOULDBLOCK) and "lock" in str(exc).lower():
+        reason = "in use by another program (the companion opens it exclusively; is mpremote or a second companion running?)"
+    elif code == errno.ENOTTY:
+        reason = "not a serial port (Inappropriate ioctl for device)"
+    elif code:
+        reason = os.strerror(code)
+    else:
+        reason = str(exc)
+    return PortOpenError(path, reason, missing=code == errno.ENOENT)
 
 
 def find_port(vid_pid: tuple[int, int] | None, fallback: str | None) -> str | None:
@@ -565,7 +608,8 @@ def open_link(spec: str, *, vid_pid: tuple[int, int] | None = None, fallback: st
     if kind == "serial":
         if not arg:
             raise LinkError(f"link spec {spec!r}: say which port, e.g. 'serial:/dev/ttyACM0'")
-        return ThreadedLink(_serial_opener(None, arg), arg)
+        # opened as given, even when missing: the OS's reason becomes ``problem``
+        return ThreadedLink(lambda: SerialTransport(arg), arg)
     if kind == "loop" and not sep:
         from companion.devices.link_sim import SimulatedPico
 
