@@ -224,7 +224,9 @@ def tables() -> str:
         "| --- | --- | ---: | ---: | ---: |",
     ]
     for mat in mats():
-        for cam in (c for c in CAMERAS if c.name.startswith("Camera Module 3")):
+        for cam in CAMERAS:
+            # every camera the mount table lists: the distance depends on the lens height, which
+            # is the camera's own (its field of view), the same for all its modes
             h = mount(cam, cam.modes[0], mat, die).height_mm
             for lamp in LAMP_HEIGHTS_MM:
                 across = glare_distance_mm(mat[2] / 2 + MARGIN_MM, h, lamp)

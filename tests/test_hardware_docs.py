@@ -135,3 +135,17 @@ def test_glare_distance_is_the_specular_geometry():
     d = mount.glare_distance_mm(322, 841, 300)
     assert d * 841 / (841 + 300) == pytest.approx(322)
     assert math.isclose(d, 322 * 1141 / 841)
+
+
+def test_glare_rows_cover_every_camera_and_an_hq_row_by_hand():
+    rows = [line for line in mount.tables().splitlines() if line.startswith("| 840×594 | ")]
+    for cam in mount.CAMERAS:
+        assert sum(f"| {cam.name} (" in r for r in rows) == len(mount.LAMP_HEIGHTS_MM), cam.name
+    # HQ + 6 mm over the 4-player mat: h = 890 * 6 / 6.2868 = 849.40 mm (the 4:3 sensor's long
+    # side limits, as above). A lamp 300 mm up, beside the long side, must mirror beyond the
+    # short axis' half extent 594/2 + 25 = 322 mm: d = 322 * (849.40 + 300) / 849.40 = 435.7 mm;
+    # at the ends, half extent 840/2 + 25 = 445 mm: d = 445 * 1149.40 / 849.40 = 602.2 mm.
+    hq = next(r for r in rows if "| HQ Camera + 6 mm lens (849 mm) | 300 |" in r)
+    across, along = (float(x) for x in hq.strip("|").split("|")[3:5])
+    assert across == pytest.approx(435.7, abs=0.5)
+    assert along == pytest.approx(602.2, abs=0.5)
