@@ -30,7 +30,7 @@ KINDS = ["plain", "dark", "felt", "wood", "checker", "blobs"]
 def run(style: str, seeds: list[int]) -> dict[str, int]:
     import test_vision_synth as scenes
 
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
     from companion.sim import faces
     from companion.sim.record import enroll_sim_deck
     from companion.vision.cards import read_cards

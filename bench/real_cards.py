@@ -100,7 +100,7 @@ def _cut(box, shape) -> bool:
 
 
 def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False) -> dict:
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 

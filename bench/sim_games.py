@@ -44,7 +44,7 @@ def card_errors(sighting, frame, homography) -> tuple[int, int, int, int, list[s
     """
     import cv2
 
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
 
     truth = [(label, cv2.perspectiveTransform(q[None].astype(np.float64), homography)[0].mean(axis=0))
              for label, q in frame.cards]
@@ -75,7 +75,7 @@ def card_errors(sighting, frame, homography) -> tuple[int, int, int, int, list[s
 
 def run(style: str, seeds: list[int], players: list[int], cards: bool, verbose: bool) -> dict:
     from companion.app.table_game import TableGame
-    from companion.rules.sushi_go_state import SushiGoOptions
+    from companion.rules.sushi_go.state import SushiGoOptions
     from companion.sim.game_sim import NAMES, mat_for, simulate_game
     from companion.sim.record import enroll_sim_deck
 

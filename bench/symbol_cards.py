@@ -172,7 +172,7 @@ def enrolment_photos(label: str, k: int, seed: int) -> list[np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.cards import read_cards
     from companion.vision.deck import enroll_images
 

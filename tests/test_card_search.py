@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import test_vision_synth as synth
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 from companion.sim import faces
 from companion.vision import card_search
 from companion.vision.cards import classify_groups, find_card_groups, read_cards

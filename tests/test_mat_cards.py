@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 from companion.sim.faces import write_deck_folder
 from companion.sim.record import enroll_sim_deck
 from companion.sim.table import Placement, ShotConditions, render_table

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from companion.app.cmd_replay import replay, run
-from companion.rules.sushi_go_record import score_game_record
+from companion.rules.sushi_go.record import score_game_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GAMES = ["sushi-go-4p", "sushi-go-dummy", "sushi-go-illustrated-3p"]

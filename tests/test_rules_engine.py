@@ -5,7 +5,6 @@ from collections import Counter
 
 import pytest
 
-from companion.rules.cards import DECK_COUNTS, Card
 from companion.rules.errors import IllegalAction, RuleError
 from companion.rules.sushi_go import (
     FULL_DECK,
@@ -17,7 +16,8 @@ from companion.rules.sushi_go import (
     new_game_with_deck,
     new_observed_game,
 )
-from companion.rules.sushi_go_state import DUMMY_SEAT, UNSEEN, Play, SushiGoOptions, tableau_cards
+from companion.rules.sushi_go.cards import DECK_COUNTS, Card
+from companion.rules.sushi_go.state import DUMMY_SEAT, UNSEEN, Play, SushiGoOptions, tableau_cards
 
 C = Card
 #: In ``turn(...)``, a seat playing F plays any plain card (not chopsticks, wasabi or nigiri).

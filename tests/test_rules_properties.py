@@ -12,11 +12,11 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.rules.cards import DECK_COUNTS, Card
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_go import apply, legal_actions, legal_plays, new_game
-from companion.rules.sushi_go_record import score_game_record
-from companion.rules.sushi_go_state import Play, SushiGoOptions, tableau_cards
+from companion.rules.sushi_go.cards import DECK_COUNTS, Card
+from companion.rules.sushi_go.record import score_game_record
+from companion.rules.sushi_go.state import Play, SushiGoOptions, tableau_cards
 
 NAMES = ["Ann", "Bo", "Cy", "Di", "Ed"]
 

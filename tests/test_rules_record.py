@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from companion.rules.errors import MalformedGame
-from companion.rules.sushi_go_record import replay_record, score_game_record
+from companion.rules.sushi_go.record import replay_record, score_game_record
 
 FIXTURE = Path(__file__).parent / "fixtures" / "score" / "three_players.json"
 

@@ -2,17 +2,17 @@
 
 import pytest
 
-from companion.rules.cards import Card
 from companion.rules.core import GAME_END, RoundScore, pick_winners
 from companion.rules.ranking import SUSHI_GO_TIES, SUSHI_ROLL_TIES, award_places
-from companion.rules.sushi_go_scoring import (
+from companion.rules.sushi_go.cards import Card
+from companion.rules.sushi_go.scoring import (
     dumpling_points,
     final_result,
     maki_awards,
     score_puddings,
     score_round,
 )
-from companion.rules.sushi_go_state import Placed
+from companion.rules.sushi_go.state import Placed
 
 C = Card
 

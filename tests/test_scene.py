@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from companion.rules.cards import Card
-from companion.rules.sushi_go_state import Placed
+from companion.rules.sushi_go.cards import Card
+from companion.rules.sushi_go.state import Placed
 from companion.sim.scene import TableScene
 from companion.vision.mat_layout import load_mat_layout
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.rules.sushi_roll_dice import DieKind, load_dice_faces
+from companion.rules.sushi_roll.dice import DieKind, load_dice_faces
 from companion.sim.dice import (
     DIE_SIZE_MM,
     FIXTURE_SCENES,

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.rules.cards import VISION_LABELS
+from companion.rules.sushi_go.cards import VISION_LABELS
 from companion.sim import faces_illustrated
 from companion.sim.faces import STYLES, draw_card_face, write_deck_folder
 

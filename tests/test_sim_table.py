@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.rules.cards import VISION_LABELS
+from companion.rules.sushi_go.cards import VISION_LABELS
 from companion.sim.faces import draw_card_face
 from companion.sim.table import (
     Placement,

@@ -21,7 +21,7 @@ from companion.rules.sushi_express import (
     starting_supply,
     van_path,
 )
-from companion.rules.sushi_express_state import (
+from companion.rules.sushi_express.state import (
     AcceptRoll,
     ActionCard as A,
     Customer as C,
@@ -391,7 +391,7 @@ def test_same_seed_same_game_and_replay_from_the_log():
 
 
 def test_an_exchange_named_either_way_round_is_the_listed_action():
-    from companion.rules.sushi_express_state import Exchange
+    from companion.rules.sushi_express.state import Exchange
 
     assert Exchange(0, 8, 7) == Exchange(0, 7, 8)
 

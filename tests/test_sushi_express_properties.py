@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_express import apply, legal_actions, new_game, random_game
-from companion.rules.sushi_express_state import (
+from companion.rules.sushi_express.state import (
     ACTION_COUNTS,
     CUSTOMER_COUNTS,
     SUSHI_EXPRESS,

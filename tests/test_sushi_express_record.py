@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.rules.errors import MalformedGame
-from companion.rules.sushi_express_record import format_sushi_express_table, score_sushi_express_record
+from companion.rules.sushi_express.record import format_sushi_express_table, score_sushi_express_record
 
 FIXTURES = Path(__file__).parent / "fixtures" / "score"
 

@@ -2,9 +2,9 @@
 with every expected value worked out by hand from the rulebook."""
 
 from companion.rules.core import GAME_END
-from companion.rules.sushi_express_scoring import colour_points, score_game, tip_penalties
-from companion.rules.sushi_express_state import Customer as C
-from companion.rules.sushi_express_state import SushiExpressOptions
+from companion.rules.sushi_express.scoring import colour_points, score_game, tip_penalties
+from companion.rules.sushi_express.state import Customer as C
+from companion.rules.sushi_express.state import SushiExpressOptions
 
 LB, DB, ROSE, VIOLET, TIP = C.LIGHT_BLUE, C.DARK_BLUE, C.ROSE, C.VIOLET, C.TIP
 

@@ -8,7 +8,7 @@ import pytest
 
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_roll import SushiRoll, apply, legal_actions, new_game, random_game, replay
-from companion.rules.sushi_roll_dice import (
+from companion.rules.sushi_roll.dice import (
     DICE_COUNTS,
     FULL_SUPPLY,
     DiceFaces,
@@ -18,7 +18,7 @@ from companion.rules.sushi_roll_dice import (
     load_dice_faces,
     parse_face,
 )
-from companion.rules.sushi_roll_state import Chopsticks, Menu, Phase, Roll, Take
+from companion.rules.sushi_roll.state import Chopsticks, Menu, Phase, Roll, Take
 
 ANN_BELT = ["wasabi", "squid_nigiri", "pudding*3", "menu*2", "maki*3", "dumpling", "tempura", "sashimi"]
 BO_BELT = ["chopsticks*2", "egg_nigiri", "pudding", "maki", "maki*2", "dumpling", "dumpling", "tempura"]

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_roll import apply, legal_actions, new_game, random_game
-from companion.rules.sushi_roll_dice import DICE_COUNTS, FULL_SUPPLY, DieKind, Face, Icon, Tokens
-from companion.rules.sushi_roll_state import Chopsticks, Menu, Phase, Roll, Take
+from companion.rules.sushi_roll.dice import DICE_COUNTS, FULL_SUPPLY, DieKind, Face, Icon, Tokens
+from companion.rules.sushi_roll.state import Chopsticks, Menu, Phase, Roll, Take
 
 SEEDS = st.integers(0, 2**32 - 1)
 PLAYERS = st.integers(2, 5)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from companion.rules.errors import MalformedGame
-from companion.rules.sushi_roll_record import parse_sushi_roll_record, score_sushi_roll_record
-from companion.rules.sushi_roll_scoring import format_sushi_roll_table
+from companion.rules.sushi_roll.record import parse_sushi_roll_record, score_sushi_roll_record
+from companion.rules.sushi_roll.scoring import format_sushi_roll_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "score"
 
@@ -154,7 +154,7 @@ def test_missing_token_kind_counts_as_zero(record):
 
 
 def test_a_broken_faces_file_is_reported_as_malformed(record, monkeypatch):
-    import companion.rules.sushi_roll_record as rec
+    import companion.rules.sushi_roll.record as rec
 
     def broken():
         raise ValueError("companion/data/sushi_roll_dice.toml: the maki die needs a list of exactly 6 faces")

@@ -3,15 +3,15 @@ the scoring-token payouts. Expected values are worked out by hand from sushi-rol
 
 import pytest
 
-from companion.rules.sushi_roll_dice import FULL_SUPPLY, Icon, Tokens, parse_face
-from companion.rules.sushi_roll_scoring import (
+from companion.rules.sushi_roll.dice import FULL_SUPPLY, Icon, Tokens, parse_face
+from companion.rules.sushi_roll.scoring import (
     appetizer_points,
     final_result,
     score_leftovers,
     score_puddings,
     score_round,
 )
-from companion.rules.sushi_roll_state import (
+from companion.rules.sushi_roll.state import (
     SushiRollOptions,
     charge_points,
     pay_points,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 from companion.sim.record import enroll_sim_deck
 from companion.sim.table import Placement, ShotConditions, render_table
 from companion.vision.mat_layout import load_mat_layout

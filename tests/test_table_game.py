@@ -11,7 +11,7 @@ from companion.app.fixture import load_fixture
 from companion.app.table_game import APPLIED, NO_MAT, TableGame
 from companion.app.turns import SeenCard, infer_play
 from companion.rules.sushi_go import apply, legal_plays, new_game
-from companion.rules.sushi_go_state import SushiGoOptions
+from companion.rules.sushi_go.state import SushiGoOptions
 from companion.sim.game_sim import choose_play, mat_for
 from companion.sim.scene import TableScene
 from companion.vision.deck import Deck

@@ -3,7 +3,7 @@
 import pytest
 
 from companion.app.turns import MOVE_TOLERANCE_MM, SeenCard, TurnReadError, infer_play
-from companion.rules.cards import Card
+from companion.rules.sushi_go.cards import Card
 
 
 def c(label, x, y=100.0, conf=0.95):

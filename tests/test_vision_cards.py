@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.rules.cards import UNKNOWN, VISION_LABELS
+from companion.rules.sushi_go.cards import UNKNOWN, VISION_LABELS
 from companion.vision.cards import find_cards, order_quad, read_cards
 from test_vision_synth import corner_error, match_truth, sim_deck, table_scene
 

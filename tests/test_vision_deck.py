@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.rules.cards import UNKNOWN, VISION_LABELS
+from companion.rules.sushi_go.cards import UNKNOWN, VISION_LABELS
 from companion.sim.faces import draw_card_face
 from companion.vision.deck import Deck, DeckError, EnrollError, classify_image, enroll_folder, enroll_images
 from companion.vision.imageio import ImageReadError, read_image

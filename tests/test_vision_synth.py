@@ -144,7 +144,7 @@ _DECKS: dict = {}
 
 def sim_deck(exclude: tuple[str, ...] = ()):
     """A Deck enrolled from one clean sim face per label (cached per process)."""
-    from companion.rules.cards import VISION_LABELS
+    from companion.rules.sushi_go.cards import VISION_LABELS
     from companion.vision.deck import enroll_images
 
     if exclude not in _DECKS:

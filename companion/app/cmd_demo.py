@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from companion.rules.sushi_go_state import SushiGoOptions
+from companion.rules.sushi_go.state import SushiGoOptions
 
 
 def run(args, stdout=None) -> int:

@@ -18,7 +18,7 @@ from companion.rules.core import GameResult
 from companion.rules.errors import MalformedGame
 from companion.rules.records import MAX_RECORD_CHARS, parse_record_json
 from companion.rules.score_table import format_score_table
-from companion.rules.sushi_go_record import score_game_record
+from companion.rules.sushi_go.record import score_game_record
 
 
 def _read(file: str) -> str:
@@ -42,12 +42,12 @@ def _scorer(game: str):
     """(score a record, format the result as a table) for ``game``; each game's module loads only
     when that game is scored."""
     if game == "sushi-express":
-        from companion.rules.sushi_express_record import format_sushi_express_table, score_sushi_express_record
+        from companion.rules.sushi_express.record import format_sushi_express_table, score_sushi_express_record
 
         return score_sushi_express_record, format_sushi_express_table
     if game == "sushi-roll":
-        from companion.rules.sushi_roll_record import score_sushi_roll_record
-        from companion.rules.sushi_roll_scoring import format_sushi_roll_table
+        from companion.rules.sushi_roll.record import score_sushi_roll_record
+        from companion.rules.sushi_roll.scoring import format_sushi_roll_table
 
         return score_sushi_roll_record, format_sushi_roll_table
     return score_game_record, format_table

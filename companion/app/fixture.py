@@ -22,7 +22,7 @@ from typing import Any
 
 from companion.rules.errors import MalformedGame
 from companion.rules.records import parse_record_json
-from companion.rules.sushi_go_state import SushiGoOptions
+from companion.rules.sushi_go.state import SushiGoOptions
 
 
 class FixtureError(ValueError):

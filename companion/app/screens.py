@@ -16,7 +16,7 @@ code serves the 480×320 and 800×480 panels, and uses pygame's built-in default
 pygame is imported lazily (``_pygame()``) so importing this module stays cheap. Rendering needs
 no display: a Surface and the font module are enough, which is what PngDisplay and the tests use.
 
-Card labels are the rules' card names (``companion.rules.cards.Card`` values) plus
+Card labels are the rules' card names (``companion.rules.sushi_go.cards.Card`` values) plus
 ``"wasabi+<nigiri>"`` for a nigiri played on a wasabi; anything else is drawn as a grey "?" card.
 """
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from companion.app.turns import SeenCard, TurnReadError, infer_play
-from companion.rules.cards import Card
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_go import apply_turn, new_observed_game
-from companion.rules.sushi_go_state import SushiGoOptions, SushiGoState
+from companion.rules.sushi_go.cards import Card
+from companion.rules.sushi_go.state import SushiGoOptions, SushiGoState
 
 if TYPE_CHECKING:  # numpy and cv2 are only needed once frames arrive
     import numpy as np

@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from companion.rules.cards import BACK, UNKNOWN, Card
+from companion.rules.sushi_go.cards import BACK, UNKNOWN, Card
 
 #: How far (mm) a card may drift between two frames and still count as the same card. A card is
 #: 44 mm wide; half of that keeps neighbours apart while forgiving a nudge.

@@ -6,9 +6,9 @@ Pure: no pygame until a view is rendered.
 from __future__ import annotations
 
 from companion.app.screens import FinalRow, FinalView, ScoreboardView, SeatView
-from companion.rules.cards import Card
 from companion.rules.core import GameResult
-from companion.rules.sushi_go_state import SushiGoState
+from companion.rules.sushi_go.cards import Card
+from companion.rules.sushi_go.state import SushiGoState
 from companion.rules.wording import join_names
 
 

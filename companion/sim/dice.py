@@ -19,7 +19,7 @@ the camera (outward normal against the view shift) show between the footprint an
 
 d6 adjacency: a right-handed ("Western") die: opposite faces sum to 7 and 1, 2, 3 run
 counter-clockwise around their shared corner. Sushi Roll faces come from
-``companion/data/sushi_roll_dice.toml`` through ``companion.rules.sushi_roll_dice``; the body
+``companion/data/sushi_roll_dice.toml`` through ``companion.rules.sushi_roll.dice``; the body
 colour of each die type is that file's ``colour``.
 """
 
@@ -38,7 +38,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from companion.rules.sushi_roll_dice import DICE_COUNTS, DICE_FILE, DieKind, load_dice_faces, parse_face
+from companion.rules.sushi_roll.dice import DICE_COUNTS, DICE_FILE, DieKind, load_dice_faces, parse_face
 from companion.sim import dice_art
 from companion.sim.dice_art import STYLES
 from companion.sim.table import ShotConditions, clipped_box, finish_shot, table_background
@@ -75,7 +75,7 @@ def _check_style(style: str) -> None:
 def sushi_roll_faces() -> dict[str, tuple[str, ...]]:
     """Die type → its distinct face names in file order, e.g. ``{"maki": ("maki", "maki*2", "maki*3"), ...}``.
 
-    Read from ``companion/data/sushi_roll_dice.toml`` through ``companion.rules.sushi_roll_dice`` (repeats
+    Read from ``companion/data/sushi_roll_dice.toml`` through ``companion.rules.sushi_roll.dice`` (repeats
     in the file make a face commoner; here each face appears once). A new dict on every call.
 
     Raises:

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.rules.cards import VISION_LABELS
+from companion.rules.sushi_go.cards import VISION_LABELS
 from companion.sim import faces_illustrated
 
 #: The simulated deck styles: our camera-friendly "flat" faces and printed-card-like "illustrated" ones.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.rules.sushi_go import apply, legal_plays, new_game
-from companion.rules.sushi_go_state import Play, SushiGoOptions, SushiGoState
+from companion.rules.sushi_go.state import Play, SushiGoOptions, SushiGoState
 from companion.sim.scene import TableScene
 from companion.sim.table import RenderedFrame, ShotConditions, render_table
 from companion.vision.mat_layout import MatLayout, load_mat_layout

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import cv2
 
-from companion.rules.sushi_go_state import SushiGoOptions
+from companion.rules.sushi_go.state import SushiGoOptions
 from companion.sim.faces import STYLES, check_style, write_deck_folder
 from companion.sim.game_sim import NAMES, simulate_game
 

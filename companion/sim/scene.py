@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from companion.rules.cards import Card
-from companion.rules.sushi_go_state import Placed
+from companion.rules.sushi_go.cards import Card
+from companion.rules.sushi_go.state import Placed
 from companion.sim.table import Placement, layout_tableaux, zone_capacity
 from companion.vision.mat_layout import MatLayout
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 
 #: Window centres are this many card widths apart.
 STEP = 0.14

@@ -462,7 +462,7 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
         read as enrolled: a part of a card, or of something else, that
         :mod:`companion.vision.card_search` may complete.
     """
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.deck import classify_quads
 
     flat = [q for hyps, _ in groups for q in hyps]
@@ -493,7 +493,7 @@ def _one_per_place(out: list) -> list:
     """A completed part-card can land on a card that was also found whole: keep one per place,
     whole finds first, named before "unknown", then the better match; sorted top to bottom, then
     left to right."""
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
 
     out = sorted(out, key=lambda pb: (pb[0], pb[1].label == UNKNOWN, -pb[1].score))
     kept: list = []
@@ -511,7 +511,7 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     searches what is left over (:mod:`companion.vision.card_search`): part-cards, card-shaped
     finds that read ``"unknown"``, and patches that differ from the table.
     """
-    from companion.rules.cards import UNKNOWN
+    from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import card_search
 
     readings, unread = classify_groups(frame, find_card_groups(frame), deck)

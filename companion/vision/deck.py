@@ -69,7 +69,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision.imageio import ImageReadError, example_folders, read_working, to_original_px, working_copy
 
 DESCRIPTOR_VERSION = 1

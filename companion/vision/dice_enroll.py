@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.rules.sushi_roll_dice import DICE_FILE, load_dice_faces
+from companion.rules.sushi_roll.dice import DICE_FILE, load_dice_faces
 from companion.vision.dice_faces import (
     UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, die_of, face_patch,
 )

@@ -54,7 +54,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.rules.sushi_roll_dice import parse_face
+from companion.rules.sushi_roll.dice import parse_face
 from companion.vision.deck import corner_mask
 from companion.vision.dice_fine import FINE, aligned_score, fine_patch, turned_templates
 
@@ -193,7 +193,7 @@ def die_of(face: str) -> str:
     """The Sushi Roll die type (``"maki"``) that shows ``face`` (``"maki*2"``).
 
     Raises:
-        ValueError: a face name the rules do not know (``companion.rules.sushi_roll_dice``).
+        ValueError: a face name the rules do not know (``companion.rules.sushi_roll.dice``).
     """
     return parse_face(face).kind.value
 

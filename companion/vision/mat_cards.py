@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision.mat_layout import MatLayout
 from companion.vision.observations import CardObservation
 

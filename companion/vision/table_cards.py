@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.rules.cards import UNKNOWN
+from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision.blas import one_blas_thread
 from companion.vision.cards import pixels_in
 from companion.vision.mat_layout import MatLayout

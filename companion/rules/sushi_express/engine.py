@@ -1,6 +1,6 @@
 """The Sushi Express engine: setup, legal actions, the four phases of a round, and the game end.
 
-Pure functions over :class:`~companion.rules.sushi_express_state.SushiExpressState`
+Pure functions over :class:`~companion.rules.sushi_express.state.SushiExpressState`
 (source: ../shared/rules/sushi-express.txt). Start with :func:`new_game` (both decks shuffled with a
 seeded ``random.Random``) or :func:`new_game_with_decks` (decks given, for tests and known shuffles), then
 :func:`apply` one action at a time. Dice come either from the action (``Roll(seat, (3, 5))``, e.g. faces
@@ -36,8 +36,8 @@ from typing import Sequence
 
 from companion.rules.core import shuffled
 from companion.rules.errors import IllegalAction
-from companion.rules.sushi_express_scoring import score_game
-from companion.rules.sushi_express_state import (
+from companion.rules.sushi_express.scoring import score_game
+from companion.rules.sushi_express.state import (
     ACTION_COUNTS,
     CONTENTS,
     CUSTOMER_COUNTS,

@@ -9,7 +9,7 @@ A record is a JSON object::
      "options": {"equal_tips_penalty": false}}
 
 Per player: ``customers`` counts the customer cards of each colour (colour names as in
-:class:`~companion.rules.sushi_express_state.Customer`; ``"light blue"`` is accepted too), ``tips`` the
+:class:`~companion.rules.sushi_express.state.Customer`; ``"light blue"`` is accepted too), ``tips`` the
 tip customer cards, ``tip_actions`` the tip action cards, and ``actions_left`` the action cards left
 **other than tip cards** (the tie-break counts them without the tips, SCORING; the tip action cards are
 already given as ``tip_actions``). All four fields are required so that a forgotten count is never
@@ -25,8 +25,8 @@ from typing import Any, Mapping
 from companion.rules.errors import MalformedGame
 from companion.rules.records import json_type_name as _type_name
 from companion.rules.score_table import format_score_table
-from companion.rules.sushi_express_scoring import SushiExpressResult, score_game
-from companion.rules.sushi_express_state import (
+from companion.rules.sushi_express.scoring import SushiExpressResult, score_game
+from companion.rules.sushi_express.state import (
     ACTION_COUNTS,
     CUSTOMER_COUNTS,
     MAX_PLAYERS,

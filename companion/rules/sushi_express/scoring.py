@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from companion.rules.core import GAME_END, ScoreLine, pick_winners
-from companion.rules.sushi_express_state import COLOURS, Customer, SushiExpressOptions
+from companion.rules.sushi_express.state import COLOURS, Customer, SushiExpressOptions
 from companion.rules.wording import join_names as _names
 
 #: The first card of a colour scores 3, each further card of it 1 (SCORING).

@@ -1,6 +1,6 @@
 """The Sushi Go! engine: setup, legal plays, turn resolution, and round and game flow.
 
-Pure functions over :class:`~companion.rules.sushi_go_state.SushiGoState`. Start a game with
+Pure functions over :class:`~companion.rules.sushi_go.state.SushiGoState`. Start a game with
 :func:`new_game` (full information, dealt from a seeded shuffle) or :func:`new_observed_game` (hands
 secret, cards learned as they are revealed). Then :func:`apply` one :class:`Play` per seat, or
 :func:`apply_turn` a whole turn at once. When every seat has chosen, the turn resolves: cards are
@@ -17,11 +17,11 @@ from dataclasses import replace
 from itertools import product
 from typing import Mapping, Sequence
 
-from companion.rules.cards import DECK_COUNTS, Card
 from companion.rules.core import shuffled
 from companion.rules.errors import IllegalAction
-from companion.rules.sushi_go_scoring import final_result, score_round
-from companion.rules.sushi_go_state import (
+from companion.rules.sushi_go.cards import DECK_COUNTS, Card
+from companion.rules.sushi_go.scoring import final_result, score_round
+from companion.rules.sushi_go.state import (
     DUMMY_NAME,
     DUMMY_SEAT,
     HAND_SIZES,

@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from companion.rules.cards import Card, parse_card
 from companion.rules.core import GameResult
 from companion.rules.errors import IllegalAction, MalformedGame
 from companion.rules.records import json_type_name as _type_name, player_list, round_objects
-from companion.rules.sushi_go import apply_turn, new_observed_game
-from companion.rules.sushi_go_state import DUMMY_NAME, HAND_SIZES, ROUNDS, SushiGoOptions, SushiGoState
+from companion.rules.sushi_go.cards import Card, parse_card
+from companion.rules.sushi_go.engine import apply_turn, new_observed_game
+from companion.rules.sushi_go.state import DUMMY_NAME, HAND_SIZES, ROUNDS, SushiGoOptions, SushiGoState
 
 #: One turn of one player: 1 card, or 2 cards taken with chopsticks.
 Turn = tuple[Card, ...]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from companion.rules.cards import MAKI_ICONS, NIGIRI_POINTS, Card
 from companion.rules.core import GAME_END, GameResult, RoundScore, ScoreLine, pick_winners
 from companion.rules.ranking import SUSHI_GO_TIES, Award, award_places
-from companion.rules.sushi_go_state import Tableau, tableau_cards
+from companion.rules.sushi_go.cards import MAKI_ICONS, NIGIRI_POINTS, Card
+from companion.rules.sushi_go.state import Tableau, tableau_cards
 from companion.rules.wording import join_names as _names, plural as _plural
 
 #: Points for 1, 2, 3, 4 and 5-or-more dumplings (sushi-go.txt, DUMPLINGS).

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from companion.rules.cards import Card, parse_card
 from companion.rules.core import GameResult, RoundScore
 from companion.rules.errors import MalformedGame
+from companion.rules.sushi_go.cards import Card, parse_card
 
 #: A card nobody has seen yet (observed games).
 UNSEEN = None

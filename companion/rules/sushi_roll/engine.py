@@ -1,6 +1,6 @@
 """The Sushi Roll engine: setup, legal actions, turns, sliding belts, rounds and the final scoring.
 
-Pure functions over :class:`~companion.rules.sushi_roll_state.SushiRollState`. :func:`new_game` deals
+Pure functions over :class:`~companion.rules.sushi_roll.state.SushiRollState`. :func:`new_game` deals
 the belts (who holds the red one) and waits for a :class:`Roll`. Then, on each turn, the current player
 may :class:`Menu` and :class:`Chopsticks` any number of times while their tokens last (step 1), and
 must :class:`Take` one die (step 2), which ends the turn. When every player has taken a die the belts
@@ -24,7 +24,7 @@ from typing import Sequence
 
 from companion.rules.core import GAME_END
 from companion.rules.errors import IllegalAction
-from companion.rules.sushi_roll_dice import (
+from companion.rules.sushi_roll.dice import (
     CONTENTS,
     DICE_COUNTS,
     DICE_FILE,
@@ -36,8 +36,8 @@ from companion.rules.sushi_roll_dice import (
     Tokens,
     load_dice_faces,
 )
-from companion.rules.sushi_roll_scoring import final_result, score_round
-from companion.rules.sushi_roll_state import (
+from companion.rules.sushi_roll.scoring import final_result, score_round
+from companion.rules.sushi_roll.state import (
     DICE_PER_BELT,
     ROUNDS,
     Action,

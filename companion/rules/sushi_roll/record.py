@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
 from companion.rules.records import json_type_name as _type_name, player_list, round_objects
-from companion.rules.sushi_roll_dice import (
+from companion.rules.sushi_roll.dice import (
     CONTENTS,
     DICE_COUNTS,
     DICE_FILE,
@@ -38,8 +38,8 @@ from companion.rules.sushi_roll_dice import (
     load_dice_faces,
     parse_face,
 )
-from companion.rules.sushi_roll_scoring import SushiRollResult, final_result, score_round
-from companion.rules.sushi_roll_state import DICE_PER_BELT, ROUNDS, SushiRollOptions, Tray, place_on_tray
+from companion.rules.sushi_roll.scoring import SushiRollResult, final_result, score_round
+from companion.rules.sushi_roll.state import DICE_PER_BELT, ROUNDS, SushiRollOptions, Tray, place_on_tray
 
 TOKEN_KINDS = ("menu", "chopsticks")
 

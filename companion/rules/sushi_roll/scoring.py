@@ -15,8 +15,8 @@ from typing import Any, Sequence
 from companion.rules.core import GAME_END, GameResult, RoundScore, ScoreLine, pick_winners
 from companion.rules.ranking import SUSHI_ROLL_TIES, award_places
 from companion.rules.score_table import format_score_table
-from companion.rules.sushi_roll_dice import Icon
-from companion.rules.sushi_roll_state import SushiRollOptions, Tray
+from companion.rules.sushi_roll.dice import Icon
+from companion.rules.sushi_roll.state import SushiRollOptions, Tray
 from companion.rules.wording import join_names as _names, plural as _plural
 
 SCORING = "sushi-roll.txt, SCORING A ROUND"

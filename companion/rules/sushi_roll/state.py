@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from companion.rules.core import RoundScore
 from companion.rules.errors import MalformedGame
-from companion.rules.sushi_roll_dice import DiceFaces, DieKind, Face, Icon, Tokens, as_face
+from companion.rules.sushi_roll.dice import DiceFaces, DieKind, Face, Icon, Tokens, as_face
 
 if TYPE_CHECKING:  # the scoring module imports this one
-    from companion.rules.sushi_roll_scoring import SushiRollResult
+    from companion.rules.sushi_roll.scoring import SushiRollResult
 
 ROUNDS = 3
 #: Dice on each conveyor belt by number of players (sushi-roll.txt, SET UP).
