@@ -222,3 +222,10 @@ def test_sigterm_while_waiting_for_a_button_ends_cleanly(tmp_path):
         proc.kill()
     assert proc.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_a_serial_path_that_does_not_exist_is_named(capsys, tmp_path):
+    code, report = _doctor(capsys, "--link", f"serial:{tmp_path / 'ttyACM9'}")
+    link = _by_name(report)["peripheral"]
+    assert link["status"] == "missing" and "No such file" in link["detail"] and "ttyACM9" in link["detail"]
+    assert code == 0  # the Pico is optional

@@ -270,7 +270,8 @@ def check_peripheral(ctx) -> Check:
         return Check("peripheral", "failed", str(exc), False)
     with link:
         if not link.wait_connected(3.0):
-            return Check("peripheral", "missing", f"{spec}: no Pico answered (state {link.state})", False,
+            why = f": {link.problem}" if getattr(link, "problem", None) else ""
+            return Check("peripheral", "missing", f"{spec}: no Pico answered (state {link.state}){why}", False,
                          "optional: without it the ring light stays as it is and the camera alone sees rolls; "
                          "plug the Pico in by USB and flash firmware/ (firmware/PROTOCOL.md)")
         rtt = link.ping(1.0)
