@@ -26,6 +26,8 @@ _HANDLERS = {
     "demo": "companion.app.cmd_demo",
     "watch": "companion.app.cmd_watch",
     "doctor": "companion.app.cmd_doctor",
+    "games": "companion.app.cmd_journal",
+    "export": "companion.app.cmd_journal",
 }
 
 
@@ -84,6 +86,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dice", metavar="DICE.npz", help="check these enrolled Sushi Roll dice")
     s.add_argument("--interactive", action="store_true", help="ask to press each panel button in turn")
     s.add_argument("--json", action="store_true", help="one JSON object instead of lines")
+
+    s = sub.add_parser("games", help="list the games in the journal")
+    s.add_argument("--journal", metavar="PATH", help="the journal (default: the service's, else ./journal.sqlite3)")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("export", help="take one game out of the journal: a score record or its result")
+    s.add_argument("which", metavar="GAME|latest", help="a game number from `companion games`, or 'latest'")
+    s.add_argument("--journal", metavar="PATH", help="the journal (default: the service's, else ./journal.sqlite3)")
+    how = s.add_mutually_exclusive_group(required=True)
+    how.add_argument("--record", metavar="FILE.json", help="write the game in the `companion score` format")
+    how.add_argument("--json", action="store_true", help="print the result as `companion score --json` does")
 
     s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
     s.add_argument("--game", default="sushi-go", choices=GAMES)

@@ -1,0 +1,126 @@
+"""``companion games`` and ``companion export``: what the journal holds, and a game taken out of it
+(issue #9 §3).
+
+``games`` lists every game (finished or not) with its players, when it started, where it stands
+and who won. ``export GAME|latest`` writes one game as a ``companion score`` record
+(``--record FILE.json``: ``companion score`` on it gives the same totals) or prints its result as
+``companion score --json`` does (``--json``). Standard library only until a game is replayed.
+
+Exit status: 0 done; 2 bad input (no such journal or game, a journal refused, an unfinished game
+asked for a record).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from companion.app.cli_util import err
+
+
+def _open(args):
+    from companion.app.journal import Journal, default_path
+
+    path = Path(args.journal) if args.journal else default_path()
+    if not path.exists():
+        raise FileNotFoundError(f"no journal at {path} (companion play writes one; --journal PATH names another)")
+    return Journal(path)
+
+
+def run_games(args) -> int:
+    from companion.app.games import adapter
+    from companion.app.journal import JournalError
+
+    try:
+        journal = _open(args)
+    except (FileNotFoundError, JournalError) as exc:
+        err(str(exc))
+        return 2
+    with journal:
+        rows = []
+        for entry in journal.games():
+            result = entry.result
+            if entry.finished:
+                total = (result or {}).get("total", {})
+                winners = (result or {}).get("winners", [])
+                where = f"finished: {' and '.join(winners) or 'nobody'} won with {max(total.values(), default=0)}"
+            else:
+                try:
+                    state = adapter(entry.game).rebuild(entry.players, entry.options, journal.events(entry.id))
+                    where = f"unfinished: round {state.round}, turn {state.turn}"
+                except (KeyError, JournalError) as exc:
+                    where = f"cannot replay: {exc.args[0] if isinstance(exc, KeyError) else exc}"
+            rows.append({"id": entry.id, "game": entry.game, "players": list(entry.players),
+                         "options": entry.options, "started": entry.created, "ended": entry.ended,
+                         "events": entry.events, "status": where, "result": result})
+    if args.json:
+        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return 0
+    if not rows:
+        print(f"no games in {journal.path}")
+        return 0
+    from companion.app.cli_util import table
+
+    print(table([[str(r["id"]), r["game"], ", ".join(r["players"]),
+                  time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started"])), r["status"]] for r in rows],
+                ["game", "kind", "players", "started", "status"]))
+    return 0
+
+
+def _pick(journal, which: str):
+    from companion.app.journal import JournalError
+
+    games = journal.games()
+    if which == "latest":
+        if not games:
+            raise JournalError(f"journal {journal.path}: no games yet")
+        return games[-1]
+    if not which.isdigit():
+        raise JournalError(f"which game: a number from `companion games`, or 'latest'; not {which!r}")
+    return journal.game(int(which))
+
+
+def run_export(args) -> int:
+    from companion.app.games import adapter
+    from companion.app.journal import JournalError
+
+    try:
+        journal = _open(args)
+    except (FileNotFoundError, JournalError) as exc:
+        err(str(exc))
+        return 2
+    with journal:
+        try:
+            entry = _pick(journal, args.which)
+            game = adapter(entry.game)
+            events = journal.events(entry.id)
+            if args.record:
+                record = game.record(entry.players, entry.options, events)
+            else:
+                state = game.rebuild(entry.players, entry.options, events)
+        except (KeyError, JournalError) as exc:
+            err(f"game {args.which}: {exc.args[0] if isinstance(exc, KeyError) else exc}")
+            return 2
+    if args.record:
+        out = Path(args.record)
+        try:
+            out.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            err(f"cannot write {out}: {exc.strerror or exc}")
+            return 2
+        print(f"wrote game {entry.id} to {out} (companion score --game {entry.game} {out})")
+        return 0
+    result = game.result(state)
+    if result is None:
+        err(f"game {entry.id} is not over (round {state.round}, turn {state.turn}): no result yet")
+        return 2
+    json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
+    print()
+    return 0
+
+
+def run(args) -> int:
+    return run_games(args) if args.command == "games" else run_export(args)

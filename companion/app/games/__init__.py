@@ -1,0 +1,55 @@
+"""The games the play loop runs, each behind one small interface (issue #9 §5).
+
+A game plugs in with a module here that defines an adapter with these members (see
+:class:`GameAdapter`); the loop, the journal commands and the screens only ever talk to that.
+Adding a game adds a module and a line in :data:`GAMES`; it never edits another game's module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, Sequence
+
+#: game name (as on the command line) -> "module:attribute" of its adapter, imported when asked for.
+GAMES = {
+    "sushi-go": "companion.app.games.sushi_go:ADAPTER",
+}
+
+
+class GameAdapter(Protocol):
+    """What the loop needs from a game.
+
+    * ``name``: the command-line name (``"sushi-go"``).
+    * ``parse_options(mapping)``: the game's options from a JSON object; raises the rules'
+      ``MalformedGame`` naming a bad option.
+    * ``rebuild(players, options, events)``: the state after a journal's events, replayed through
+      the engine (undo events included); raises ``companion.app.journal.JournalError`` when an
+      event does not replay.
+    * ``record(players, options, events)``: the finished game in the ``companion score`` format.
+    * ``result(state)``: the final result as ``companion score --json`` prints it, or None while
+      the game goes on.
+    """
+
+    name: str
+
+    def parse_options(self, mapping: dict[str, Any]) -> Any: ...
+
+    def rebuild(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Any: ...
+
+    def record(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> dict[str, Any]: ...
+
+    def result(self, state: Any) -> dict[str, Any] | None: ...
+
+
+def adapter(name: str) -> GameAdapter:
+    """The adapter of the game called ``name``.
+
+    Raises:
+        KeyError: no such game; the message lists the games there are.
+    """
+    try:
+        target = GAMES[name]
+    except KeyError:
+        raise KeyError(f"no game {name!r} in the play loop; games: {', '.join(GAMES)}") from None
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)

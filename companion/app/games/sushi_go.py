@@ -1,0 +1,129 @@
+"""Sushi Go! in the play loop: journal events to engine states, records and results.
+
+Journal events of a Sushi Go! game (:mod:`companion.app.journal`):
+
+* ``"turn"``: ``{"round": r, "turn": t, "plays": {"<seat>": ["card", ...]}}``, one whole turn as
+  the table showed it (two cards for a chopsticks turn, in the order taken) — applied with the
+  engine's ``apply_turn`` (sushi-go.txt, PLAYING A ROUND);
+* ``"undo"``: ``{"turns": n}``, the last ``n`` applied turns taken back (an event, never a deletion);
+* ``"named"``: ``{"seat": s, "card": "..."}``, a card the camera could not name, named on the panel;
+  the turn event that follows holds the name, so replaying skips it.
+
+Events are replayed from the start on every resume; the state must come out as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from companion.app.journal import JournalError
+from companion.rules.errors import IllegalAction, MalformedGame
+from companion.rules.sushi_go import apply_turn, new_observed_game
+from companion.rules.sushi_go.state import DUMMY_NAME, SushiGoOptions, SushiGoState
+
+#: Event kinds that change nothing when replayed (they explain a later event).
+NOTE_KINDS = ("named",)
+
+
+@dataclass(frozen=True)
+class AppliedTurn:
+    """One turn that counts (not undone): the round and turn it was, and ``plays[seat]`` the card
+    names taken, in the order taken."""
+
+    round: int
+    turn: int
+    plays: dict[int, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """A game rebuilt from its events: the engine state now, and the turns that count, in order."""
+
+    state: SushiGoState
+    turns: tuple[AppliedTurn, ...]
+
+
+class SushiGoAdapter:
+    """The Sushi Go! adapter (see :class:`companion.app.games.GameAdapter`)."""
+
+    name = "sushi-go"
+
+    def parse_options(self, mapping: dict[str, Any]) -> SushiGoOptions:
+        """Raises MalformedGame naming an unknown option or a bad value."""
+        return SushiGoOptions.from_mapping(mapping)
+
+    def new_state(self, players: Sequence[str], options: dict[str, Any]) -> SushiGoState:
+        return new_observed_game(list(players), self.parse_options(options))
+
+    @staticmethod
+    def turn_payload(state: SushiGoState, plays: dict[int, Sequence[Any]]) -> dict[str, Any]:
+        """The ``"turn"`` event for ``plays`` (seat -> cards, Card or name) applied to ``state``."""
+        return {
+            "round": state.round,
+            "turn": state.turn,
+            "plays": {str(seat): [getattr(c, "value", c) for c in cards] for seat, cards in sorted(plays.items())},
+        }
+
+    def rebuild_turns(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Rebuilt:
+        """Replay ``events`` (journal Events) through the engine.
+
+        Raises:
+            JournalError: an event that does not replay (an unknown kind, a turn the rules refuse,
+                an undo of more turns than were applied), naming its seq.
+        """
+        try:
+            start = self.new_state(players, options)
+        except (MalformedGame, ValueError) as exc:
+            raise JournalError(f"the game's players or options do not make a Sushi Go! game: {exc}") from None
+        states = [start]
+        turns: list[AppliedTurn] = []
+        for event in events:
+            if event.kind == "turn":
+                state = states[-1]
+                try:
+                    plays = {int(seat): tuple(cards) for seat, cards in event.payload["plays"].items()}
+                    after = apply_turn(state, plays)
+                except (KeyError, TypeError, ValueError, IllegalAction) as exc:
+                    raise JournalError(f"event {event.seq} (a turn) does not replay: {exc}") from None
+                turns.append(AppliedTurn(state.round, state.turn, plays))
+                states.append(after)
+            elif event.kind == "undo":
+                n = event.payload.get("turns", 1)
+                if not isinstance(n, int) or not 1 <= n <= len(turns):
+                    raise JournalError(f"event {event.seq} undoes {n!r} turns; {len(turns)} were applied")
+                del turns[-n:]
+                del states[-n:]
+            elif event.kind not in NOTE_KINDS:
+                raise JournalError(f"event {event.seq} is of a kind this version does not know: {event.kind!r}")
+        return Rebuilt(states[-1], tuple(turns))
+
+    def rebuild(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> SushiGoState:
+        return self.rebuild_turns(players, options, events).state
+
+    def record(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> dict[str, Any]:
+        """The game as a ``companion score --game sushi-go`` record: ``companion score`` on it gives
+        the totals the table saw.
+
+        Raises:
+            JournalError: as :meth:`rebuild_turns`, or the game is not over (a record holds whole
+                rounds only).
+        """
+        rebuilt = self.rebuild_turns(players, options, events)
+        state = rebuilt.state
+        if not state.is_over:
+            raise JournalError(f"the game is not over (round {state.round}, turn {state.turn}); "
+                               "a score record holds finished games only")
+        seats = state.players
+        rounds: list[dict[str, list[Any]]] = [{name: [] for name in seats} for _ in range(3)]
+        for turn in rebuilt.turns:
+            for seat, cards in turn.plays.items():
+                rounds[turn.round - 1][seats[seat]].append(cards[0] if len(cards) == 1 else list(cards))
+        real = [p for p in seats if not (state.options.dummy and p == DUMMY_NAME)]
+        return {"players": real, "rounds": rounds, "options": dict(options)}
+
+    def result(self, state: SushiGoState) -> dict[str, Any] | None:
+        return None if state.result is None else state.result.to_dict()
+
+
+ADAPTER = SushiGoAdapter()
