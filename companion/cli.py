@@ -26,6 +26,7 @@ _HANDLERS = {
     "demo": "companion.app.cmd_demo",
     "watch": "companion.app.cmd_watch",
     "doctor": "companion.app.cmd_doctor",
+    "play": "companion.app.cmd_play",
     "games": "companion.app.cmd_journal",
     "export": "companion.app.cmd_journal",
 }
@@ -86,6 +87,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dice", metavar="DICE.npz", help="check these enrolled Sushi Roll dice")
     s.add_argument("--interactive", action="store_true", help="ask to press each panel button in turn")
     s.add_argument("--json", action="store_true", help="one JSON object instead of lines")
+
+    s = sub.add_parser("play", help="play a whole game at the table: camera, panel, screen, journal")
+    s.add_argument("--game", default="sushi-go", choices=GAMES)
+    s.add_argument("--players", metavar="Ann,Bo,...", help="the players in seat order (2-5 names)")
+    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="a variant option, e.g. dummy=true")
+    s.add_argument("--deck", metavar="DECK.npz", help="your enrolled deck (not needed with --camera sim)")
+    s.add_argument("--camera", default="pi", help="pi, usb:N, replay:DIR or sim (default: pi)")
+    s.add_argument("--panel", default="none", help="gpio, keys, mock, script:FILE or none (default: none)")
+    s.add_argument("--display", default="none", help="auto, kmsdrm, window, png:DIR or none (default: none)")
+    s.add_argument("--journal", metavar="PATH", help="the journal (default: the service's, else ./journal.sqlite3)")
+    s.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    s.add_argument("--seed", type=int, default=1, help="the simulated game's seed (--camera sim)")
+    s.add_argument("--json", action="store_true", help="one JSON object per line as things happen")
 
     s = sub.add_parser("games", help="list the games in the journal")
     s.add_argument("--journal", metavar="PATH", help="the journal (default: the service's, else ./journal.sqlite3)")

@@ -10,6 +10,7 @@ frame's cards all stay as they were.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -27,17 +28,24 @@ if TYPE_CHECKING:  # numpy and cv2 are only needed once frames arrive
 
 #: Outcome kinds of :meth:`TableGame.feed`.
 APPLIED, NO_MAT, UNREADABLE, ILLEGAL, GAME_OVER = "applied", "no-mat", "unreadable", "illegal", "game-over"
+#: More outcome kinds: some seats have not revealed yet; the table matches (or not) the game's state.
+WAITING, SYNCED, MISMATCH = "waiting", "synced", "mismatch"
 
 
 @dataclass
 class TurnOutcome:
     """What one frame did.
 
-    kind: ``"applied"`` (the turn was read and the engine accepted it), ``"no-mat"`` (the mat was
-        never found, or the frame is corrupt), ``"unreadable"`` (a zone did not show one play),
-        ``"illegal"`` (the rules refused the turn), or ``"game-over"`` (a frame after the end).
+    kind: ``"applied"`` (the turn was read and the engine accepted it), ``"no-mat"`` (the mat is
+        not seen in this frame, or the frame is corrupt), ``"waiting"`` (some seats have not
+        revealed yet: ``waiting`` lists them; a half-done reveal is never applied),
+        ``"unreadable"`` (a zone did not show one play),
+        ``"illegal"`` (the rules refused the turn), ``"game-over"`` (a frame after the end), or,
+        from :meth:`TableGame.resync`, ``"synced"``/``"mismatch"``.
     message: one line for the table, naming the player and the rule where there is one.
-    plays: seat → the cards taken, for an applied turn.
+    plays: seat → the cards taken, for an applied (or refused) turn.
+    waiting: the seats that have not revealed yet (``"waiting"``).
+    rule, player: for ``"illegal"``, the rule's id and the player it names (``IllegalAction``).
     round, turn: the round and turn this frame was read as (1-based).
     """
 
@@ -46,6 +54,9 @@ class TurnOutcome:
     round: int
     turn: int
     plays: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    waiting: tuple[int, ...] = ()
+    rule: str = ""
+    player: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -97,7 +108,9 @@ class TableGame:
         from companion.vision.mat import assign_to_zones, to_mat_mm
 
         status = self.tracker.update(frame)
-        if status.homography is None or status.bad_frame:
+        # A frame in which the mat is not seen (lights off, a black frame, markers covered) is not
+        # read at all: with the kept homography it would read as a table whose cards all vanished.
+        if status.homography is None or status.bad_frame or not status.found:
             return None, status.message
         # Read against the last accepted frame (see companion.vision.table_cards); the reading
         # becomes the reference only if the turn it shows is applied.
@@ -112,6 +125,48 @@ class TableGame:
             ]
         return seen, status.message
 
+    def resync(self, frame: np.ndarray, state: SushiGoState) -> TurnOutcome:
+        """Adopt ``state`` (a game rebuilt from the journal, or an undo) once the table shows it.
+
+        The frame is read afresh (nothing to compare with); when every seat's zone holds exactly
+        the cards ``state`` says (:func:`expected_on_table`; a wasabi showing beside its nigiri is
+        forgiven), the game takes ``state`` and this reading becomes the reference for the next
+        reveal: ``"synced"``. Otherwise nothing changes and the outcome is ``"mismatch"``, naming
+        the first seat that differs and how, so the table can be put back; or ``"no-mat"``.
+        """
+        from companion.vision.table_cards import CardTracker
+
+        where = dict(round=state.round, turn=state.turn)
+        fresh = CardTracker(self.layout, self.deck)
+        previous, self.cards = self.cards, fresh
+        try:
+            seen, mat_message = self.see(frame)
+        finally:
+            self.cards = previous
+        if seen is None:
+            return TurnOutcome(NO_MAT, mat_message, **where)
+        for seat in range(state.seats):
+            got = Counter(c.label for c in seen.get(seat, []))
+            want = expected_on_table(state, seat)
+            covered = sum(p.nigiri is not None for p in state.tableaux[seat]) if not state.is_over else 0
+            extra_wasabi = got[Card.WASABI.value] - want[Card.WASABI.value]
+            if 0 < extra_wasabi <= covered:
+                got[Card.WASABI.value] -= extra_wasabi
+            if +got != want:
+                missing, extra = want - got, got - want
+                parts = []
+                if missing:
+                    parts.append("missing " + ", ".join(sorted(missing.elements())))
+                if extra:
+                    parts.append("not expected " + ", ".join(sorted(extra.elements())))
+                return TurnOutcome(MISMATCH, f"{state.players[seat]}'s zone does not match the game: {'; '.join(parts)}",
+                                   **where)
+        self.state = state
+        self.cards = fresh
+        self.cards.accept(self._sighting)
+        self._before = {s: list(seen.get(s, [])) for s in range(state.seats)}
+        return TurnOutcome(SYNCED, "the table matches the game", **where)
+
     def feed(self, frame: np.ndarray) -> TurnOutcome:
         """Read the frame taken after a reveal and apply that turn.
 
@@ -125,18 +180,26 @@ class TableGame:
         if seen is None:
             return TurnOutcome(NO_MAT, mat_message, **where)
         plays: dict[int, tuple[Card, ...]] = {}
-        try:
-            for seat in range(state.seats):
+        problems: dict[int, TurnReadError] = {}
+        for seat in range(state.seats):
+            try:
                 plays[seat] = infer_play(state.players[seat], self._before[seat], seen.get(seat, []))
-        except TurnReadError as exc:
-            message = str(exc)
+            except TurnReadError as exc:
+                problems[seat] = exc
+        real = [p for p in problems.values() if not p.waiting]
+        if real:
+            message = str(real[0])
             if seen.get(None):
                 message += f" ({len(seen[None])} card(s) lie outside every zone)"
             return TurnOutcome(UNREADABLE, message, **where)
+        if problems:
+            names = ", ".join(state.players[seat] for seat in problems)
+            why = next(iter(problems.values())).problem
+            return TurnOutcome(WAITING, f"waiting for {names}: {why}", waiting=tuple(problems), **where)
         try:
             after = apply_turn(state, plays)
         except IllegalAction as exc:
-            return TurnOutcome(ILLEGAL, str(exc), plays=plays, **where)
+            return TurnOutcome(ILLEGAL, str(exc), plays=plays, rule=exc.rule or "", player=exc.player, **where)
         self.state = after
         self.cards.accept(self._sighting)
         round_ended = after.round != state.round or after.is_over
@@ -145,6 +208,18 @@ class TableGame:
             # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE STARTING A NEW ROUND).
             self._before[seat] = [c for c in cards if c.label == Card.PUDDING.value] if round_ended else cards
         return TurnOutcome(APPLIED, _describe_plays(state, plays), plays=plays, **where)
+
+
+def expected_on_table(state: SushiGoState, seat: int) -> Counter[str]:
+    """The card labels the camera should see in ``seat``'s zone for ``state``: this round's tableau
+    (a nigiri laid on its wasabi hides it) and the puddings kept from earlier rounds
+    (sushi-go.txt, BEFORE STARTING A NEW ROUND: puddings stay on the table)."""
+    labels: Counter[str] = Counter()
+    if not state.is_over:
+        for placed in state.tableaux[seat]:
+            labels[(placed.nigiri or placed.card).value] += 1
+    labels[Card.PUDDING.value] += state.puddings[seat]
+    return +labels
 
 
 def _describe_plays(state: SushiGoState, plays: dict[int, tuple[Card, ...]]) -> str:

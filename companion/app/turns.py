@@ -46,11 +46,15 @@ class SeenCard:
 
 
 class TurnReadError(ValueError):
-    """A seat's zone does not show a readable, countable play. The message names the seat and why."""
+    """A seat's zone does not show a readable, countable play. The message names the seat and why.
 
-    def __init__(self, seat_name: str, problem: str) -> None:
+    ``waiting`` is True when the zone simply has not changed yet (the player has not revealed):
+    the table is waiting for that player, nothing is wrong."""
+
+    def __init__(self, seat_name: str, problem: str, waiting: bool = False) -> None:
         self.seat_name = seat_name
         self.problem = problem
+        self.waiting = waiting
         super().__init__(f"{seat_name}: {problem}")
 
 
@@ -136,7 +140,7 @@ def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) ->
         gone2, new2 = _match(gone, new, None)
         play = _as_play(_drop_covered_wasabi(gone2, new2), new2)
         if play is None:
-            raise TurnReadError(seat_name, _describe(gone, new))
+            raise TurnReadError(seat_name, _describe(gone, new), waiting=not gone and not new)
     return play
 
 

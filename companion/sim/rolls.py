@@ -210,7 +210,7 @@ def _ramp(f: float, edge: float) -> float:
 
 
 @dataclass
-class _Hand:
+class Hand:
     """A hand and forearm reaching in from ``base`` (on the frame edge) along ``direction``."""
 
     base: np.ndarray
@@ -349,7 +349,7 @@ class _Script:
         self.rng, self.size, self.kinds = rng, size, kinds
         self.scale = size[0] / 320.0 * rng.uniform(0.62, 0.82)  # px per mm at this frame width
         self.dice: list[_Die] = []
-        self.hands: list[_Hand] = []
+        self.hands: list[Hand] = []
         self.t = 0
         self.actions: list[str] = []
 
@@ -399,7 +399,7 @@ class _Script:
         reach = float(np.linalg.norm(direction))
         direction = direction / reach
         # the palm's centre (125 mm behind the fingertips) comes over the target
-        hand = _Hand(base=base, direction=direction, reach=reach + 125 * self.scale, t0=self.t,
+        hand = Hand(base=base, direction=direction, reach=reach + 125 * self.scale, t0=self.t,
                      t_turn=self.t + int(rng.integers(15, 25)), t1=0.0,
                      skin=(float(rng.uniform(95, 130)), float(rng.uniform(130, 165)), float(rng.uniform(180, 220))),
                      scale=self.scale)
@@ -612,7 +612,7 @@ class _Renderer:
             img = acc / len(times)
         for hd in s.hands:
             if any(hd.visible(t) for t in times):
-                img = self._draw_hand(img, hd, times)
+                img = draw_hand(img, hd, times)
         img = img * self.light * float(self.gain[i])
         # read noise plus shot noise (variance grows with the signal), from a bank of normal
         # deviates cropped at a random place each frame (drawing 230 000 new ones per frame is
@@ -623,21 +623,23 @@ class _Renderer:
         img = img + self.bank[y0 : y0 + h, x0 : x0 + w] * sd
         return np.clip(img + 0.5, 0, 255).astype(np.uint8)
 
-    def _draw_hand(self, img: np.ndarray, hd: _Hand, times: list[float]) -> np.ndarray:
-        h, w = img.shape[:2]
-        acc = np.zeros((h, w), np.float32)
-        for t in times:
-            m = np.zeros((h, w), np.uint8)
-            hd.draw_mask(m, t)
-            acc += m
-        cover = cv2.GaussianBlur(acc / (255.0 * len(times)), (0, 0), 0.8 * w / 320.0)
-        off = np.float32([[1, 0, 9 * w / 320.0], [0, 1, 12 * w / 320.0]])
-        shadow = cv2.GaussianBlur(cv2.warpAffine(cover, off, (w, h)), (0, 0), 5 * w / 320.0)
-        img = img * (1.0 - 0.35 * shadow)[..., None]
-        # skin, lighter along the middle of the arm (a rounded limb lit from above)
-        core = cv2.GaussianBlur(cover, (0, 0), 4 * w / 320.0)
-        skin = np.array(hd.skin, np.float32)[None, None, :] * (0.78 + 0.3 * core)[..., None]
-        return img * (1.0 - cover[..., None]) + skin * cover[..., None]
+def draw_hand(img: np.ndarray, hd: Hand, times: list[float]) -> np.ndarray:
+    """``img`` (H, W, 3) float or uint8 BGR with the hand ``hd`` drawn over it, its shadow beside it,
+    blurred over the exposure ``times`` (frame units); returns (H, W, 3) float32."""
+    h, w = img.shape[:2]
+    acc = np.zeros((h, w), np.float32)
+    for t in times:
+        m = np.zeros((h, w), np.uint8)
+        hd.draw_mask(m, t)
+        acc += m
+    cover = cv2.GaussianBlur(acc / (255.0 * len(times)), (0, 0), 0.8 * w / 320.0)
+    off = np.float32([[1, 0, 9 * w / 320.0], [0, 1, 12 * w / 320.0]])
+    shadow = cv2.GaussianBlur(cv2.warpAffine(cover, off, (w, h)), (0, 0), 5 * w / 320.0)
+    img = img * (1.0 - 0.35 * shadow)[..., None]
+    # skin, lighter along the middle of the arm (a rounded limb lit from above)
+    core = cv2.GaussianBlur(cover, (0, 0), 4 * w / 320.0)
+    skin = np.array(hd.skin, np.float32)[None, None, :] * (0.78 + 0.3 * core)[..., None]
+    return img * (1.0 - cover[..., None]) + skin * cover[..., None]
 
 
 def simulate_rolls(seed: int, scenario: str = "roll", size: tuple[int, int] = (320, 240),

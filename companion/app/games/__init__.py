@@ -22,9 +22,11 @@ class GameAdapter(Protocol):
     * ``name``: the command-line name (``"sushi-go"``).
     * ``parse_options(mapping)``: the game's options from a JSON object; raises the rules'
       ``MalformedGame`` naming a bad option.
-    * ``rebuild(players, options, events)``: the state after a journal's events, replayed through
-      the engine (undo events included); raises ``companion.app.journal.JournalError`` when an
-      event does not replay.
+    * ``new_state(players, options)``: the state before the first turn (checks both).
+    * ``turn_payload(round, turn, plays)``: the journal's ``"turn"`` event for a turn read.
+    * ``rebuild(players, options, events)`` / ``rebuild_turns(...)``: the state (and the turns
+      that count) after a journal's events, replayed through the engine, undo events included;
+      raises ``companion.app.journal.JournalError`` when an event does not replay.
     * ``record(players, options, events)``: the finished game in the ``companion score`` format.
     * ``result(state)``: the final result as ``companion score --json`` prints it, or None while
       the game goes on.
@@ -34,7 +36,13 @@ class GameAdapter(Protocol):
 
     def parse_options(self, mapping: dict[str, Any]) -> Any: ...
 
+    def new_state(self, players: Sequence[str], options: dict[str, Any]) -> Any: ...
+
+    def turn_payload(self, round_: int, turn: int, plays: dict[int, Sequence[Any]]) -> dict[str, Any]: ...
+
     def rebuild(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Any: ...
+
+    def rebuild_turns(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Any: ...
 
     def record(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> dict[str, Any]: ...
 

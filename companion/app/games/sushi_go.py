@@ -57,11 +57,11 @@ class SushiGoAdapter:
         return new_observed_game(list(players), self.parse_options(options))
 
     @staticmethod
-    def turn_payload(state: SushiGoState, plays: dict[int, Sequence[Any]]) -> dict[str, Any]:
-        """The ``"turn"`` event for ``plays`` (seat -> cards, Card or name) applied to ``state``."""
+    def turn_payload(round_: int, turn: int, plays: dict[int, Sequence[Any]]) -> dict[str, Any]:
+        """The ``"turn"`` event for ``plays`` (seat -> cards, Card or name) at round ``round_``, turn ``turn``."""
         return {
-            "round": state.round,
-            "turn": state.turn,
+            "round": round_,
+            "turn": turn,
             "plays": {str(seat): [getattr(c, "value", c) for c in cards] for seat, cards in sorted(plays.items())},
         }
 

@@ -1,0 +1,217 @@
+"""``companion play``: a whole Sushi Go! game at a real (or simulated) table, live and crash-safe
+(issue #9 §1).
+
+It opens the journal first and resumes the latest unfinished game of the same game and players
+by itself (``--new`` starts another and keeps the old one), then the camera, display and panel,
+tells systemd it is ready, and runs :class:`companion.app.play.PlayLoop` until the game is over.
+
+Exit status: 0 the game ended; 1 the camera ran out of frames first (a replay or simulation);
+2 bad input (players, options, deck, devices, a journal refused); 130 interrupted (Ctrl-C or
+SIGTERM: the last committed turn is in the journal, and the next ``play`` resumes there).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from companion.app.cli_util import err
+
+
+class PlayError(Exception):
+    """Bad input to ``companion play``: the message names the option and what to give."""
+
+
+def parse_players(text: str | None) -> list[str] | None:
+    """``"Ann,Bo,Cy"`` -> ``["Ann", "Bo", "Cy"]``; None stays None (the setup menu asks)."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",")]
+    if any(not n for n in names):
+        raise PlayError(f"--players {text!r}: names are separated by commas, none of them empty")
+    if len(set(names)) != len(names):
+        raise PlayError(f"--players {text!r}: each name once")
+    return names
+
+
+def parse_options(items: list[str] | None) -> dict:
+    """``["dummy=true", ...]`` -> ``{"dummy": True}`` (true/false, or an integer)."""
+    out: dict = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise PlayError(f"--option {item!r}: write NAME=VALUE, e.g. dummy=true")
+        low = value.strip().lower()
+        if low in ("true", "yes", "on"):
+            out[name] = True
+        elif low in ("false", "no", "off"):
+            out[name] = False
+        elif low.lstrip("-").isdigit():
+            out[name] = int(low)
+        else:
+            raise PlayError(f"--option {item!r}: the value must be true, false or a whole number")
+    return out
+
+
+class _Views:
+    """What the loop shows: the scoreboard with a status line, and the final screen."""
+
+    @staticmethod
+    def board(state, status, kind):
+        from companion.app.views import scoreboard_view
+
+        return scoreboard_view(state, status, kind)
+
+    @staticmethod
+    def final(state):
+        from companion.app.views import final_view
+
+        return final_view(state)
+
+
+def _camera(spec: str, players: list[str], options, seed: int):
+    if spec == "sim":
+        from companion.sim.stream import SimTableStream
+
+        return SimTableStream(players, seed, options)
+    from companion.devices.camera import open_camera
+
+    return open_camera(spec)
+
+
+def _deck(path: str | None, camera_spec: str):
+    if path is None:
+        if camera_spec == "sim":
+            from companion.sim.record import enroll_sim_deck
+
+            return enroll_sim_deck()
+        raise PlayError("--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out DECK.npz)")
+    from companion.vision.deck import Deck, DeckError
+
+    try:
+        return Deck.load(path)
+    except DeckError as exc:
+        raise PlayError(f"--deck: {exc}") from None
+
+
+def _display(spec: str):
+    if spec == "none":
+        return None
+    from companion.devices.display import open_display
+
+    if spec == "auto":
+        spec = "fullscreen" if sys.platform.startswith("linux") and not sys.stdout.isatty() else "window"
+    elif spec == "kmsdrm":
+        import os
+
+        os.environ["SDL_VIDEODRIVER"] = "kmsdrm"
+        spec = "fullscreen"
+    return open_display(spec)
+
+
+def run(args) -> int:
+    from companion.app.cli_util import sigterm_as_interrupt
+    from companion.app.games import adapter as game_adapter
+    from companion.app.journal import Journal, JournalError, default_path
+    from companion.rules.errors import MalformedGame
+
+    out = sys.stdout
+
+    def emit(event):
+        if args.json:
+            out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            out.flush()
+
+    try:
+        players = parse_players(args.players)
+        options = parse_options(args.option)
+        adapter = game_adapter(args.game)
+        journal = Journal(args.journal or default_path())
+    except (PlayError, KeyError, JournalError) as exc:
+        err(f"play: {exc.args[0] if isinstance(exc, KeyError) else exc}")
+        return 2
+    restore = sigterm_as_interrupt()
+    try:
+        with journal:
+            return _play(args, journal, adapter, players, options, emit)
+    except PlayError as exc:
+        err(f"play: {exc}")
+        return 2
+    except MalformedGame as exc:
+        err(f"play: --option: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        err("play: stopped; every applied turn is in the journal, and `companion play` resumes the game")
+        return 130
+    finally:
+        restore()
+
+
+def _play(args, journal, adapter, players, options, emit) -> int:
+    from companion.app.play import PlayLoop
+    from companion.app.service import ServiceNotifier
+    from companion.app.table_game import TableGame
+    from companion.sim.game_sim import mat_for
+
+    entry = None if args.new else journal.unfinished(args.game)
+    if entry is not None and players is not None and list(entry.players) != players:
+        entry = None  # other players at the table: a new game; the unfinished one stays in the journal
+    if entry is None and players is None:
+        raise PlayError("--players Ann,Bo,...: who plays (the setup menu on the panel is not built yet)")
+    resumed = entry is not None
+    if resumed:
+        players, options = list(entry.players), dict(entry.options)
+        events = journal.events(entry.id)
+        state = adapter.rebuild(players, options, events)
+        game_id = entry.id
+        last_frame = max((e.source or {}).get("frame", -1) for e in events) if events else -1
+    else:
+        state = adapter.new_state(players, options)  # checks players and options before anything opens
+        game_id = None
+        last_frame = -1
+    parsed = adapter.parse_options(options)
+    deck = _deck(args.deck, args.camera)
+    try:
+        camera = _camera(args.camera, players, parsed, args.seed)
+    except (ValueError, OSError) as exc:
+        raise PlayError(f"--camera {args.camera}: {exc}") from None
+    with camera:
+        if resumed and last_frame >= 0 and (args.camera == "sim" or args.camera.startswith("replay")):
+            # a recorded or simulated camera continues where the journal was
+            while getattr(camera, "position", getattr(camera, "index", 0) - 1) < last_frame:
+                if camera.read() is None and getattr(camera, "exhausted", False):
+                    break
+        display = _display(args.display)
+        panel = _panel(args.panel)
+        try:
+            if game_id is None:
+                game_id = journal.new_game(args.game, players, options)
+            table = TableGame(players, mat_for(len(players), parsed), deck, parsed)
+            if resumed:
+                emit({"event": "resumed", "round": state.round, "turn": state.turn})
+            loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
+                            players=players, options=options, panel=panel, display=display,
+                            notifier=ServiceNotifier(), emit=emit, resync_to=state if resumed else None,
+                            views=_Views)
+            code = loop.run()
+        finally:
+            if panel is not None:
+                panel.close()
+            if display is not None:
+                display.close()
+    if code != 0:
+        st = table.state
+        err(f"play: the camera ran out of frames at round {st.round}, turn {st.turn}; "
+            "the game stays in the journal to resume")
+    return code
+
+
+def _panel(spec: str):
+    if spec == "none":
+        return None
+    from companion.devices.panel import PanelError, open_panel
+
+    try:
+        return open_panel(spec)
+    except PanelError as exc:
+        raise PlayError(f"--panel {spec}: {exc}") from None

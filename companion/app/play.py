@@ -1,0 +1,237 @@
+"""The live game loop (issue #9 §2): a camera that never stops, a settle detector that decides when
+to read, the rules engine, the panel, the screen, and a journal that survives a power cut.
+
+One :class:`PlayLoop` runs one Sushi Go! game. Every frame's small stream goes through the settle
+detector (:class:`companion.vision.motion.SettleDetector`); when the table settles after a change,
+the main frame is read (:class:`companion.app.table_game.TableGame`):
+
+* every seat shows its new card(s) → the turn is checked by the engine and, if legal, written to
+  the journal (one transaction) *before* it is shown as applied;
+* some seats have not revealed yet → ``waiting`` (screen and seat LEDs show whom); a half-done
+  reveal is never applied;
+* the rules refuse the turn → ``refused`` with the player and the rule, a beep, nothing changes;
+  the loop waits for the table to be put right;
+* the mat is not seen (lights off, a black frame, markers covered) → the frame is not read.
+
+Undo on the panel takes back the last applied turn: an ``undo`` event in the journal, the game
+rebuilt from its events, and the loop waits until the table shows that state again
+(:meth:`TableGame.resync`). A resumed game waits the same way.
+
+The loop never blocks on a device: the camera's ``read`` paces it, the panel is polled with no
+wait, and the systemd watchdog is pinged every frame (:class:`companion.app.service.ServiceNotifier`
+rate-limits it). Every event is also given to ``emit`` as a JSON-ready dict (``--json``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from companion.app.journal import Journal, JournalError
+from companion.app.table_game import (
+    APPLIED, GAME_OVER, ILLEGAL, MISMATCH, NO_MAT, SYNCED, UNREADABLE, WAITING, TableGame, TurnOutcome,
+)
+
+#: Frames in a row without a picture before the camera is reported as stopped.
+CAMERA_GAP_FRAMES = 30
+
+
+@dataclass
+class LoopStats:
+    """What happened, for tests and the end of ``--json``: frames seen, reads made (ms each)."""
+
+    frames: int = 0
+    reads: int = 0
+    read_ms: list[float] = field(default_factory=list)
+    applied_at: list[int] = field(default_factory=list)  # frame index of each applied turn
+
+
+class PlayLoop:
+    """Run one game until it ends or the camera runs out.
+
+    Args:
+        table: the game reader (its ``state`` is the game now).
+        journal, game_id: where events are written (the game must exist and be unfinished).
+        camera: a FrameSource (``read()``, ``read_lores()``; optional ``position``).
+        adapter: the game's adapter (``companion.app.games``): rebuilds the state after an undo.
+        players, options: as in the journal (for rebuilding).
+        panel: a Panel or None; display: a Display or None; notifier: a ServiceNotifier or None.
+        emit: called with each event dict.
+        resync_to: a state the table must show before play goes on (a resumed game), or None.
+        detector: a SettleDetector (default: a new one).
+        views: ``(state, status, kind) -> view`` and ``final(state) -> view`` for the display.
+    """
+
+    def __init__(self, *, table: TableGame, journal: Journal, game_id: int, camera, adapter, players, options,
+                 panel=None, display=None, notifier=None, emit: Callable[[dict[str, Any]], None] = lambda e: None,
+                 resync_to=None, detector=None, views=None) -> None:
+        from companion.vision.motion import SettleDetector
+
+        self.table, self.journal, self.game_id, self.camera = table, journal, game_id, camera
+        self.adapter, self.players, self.options = adapter, list(players), dict(options)
+        self.panel, self.display, self.notifier, self.emit = panel, display, notifier, emit
+        self.detector = detector or SettleDetector()
+        self.resync_to = resync_to
+        self.views = views
+        self.stats = LoopStats()
+        self._read_next = True  # read the first frame: a resumed table, or an empty one to check
+        self._last_event: dict[str, Any] | None = None
+        self._gap = 0
+        self.status = ""
+
+    # ---- the loop ---------------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the game is over (0) or the camera has no more frames (1)."""
+        if self.notifier is not None:
+            self.notifier.ready("playing")
+        while not self.table.state.is_over:
+            if not self.step():
+                return 1
+        return 0
+
+    def step(self) -> bool:
+        """One frame. False when the camera has no more frames (a replay or simulation ended)."""
+        if self.notifier is not None:
+            self.notifier.alive()
+        self._poll_panel()
+        frame = self.camera.read()
+        index = camera_position(self.camera, self.stats.frames)
+        if frame is None:
+            if getattr(self.camera, "exhausted", False):
+                return False
+            # a corrupt frame, or a live camera's hiccup: it changes nothing
+            self._gap += 1
+            if self._gap == CAMERA_GAP_FRAMES:
+                self._event({"event": "status", "device": "camera", "message": "the camera gives no picture"})
+            return True
+        self._gap = 0
+        self.stats.frames += 1
+        lores = self.camera.read_lores()
+        settled = any(e.kind == "settled" for e in self.detector.update(lores, time.monotonic(), index))
+        if settled or self._read_next:
+            self._read_next = False
+            self._read(frame, index)
+        return True
+
+    # ---- reading ------------------------------------------------------------------------------
+    def _read(self, frame, index: int) -> None:
+        t0 = time.perf_counter()
+        if self.resync_to is not None:
+            outcome = self.table.resync(frame, self.resync_to)
+        else:
+            outcome = self.table.feed(frame)
+        self.stats.reads += 1
+        self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
+        self._handle(outcome, index)
+
+    def _handle(self, outcome: TurnOutcome, index: int) -> None:
+        state = self.table.state
+        names = state.players
+        if outcome.kind == SYNCED:
+            self.resync_to = None
+            self._event({"event": "resumed", "round": state.round, "turn": state.turn})
+            self._show(f"the table matches: round {state.round}, turn {state.turn}", "info")
+            self._lights(waiting=range(state.seats))
+        elif outcome.kind == APPLIED:
+            payload = self.adapter.turn_payload(outcome.round, outcome.turn, outcome.plays)
+            try:
+                self.journal.append(self.game_id, "turn", payload, {"frame": index})
+            except JournalError as exc:
+                # Not journalled means not applied: the game goes back to where the journal is.
+                self.table.state = self.adapter.rebuild(self.players, self.options, self.journal.events(self.game_id))
+                self._event({"event": "status", "device": "journal", "message": str(exc)})
+                self._show(str(exc), "error")
+                return
+            self.stats.applied_at.append(index)
+            self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
+                         "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
+                         "totals": _totals(state)})
+            if state.is_over:
+                result = self.adapter.result(state)
+                self.journal.finish(self.game_id, result)
+                self._event({"event": "game-over", "result": result})
+                if self.display is not None and self.views is not None:
+                    self.display.show(self.views.final(state))
+                self._lights(waiting=())
+                return
+            self._show(outcome.message, "info")
+            self._lights(waiting=range(state.seats))
+        elif outcome.kind == WAITING:
+            self._event({"event": "waiting", "seats": [names[s] for s in outcome.waiting]})
+            self._show(outcome.message, "info")
+            self._lights(waiting=outcome.waiting)
+        elif outcome.kind == ILLEGAL:
+            self._event({"event": "refused", "rule": outcome.rule, "player": outcome.player,
+                         "message": outcome.message})
+            self._show(outcome.message, "error")
+            if self.panel is not None:
+                self.panel.beep_refused()
+                self.panel.show_error(True)
+        elif outcome.kind in (UNREADABLE, MISMATCH):
+            self._event({"event": "unreadable" if outcome.kind == UNREADABLE else "mismatch",
+                         "message": outcome.message})
+            self._show(outcome.message, "error")
+        elif outcome.kind == NO_MAT:
+            self._event({"event": "status", "device": "camera", "message": outcome.message})
+            self._show(outcome.message, "error")
+        elif outcome.kind == GAME_OVER:
+            pass
+
+    # ---- the panel ------------------------------------------------------------------------------
+    def _poll_panel(self) -> None:
+        if self.panel is None:
+            return
+        while (event := self.panel.get(timeout=0)) is not None:
+            if event.name in ("undo", "undo_turn"):
+                self.undo()
+
+    def undo(self, turns: int = 1) -> bool:
+        """Take back the last ``turns`` applied turns: an ``undo`` event, the game rebuilt, and the
+        table must show the earlier state again before play goes on. False when nothing to undo."""
+        rebuilt = self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id))
+        if len(rebuilt.turns) < turns:
+            self._show("nothing to undo", "info")
+            return False
+        self.journal.append(self.game_id, "undo", {"turns": turns})
+        state = self.adapter.rebuild(self.players, self.options, self.journal.events(self.game_id))
+        self.resync_to = state
+        self._read_next = True
+        self._event({"event": "undone", "turns": turns, "round": state.round, "turn": state.turn})
+        self._show(f"undone: put the table back as it was at round {state.round}, turn {state.turn}", "info")
+        return True
+
+    # ---- output -----------------------------------------------------------------------------------
+    def _event(self, event: dict[str, Any]) -> None:
+        if event == self._last_event and event["event"] in ("waiting", "status", "unreadable", "mismatch"):
+            return  # the same still table read again: say it once
+        self._last_event = event
+        self.emit(event)
+
+    def _show(self, status: str, kind: str) -> None:
+        self.status = status
+        if self.display is not None and self.views is not None:
+            self.display.show(self.views.board(self.table.state, status, kind))
+
+    def _lights(self, waiting) -> None:
+        if self.panel is None:
+            return
+        self.panel.show_error(False)
+        self.panel.show_waiting(list(waiting))
+
+
+def camera_position(camera, fallback: int) -> int:
+    """Where ``camera`` is: the index of the frame last read (a replay's file, a simulation's
+    frame), or ``fallback`` (frames counted by the loop) for a live camera."""
+    if hasattr(camera, "position"):
+        return int(camera.position)
+    if hasattr(camera, "index"):
+        return int(camera.index) - 1
+    return fallback
+
+
+def _totals(state) -> dict[str, int]:
+    """Each player's points so far (finished rounds; puddings once the game is over)."""
+    if state.result is not None:
+        return dict(zip(state.players, state.result.totals))
+    return {name: sum(rs.points[s] for rs in state.round_scores) for s, name in enumerate(state.players)}

@@ -1,0 +1,216 @@
+"""A camera that never stops: the frames an overhead camera sends while bots play Sushi Go! on a
+simulated table, hands reaching in and out between reveals (``companion play --camera sim``).
+
+Each turn is played by the bots (:func:`companion.sim.game_sim.choose_play`) and shown as the
+table would show it, frame by frame:
+
+1. the players of the first half of the seats reach in (hands moving over the table as it was),
+   lay their cards, and pull back; the table then stays still for ``still_frames`` frames — a
+   settle in the middle of the reveal, which the loop must not apply;
+2. the other players do the same; the table is still again with the whole turn revealed;
+3. at a round's end, hands clear every card but the puddings (sushi-go.txt, BEFORE STARTING A NEW
+   ROUND), and the table is still again.
+
+Still frames repeat one rendering (the settle detector sees a quiet table); hand frames draw a
+forearm and hand (:class:`companion.sim.rolls.Hand`) from the mat's nearest frame edge towards
+the seat's zone. The main frames are (H, W, 3) uint8 BGR; :meth:`read_lores` gives the ≈320 px
+wide small stream. ``position`` is the index of the last frame read, so a journal can say where an
+event was seen; the same seed always gives the same frames.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.devices.camera import downscale_lores
+from companion.rules.sushi_go import apply, legal_plays, new_game
+from companion.rules.sushi_go.state import Play, SushiGoOptions, SushiGoState
+from companion.sim.game_sim import choose_play, mat_for
+from companion.sim.rolls import Hand
+from companion.sim.scene import TableScene
+from companion.sim.table import ShotConditions, render_table
+
+
+@dataclass(frozen=True)
+class TurnTruth:
+    """A turn the bots played: where it was and ``plays[seat]``, and the frame index at which
+    the whole reveal lay still for the first time."""
+
+    round: int
+    turn: int
+    plays: dict[int, Play]
+    settled_frame: int
+
+
+class SimTableStream:
+    """A :class:`companion.devices.camera.FrameSource` over a bot game.
+
+    Args:
+        players: real players' names (2–5; 2 with the dummy variant).
+        seed: the deal, the bots, the camera and the light.
+        options: Sushi Go! options.
+        size: main frame (W, H) px.
+        still_frames: frames the table stays still after each change (the settle detector needs 6).
+        hand_frames: frames a hand takes to reach in (and again to pull back).
+        split_reveals: show each reveal in two halves (a settle mid-reveal) when there are 2+ seats.
+        max_turns: stop after this many turns (None: the whole game).
+
+    ``truth`` lists the turns played so far; ``final`` is the bots' final state once the game is over.
+    """
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        seed: int,
+        options: SushiGoOptions | None = None,
+        size: tuple[int, int] = (1280, 960),
+        still_frames: int = 10,
+        hand_frames: int = 4,
+        split_reveals: bool = True,
+        max_turns: int | None = None,
+    ) -> None:
+        self.players = list(players)
+        self.options = options or SushiGoOptions()
+        self.size = size
+        self.still_frames = still_frames
+        self.hand_frames = hand_frames
+        self.split_reveals = split_reveals
+        self.max_turns = max_turns
+        self.layout = mat_for(len(self.players), self.options)
+        self._deal_rng = random.Random(seed)
+        self._bot_rng = random.Random(seed + 1)
+        self._pix_rng = np.random.default_rng(seed)
+        self._state: SushiGoState = new_game(self.players, self._deal_rng, self.options)
+        self._scene = TableScene(self.layout, self._pix_rng)
+        self._conditions = ShotConditions.random(self._pix_rng)
+        self.truth: list[TurnTruth] = []
+        self.final: SushiGoState | None = None
+        self.position = -1
+        self._last: np.ndarray | None = None
+        self._frames = self._generate()
+        self._closed = False
+        self.exhausted = False
+
+    # ---- FrameSource ------------------------------------------------------------------------
+    def read(self) -> np.ndarray | None:
+        """The next main frame, or None once the game (and its last still period) is over."""
+        if self._closed:
+            return None
+        frame = next(self._frames, None)
+        if frame is None:
+            self.exhausted = True
+        else:
+            self.position += 1
+            self._last = frame
+        return frame
+
+    def read_lores(self) -> np.ndarray | None:
+        """The small stream of the last frame read (≈320 px wide BGR)."""
+        return None if self._last is None else downscale_lores(self._last)
+
+    def close(self) -> None:
+        self._closed = True
+        self.exhausted = True
+
+    def __enter__(self) -> SimTableStream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- the film ---------------------------------------------------------------------------
+    def _render(self) -> np.ndarray:
+        return render_table(self.layout, self._scene.placements(), size=self.size, rng=self._pix_rng,
+                            conditions=self._conditions).image
+
+    def _hands_for(self, seats: Sequence[int], homography: np.ndarray) -> list[Hand]:
+        """A hand per seat, from the frame edge nearest its zone to the zone's middle."""
+        w, h = self.size
+        hands = []
+        for seat in seats:
+            zone = self.layout.zones[min(seat, len(self.layout.zones) - 1)]
+            x, y, zw, zh = zone.rect_mm
+            p = homography @ np.array([x + zw / 2, y + zh / 2, 1.0])
+            centre = p[:2] / p[2]
+            edges = [(centre[0], np.array([0.0, centre[1]])), (w - centre[0], np.array([w - 1.0, centre[1]])),
+                     (centre[1], np.array([centre[0], 0.0])), (h - centre[1], np.array([centre[0], h - 1.0]))]
+            _, base = min(edges, key=lambda e: e[0])
+            direction = centre - base
+            reach = float(np.linalg.norm(direction))
+            direction = direction / max(reach, 1e-6)
+            skin = (110.0 + 7 * seat, 145.0 + 5 * seat, 200.0 - 4 * seat)
+            hands.append(Hand(base=base, direction=direction, reach=reach, t0=0.0, t_turn=float(self.hand_frames),
+                              t1=2.0 * self.hand_frames, skin=skin, scale=w / 1100.0))
+        return hands
+
+    def _change(self, before: np.ndarray, after: np.ndarray, hands: list[Hand]) -> Iterator[np.ndarray]:
+        """Hands reach in over ``before`` and pull back over ``after``; then ``after`` stays still."""
+        for i in range(1, 2 * self.hand_frames):
+            yield _paint_hands(before if i <= self.hand_frames else after, hands, float(i))
+        for _ in range(self.still_frames):
+            yield after
+
+    def _generate(self) -> Iterator[np.ndarray]:
+        homography = render_table(self.layout, [], size=self.size, rng=np.random.default_rng(0),
+                                  conditions=self._conditions).homography
+        shown = self._render()
+        for _ in range(self.still_frames):
+            yield shown
+        turns = 0
+        while not self._state.is_over and (self.max_turns is None or turns < self.max_turns):
+            start = self._state
+            plays: dict[int, Play] = {}
+            state = start
+            for seat in start.waiting_for():
+                plays[seat] = choose_play(self._bot_rng, legal_plays(state, seat))
+                state = apply(state, plays[seat])
+            ended = state.is_over or state.round != start.round
+            full = state.round_tableaux[-1] if ended else state.tableaux
+            puddings = start.puddings if ended else state.puddings
+            seats = list(range(start.seats))
+            halves = [seats[: math.ceil(len(seats) / 2)], seats[math.ceil(len(seats) / 2):]]
+            if not self.split_reveals or len(seats) < 2:
+                halves = [seats]
+            done: list[int] = []
+            for half in halves:
+                done += half
+                self._scene.sync([full[s] if s in done else start.tableaux[s] for s in seats], puddings)
+                after = self._render()
+                yield from self._change(shown, after, self._hands_for(half, homography))
+                shown = after
+            self.truth.append(TurnTruth(start.round, start.turn, plays, self.position + 1 - self.still_frames))
+            self._state = state
+            turns += 1
+            if ended:
+                self._scene.end_round()
+                if not state.is_over:
+                    after = self._render()
+                    yield from self._change(shown, after, self._hands_for(seats, homography))
+                    shown = after
+        if self._state.is_over:
+            self.final = self._state
+
+
+def _paint_hands(img: np.ndarray, hands: Sequence[Hand], t: float) -> np.ndarray:
+    """``img`` (H, W, 3) uint8 BGR with the hands at time ``t`` painted over it in their skin
+    colours, edges softened. Cheaper than :func:`companion.sim.rolls.draw_hand` (no motion blur,
+    no shadow): a 1280 px frame takes a few ms, so a whole game streams in seconds."""
+    import cv2
+
+    h, w = img.shape[:2]
+    out = img.astype(np.float32)
+    for hand in hands:
+        mask = np.zeros((h, w), np.uint8)
+        hand.draw_mask(mask, t)
+        if not mask.any():
+            continue
+        small = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+        cover = cv2.resize(cv2.GaussianBlur(small, (0, 0), 1.0), (w, h), interpolation=cv2.INTER_LINEAR)
+        c = (cover.astype(np.float32) / 255.0)[..., None]
+        out = out * (1.0 - c) + np.array(hand.skin, np.float32) * c
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
