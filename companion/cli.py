@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--journal", metavar="PATH", help="the journal (default: the service's, else ./journal.sqlite3)")
     s.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     s.add_argument("--seed", type=int, default=1, help="the simulated game's seed (--camera sim)")
+    s.add_argument("--sim-turns", type=int, metavar="N", help="end the simulated camera after N turns (tests, benches)")
     s.add_argument("--json", action="store_true", help="one JSON object per line as things happen")
 
     s = sub.add_parser("games", help="list the games in the journal")

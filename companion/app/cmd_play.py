@@ -69,11 +69,11 @@ class _Views:
         return final_view(state)
 
 
-def _camera(spec: str, players: list[str], options, seed: int):
+def _camera(spec: str, players: list[str], options, seed: int, sim_turns: int | None = None):
     if spec == "sim":
         from companion.sim.stream import SimTableStream
 
-        return SimTableStream(players, seed, options)
+        return SimTableStream(players, seed, options, max_turns=sim_turns)
     from companion.devices.camera import open_camera
 
     return open_camera(spec)
@@ -148,7 +148,7 @@ def run(args) -> int:
 
 
 def _play(args, journal, adapter, players, options, emit) -> int:
-    from companion.app.play import PlayLoop
+    from companion.app.play import PlayLoop, camera_position
     from companion.app.service import ServiceNotifier
     from companion.app.table_game import TableGame
     from companion.sim.game_sim import mat_for
@@ -172,13 +172,15 @@ def _play(args, journal, adapter, players, options, emit) -> int:
     parsed = adapter.parse_options(options)
     deck = _deck(args.deck, args.camera)
     try:
-        camera = _camera(args.camera, players, parsed, args.seed)
+        camera = _camera(args.camera, players, parsed, args.seed, getattr(args, "sim_turns", None))
     except (ValueError, OSError) as exc:
         raise PlayError(f"--camera {args.camera}: {exc}") from None
     with camera:
         if resumed and last_frame >= 0 and (args.camera == "sim" or args.camera.startswith("replay")):
             # a recorded or simulated camera continues where the journal was
-            while getattr(camera, "position", getattr(camera, "index", 0) - 1) < last_frame:
+            if hasattr(camera, "skip_to"):
+                camera.skip_to(last_frame)
+            while camera_position(camera, last_frame) < last_frame:
                 if camera.read() is None and getattr(camera, "exhausted", False):
                     break
         display = _display(args.display)
@@ -187,8 +189,6 @@ def _play(args, journal, adapter, players, options, emit) -> int:
             if game_id is None:
                 game_id = journal.new_game(args.game, players, options)
             table = TableGame(players, mat_for(len(players), parsed), deck, parsed)
-            if resumed:
-                emit({"event": "resumed", "round": state.round, "turn": state.turn})
             loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
                             players=players, options=options, panel=panel, display=display,
                             notifier=ServiceNotifier(), emit=emit, resync_to=state if resumed else None,

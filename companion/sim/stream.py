@@ -95,6 +95,8 @@ class SimTableStream:
         self._frames = self._generate()
         self._closed = False
         self.exhausted = False
+        self._skip_until = -1
+        self._cache: np.ndarray | None = None
 
     # ---- FrameSource ------------------------------------------------------------------------
     def read(self) -> np.ndarray | None:
@@ -113,6 +115,14 @@ class SimTableStream:
         """The small stream of the last frame read (≈320 px wide BGR)."""
         return None if self._last is None else downscale_lores(self._last)
 
+    def skip_to(self, frame: int) -> None:
+        """Play on without drawing until frame index ``frame`` has been read (a resumed game
+        continues where its journal was; the bots and the camera noise stay the same)."""
+        self._skip_until = frame
+        while self.position < frame and self.read() is not None:
+            pass
+        self._skip_until = -1
+
     def close(self) -> None:
         self._closed = True
         self.exhausted = True
@@ -124,9 +134,18 @@ class SimTableStream:
         self.close()
 
     # ---- the film ---------------------------------------------------------------------------
-    def _render(self) -> np.ndarray:
-        return render_table(self.layout, self._scene.placements(), size=self.size, rng=self._pix_rng,
-                            conditions=self._conditions).image
+    def _skipping(self) -> bool:
+        return self.position + 1 < self._skip_until
+
+    def _image(self) -> np.ndarray:
+        """The table as the scene is now, rendered once per change (a blank while skipping)."""
+        if self._skipping():
+            w, h = self.size
+            return np.zeros((h, w, 3), np.uint8)
+        if self._cache is None:
+            self._cache = render_table(self.layout, self._scene.placements(), size=self.size, rng=self._pix_rng,
+                                       conditions=self._conditions).image
+        return self._cache
 
     def _hands_for(self, seats: Sequence[int], homography: np.ndarray) -> list[Hand]:
         """A hand per seat, from the frame edge nearest its zone to the zone's middle."""
@@ -148,19 +167,23 @@ class SimTableStream:
                               t1=2.0 * self.hand_frames, skin=skin, scale=w / 1100.0))
         return hands
 
-    def _change(self, before: np.ndarray, after: np.ndarray, hands: list[Hand]) -> Iterator[np.ndarray]:
-        """Hands reach in over ``before`` and pull back over ``after``; then ``after`` stays still."""
+    def _change(self, before: np.ndarray, hands: list[Hand]) -> Iterator[np.ndarray]:
+        """The scene has just changed: hands reach in over ``before`` and pull back over the new
+        table; then the new table stays still."""
+        self._cache = None
         for i in range(1, 2 * self.hand_frames):
-            yield _paint_hands(before if i <= self.hand_frames else after, hands, float(i))
+            if self._skipping():
+                yield self._image()
+                continue
+            yield _paint_hands(before if i <= self.hand_frames else self._image(), hands, float(i))
         for _ in range(self.still_frames):
-            yield after
+            yield self._image()
 
     def _generate(self) -> Iterator[np.ndarray]:
         homography = render_table(self.layout, [], size=self.size, rng=np.random.default_rng(0),
                                   conditions=self._conditions).homography
-        shown = self._render()
         for _ in range(self.still_frames):
-            yield shown
+            yield self._image()
         turns = 0
         while not self._state.is_over and (self.max_turns is None or turns < self.max_turns):
             start = self._state
@@ -179,19 +202,17 @@ class SimTableStream:
             done: list[int] = []
             for half in halves:
                 done += half
+                before = self._image()
                 self._scene.sync([full[s] if s in done else start.tableaux[s] for s in seats], puddings)
-                after = self._render()
-                yield from self._change(shown, after, self._hands_for(half, homography))
-                shown = after
+                yield from self._change(before, self._hands_for(half, homography))
             self.truth.append(TurnTruth(start.round, start.turn, plays, self.position + 1 - self.still_frames))
             self._state = state
             turns += 1
             if ended:
+                before = self._image()
                 self._scene.end_round()
                 if not state.is_over:
-                    after = self._render()
-                    yield from self._change(shown, after, self._hands_for(seats, homography))
-                    shown = after
+                    yield from self._change(before, self._hands_for(seats, homography))
         if self._state.is_over:
             self.final = self._state
 
