@@ -95,18 +95,33 @@ def _deck(path: str | None, camera_spec: str):
 
 
 def _display(spec: str):
-    if spec == "none":
-        return None
-    from companion.devices.display import open_display
+    """Open the screen: ``auto`` is a window on a desktop, the whole screen through KMSDRM on a
+    Raspberry Pi's console, and nothing elsewhere (said on stderr)."""
+    import os
 
     if spec == "auto":
-        spec = "fullscreen" if sys.platform.startswith("linux") and not sys.stdout.isatty() else "window"
-    elif spec == "kmsdrm":
-        import os
+        from companion.app.cmd_doctor import pi_model
 
+        if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+            spec = "window"
+        elif pi_model() is not None:
+            spec = "kmsdrm"
+        else:
+            from companion.app.cli_util import note
+
+            note("play: no screen found (no DISPLAY, not a Raspberry Pi): playing without one")
+            return None
+    if spec == "none":
+        return None
+    if spec == "kmsdrm":
         os.environ["SDL_VIDEODRIVER"] = "kmsdrm"
         spec = "fullscreen"
-    return open_display(spec)
+    from companion.devices.display import DisplayError, open_display
+
+    try:
+        return open_display(spec)
+    except (DisplayError, ValueError) as exc:
+        raise PlayError(f"--display {spec}: {exc}") from None
 
 
 def run(args) -> int:
@@ -209,6 +224,8 @@ def _play(args, journal, adapter, players, options, emit) -> int:
 def _panel(spec: str):
     if spec == "none":
         return None
+    if spec == "keys":
+        spec = "keys:pump"  # the loop pumps no pygame events itself: the panel reads its keys
     from companion.devices.panel import PanelError, open_panel
 
     try:
