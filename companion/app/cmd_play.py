@@ -85,7 +85,13 @@ def _deck(path: str | None, camera_spec: str):
             from companion.sim.record import enroll_sim_deck
 
             return enroll_sim_deck()
-        raise PlayError("--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out DECK.npz)")
+        from companion.app.journal import default_path
+
+        beside = default_path().parent / "deck.npz"  # the service's: /var/lib/companion/deck.npz
+        if not beside.is_file():
+            raise PlayError(f"--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out DECK.npz), "
+                            f"then give it here or put it at {beside}")
+        path = str(beside)
     from companion.vision.deck import Deck, DeckError
 
     try:
