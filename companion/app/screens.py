@@ -559,7 +559,11 @@ def _draw_final(p: _Painter, view: FinalView) -> None:
     small_px = H * 0.052
     p.text(view.title, small_px, DIM, "title", max_w=int(W * 0.3), midleft=(pad, header_h // 2))
     at = (W - pad, header_h // 2)
-    p.text(_winner_line(view), title_px, GOLD, "winners", max_w=int(W * 0.68) - pad, midright=at)
+    line, max_w = _winner_line(view), int(W * 0.68) - pad
+    smallest = font(title_px * 0.7)  # p.text shrinks to 70 % before it cuts
+    if len(view.winners) == 1 and smallest.size(line)[0] > max_w:  # cut the name, keep "wins!"
+        line = _ellipsize(smallest, view.winners[0], max_w - smallest.size(" wins!")[0]) + " wins!"
+    p.text(line, title_px, GOLD, "winners", max_w=max_w, midright=at)
 
     tie_top = H
     if view.tie_break:

@@ -1,15 +1,30 @@
-"""Build the display's view-models (companion.app.screens) from a Sushi Go! game state.
+"""Build the display's view-models (companion.app.screens, companion.app.play_screens) from a
+Sushi Go! game state.
 
 Pure: no pygame until a view is rendered.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+
+from companion.app.play_views import (
+    ConfirmSeat,
+    ConfirmView,
+    PickerView,
+    RefusalView,
+    RoundSummaryView,
+    SummarySeat,
+    WaitingSeat,
+    WaitingView,
+)
 from companion.app.screens import FinalRow, FinalView, ScoreboardView, SeatView
 from companion.rules.core import GameResult
+from companion.rules.errors import RuleError
 from companion.rules.sushi_go.cards import Card
-from companion.rules.sushi_go.state import SushiGoState
-from companion.rules.wording import join_names
+from companion.rules.sushi_go.engine import DECK_COUNTS, known_counts
+from companion.rules.sushi_go.state import DUMMY_SEAT, SushiGoState
+from companion.rules.wording import join_names, plural
 
 
 def _tableau_labels(state: SushiGoState, seat: int) -> list[str]:
@@ -76,3 +91,131 @@ def tie_break_text(result: GameResult, eligible: tuple[int, ...]) -> str:
         mine = result.tie_break[result.players.index(w)]
         return f"{names} tied on {best}; {w} wins with more puddings ({mine} vs {max(others)})"
     return f"{names} tied on {best} with {result.tie_break[result.players.index(result.winners[0])]} puddings each; they share the win"
+
+
+# ---------------------------------------------------------------------------------------------
+# The play loop's screens (issue #9 §4)
+
+
+def _check_seats(state: SushiGoState, seats: Iterable[int], what: str) -> list[int]:
+    out = []
+    for seat in seats:
+        if not isinstance(seat, int) or not 0 <= seat < state.seats:
+            raise ValueError(f"{what}: there is no seat {seat!r}; seats are 0 to {state.seats - 1}")
+        out.append(seat)
+    return out
+
+
+def waiting_view(
+    state: SushiGoState, waiting_seats: Iterable[int], status: str = "", status_kind: str = "info"
+) -> WaitingView:
+    """Whom the table waits for this turn: ``waiting_seats`` (seat indices still to reveal, as the
+    loop read the table) against the rest. The dummy's row notes who picks for it.
+
+    Raises:
+        ValueError: a seat index that is not a seat of ``state``.
+    """
+    waiting = set(_check_seats(state, waiting_seats, "waiting seats"))
+    seats = []
+    for seat, name in enumerate(state.players):
+        note = ""
+        if state.options.dummy and seat == DUMMY_SEAT and state.controller is not None:
+            note = f"{state.players[state.controller]} picks"
+        seats.append(WaitingSeat(name, seat not in waiting, seat, note))
+    title = f"Round {state.round} — turn {state.turn}"
+    return WaitingView(title, seats, status, status_kind)
+
+
+#: What the table does to put a refused turn right, by the rule id of the refusal
+#: (the ids of ``companion.rules.sushi_go.engine.check_play``).
+FIXES = {
+    "chopsticks-needed": "take the second card back: 2 cards need chopsticks already on the table",
+    "one-card": "keep 1 card on the table (2 only with chopsticks) and take the rest back",
+    "dummy-chopsticks": "take the dummy's second card back",
+    "hand-size": "take the extra card back",
+    "card-not-in-hand": "take that card back and play one from the hand",
+    "leave-a-card": "take one card back: the hand must keep a card for the dummy",
+    "deck-count": "check that card: if it was misread, lay it flat in view again",
+    "already-chosen": "take the extra card back",
+    "turn-incomplete": "wait until every seat has revealed",
+    "game-over": "the game is over: start a new one from the menu",
+}
+DEFAULT_FIX = "put the table back as it was before this turn"
+
+
+def refusal_view(error: RuleError, state: SushiGoState | None = None, fix: str | None = None) -> RefusalView:
+    """The refusal screen for a rules error: its player, rule id, message and rulebook section,
+    and what to do (``fix``, else :data:`FIXES` for the rule, else :data:`DEFAULT_FIX`). With
+    ``state``, the player's seat colour is used."""
+    player = error.player or "The table"
+    seat = state.players.index(error.player) if state is not None and error.player in state.players else None
+    what = fix if fix is not None else FIXES.get(error.rule, DEFAULT_FIX)
+    return RefusalView(player, error.rule, error.message, what, error.section, seat)
+
+
+def card_candidates(state: SushiGoState) -> list[str]:
+    """Card names that can still turn up: every card type the deck still holds one of (those not all
+    accounted for already, sushi-go-with-variants.txt, CONTENTS), in the rules' card order."""
+    counts = known_counts(state)
+    return [c.value for c in Card if counts[c] < DECK_COUNTS[c]]
+
+
+def picker_view(
+    state: SushiGoState, seat: int, selected: int = 0, candidates: Sequence[str] | None = None, crop=None
+) -> PickerView:
+    """Ask which card ``seat`` showed. ``candidates`` default to :func:`card_candidates`; ``crop``
+    is the camera's (H, W, 3) uint8 BGR view of the card, or None.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of ``state``.
+    """
+    _check_seats(state, [seat], "picker")
+    labels = list(candidates) if candidates is not None else card_candidates(state)
+    return PickerView(state.players[seat], labels, selected, seat=seat, crop=crop)
+
+
+def undo_view(
+    players: Sequence[str], plays: Mapping[int, Sequence[str]], round: int, turn: int, turns: int = 1
+) -> ConfirmView:
+    """Confirm taking back the last ``turns`` turns; ``plays`` (seat -> card names, Card or str) is
+    the last one, shown per seat, and (``round``, ``turn``) its place.
+
+    Raises:
+        ValueError: ``turns`` below 1, or a seat in ``plays`` that ``players`` has not.
+    """
+    if turns < 1:
+        raise ValueError(f"undo takes back at least 1 turn, not {turns}")
+    seats = []
+    for seat in sorted(plays):
+        if not 0 <= seat < len(players):
+            raise ValueError(f"undo: there is no seat {seat!r}; seats are 0 to {len(players) - 1}")
+        seats.append(ConfirmSeat(players[seat], [getattr(c, "value", c) for c in plays[seat]], seat))
+    if turns == 1:
+        question = f"Take back round {round}, turn {turn}?"
+        detail = "These cards go back into the hands:"
+    else:
+        question = f"Take back {plural(turns, 'turn')}?"
+        detail = f"Back to before the last {turns}; the last one was round {round}, turn {turn}:"
+    return ConfirmView(question, seats, detail)
+
+
+def round_summary_view(state: SushiGoState, round_number: int | None = None) -> RoundSummaryView:
+    """A finished round's points per seat, the running totals after it, and the breakdown lines
+    (sushi-go.txt, ENDING A ROUND and SCORING). ``round_number`` is 1-based; None: the last finished round.
+
+    Raises:
+        ValueError: no round finished yet, or ``round_number`` is not a finished round.
+    """
+    done = len(state.round_scores)
+    if round_number is None:
+        round_number = done
+    if not 1 <= round_number <= done:
+        finished = f"rounds 1 to {done} are finished" if done else "no round is finished yet"
+        raise ValueError(f"no summary for round {round_number!r}: {finished}")
+    score = state.round_scores[round_number - 1]
+    seats = []
+    for seat, name in enumerate(state.players):
+        total = sum(rs.points[seat] for rs in state.round_scores[:round_number])
+        lines = [ln for ln in score.lines if ln.seat == seat]
+        seats.append(SummarySeat(name, score.points[seat], total, lines, seat))
+    return RoundSummaryView(round_number, seats)
