@@ -176,3 +176,27 @@ def test_kill_9_at_a_random_moment_loses_no_committed_turn(tmp_path, uninterrupt
     lines = [json.loads(line) for line in again.stdout.splitlines()]
     assert lines and lines[0]["event"] == "resumed"
     assert _turn_events(path) == uninterrupted
+
+
+def test_undo_asks_first_and_hold_undo_offers_more_turns(tmp_path, deck):
+    players = ["Ann", "Bo"]
+    loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 3, seed=8)
+    loop.press("undo")
+    assert loop.confirm_turns == 0  # nothing applied yet: nothing to ask
+    while len(loop.stats.applied_at) < 3:
+        assert loop.step()
+    loop.press("undo")
+    assert loop.confirm_turns == 1
+    loop.press("right")
+    loop.press("right")
+    loop.press("right")
+    assert loop.confirm_turns == 3  # no more than were applied
+    loop.press("back")
+    assert loop.confirm_turns == 0 and [e.kind for e in journal.events(game_id)] == ["turn"] * 3
+    loop.press("undo_turn")  # hold UNDO: starts at 2 turns
+    assert loop.confirm_turns == 2
+    loop.press("left")
+    loop.press("right")
+    loop.press("ok")
+    assert journal.events(game_id)[-1].kind == "undo" and journal.events(game_id)[-1].payload == {"turns": 2}
+    assert loop.resync_to.turn == 2

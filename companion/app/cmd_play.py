@@ -53,22 +53,6 @@ def parse_options(items: list[str] | None) -> dict:
     return out
 
 
-class _Views:
-    """What the loop shows: the scoreboard with a status line, and the final screen."""
-
-    @staticmethod
-    def board(state, status, kind):
-        from companion.app.views import scoreboard_view
-
-        return scoreboard_view(state, status, kind)
-
-    @staticmethod
-    def final(state):
-        from companion.app.views import final_view
-
-        return final_view(state)
-
-
 def _camera(spec: str, players: list[str], options, seed: int, sim_turns: int | None = None):
     if spec == "sim":
         from companion.sim.stream import SimTableStream
@@ -212,8 +196,7 @@ def _play(args, journal, adapter, players, options, emit) -> int:
             table = TableGame(players, mat_for(len(players), parsed), deck, parsed)
             loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
                             players=players, options=options, panel=panel, display=display,
-                            notifier=ServiceNotifier(), emit=emit, resync_to=state if resumed else None,
-                            views=_Views)
+                            notifier=ServiceNotifier(), emit=emit, resync_to=state if resumed else None)
             code = loop.run()
         finally:
             if panel is not None:

@@ -60,12 +60,11 @@ class PlayLoop:
         emit: called with each event dict.
         resync_to: a state the table must show before play goes on (a resumed game), or None.
         detector: a SettleDetector (default: a new one).
-        views: ``(state, status, kind) -> view`` and ``final(state) -> view`` for the display.
     """
 
     def __init__(self, *, table: TableGame, journal: Journal, game_id: int, camera, adapter, players, options,
                  panel=None, display=None, notifier=None, emit: Callable[[dict[str, Any]], None] = lambda e: None,
-                 resync_to=None, detector=None, views=None) -> None:
+                 resync_to=None, detector=None) -> None:
         from companion.vision.motion import SettleDetector
 
         self.table, self.journal, self.game_id, self.camera = table, journal, game_id, camera
@@ -73,7 +72,9 @@ class PlayLoop:
         self.panel, self.display, self.notifier, self.emit = panel, display, notifier, emit
         self.detector = detector or SettleDetector()
         self.resync_to = resync_to
-        self.views = views
+        self.confirm_turns = 0  # > 0 while the undo confirmation is on screen
+        self._devices = {"camera": ("ok", "ok"), "panel": ("ok", "ok") if panel is not None else ("none", "warn"),
+                         "journal": ("ok", "ok")}
         self.stats = LoopStats()
         self._read_next = True  # read the first frame: a resumed table, or an empty one to check
         self._last_event: dict[str, Any] | None = None
@@ -94,6 +95,8 @@ class PlayLoop:
         """One frame. False when the camera has no more frames (a replay or simulation ended)."""
         if self.notifier is not None:
             self.notifier.alive()
+        if getattr(self.display, "poll_quit", None) is not None and self.display.poll_quit():
+            raise KeyboardInterrupt  # the window was closed: stop as Ctrl-C does
         self._poll_panel()
         frame = self.camera.read()
         index = camera_position(self.camera, self.stats.frames)
@@ -128,6 +131,8 @@ class PlayLoop:
     def _handle(self, outcome: TurnOutcome, index: int) -> None:
         state = self.table.state
         names = state.players
+        if outcome.kind != NO_MAT:
+            self._devices["camera"] = ("ok", "ok")
         if outcome.kind == SYNCED:
             self.resync_to = None
             self._event({"event": "resumed", "round": state.round, "turn": state.turn})
@@ -141,8 +146,10 @@ class PlayLoop:
                 # Not journalled means not applied: the game goes back to where the journal is.
                 self.table.state = self.adapter.rebuild(self.players, self.options, self.journal.events(self.game_id))
                 self._event({"event": "status", "device": "journal", "message": str(exc)})
+                self._devices["journal"] = ("cannot write", "error")
                 self._show(str(exc), "error")
                 return
+            self._devices["journal"] = ("ok", "ok")
             self.stats.applied_at.append(index)
             self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
                          "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
@@ -151,20 +158,27 @@ class PlayLoop:
                 result = self.adapter.result(state)
                 self.journal.finish(self.game_id, result)
                 self._event({"event": "game-over", "result": result})
-                if self.display is not None and self.views is not None:
-                    self.display.show(self.views.final(state))
+                self._screen(lambda v: v.final_view(state))
                 self._lights(waiting=())
                 return
-            self._show(outcome.message, "info")
+            if state.turn == 1 and state.round_scores:
+                self._screen(lambda v: v.round_summary_view(state))  # a round just ended
+            else:
+                self._show(outcome.message, "info")
             self._lights(waiting=range(state.seats))
         elif outcome.kind == WAITING:
             self._event({"event": "waiting", "seats": [names[s] for s in outcome.waiting]})
-            self._show(outcome.message, "info")
+            self.status = outcome.message
+            self._screen(lambda v: v.waiting_view(state, outcome.waiting))
             self._lights(waiting=outcome.waiting)
         elif outcome.kind == ILLEGAL:
             self._event({"event": "refused", "rule": outcome.rule, "player": outcome.player,
                          "message": outcome.message})
-            self._show(outcome.message, "error")
+            self.status = outcome.message
+            if outcome.error is not None:
+                self._screen(lambda v: v.refusal_view(outcome.error, state))
+            else:
+                self._show(outcome.message, "error")
             if self.panel is not None:
                 self.panel.beep_refused()
                 self.panel.show_error(True)
@@ -174,6 +188,7 @@ class PlayLoop:
             self._show(outcome.message, "error")
         elif outcome.kind == NO_MAT:
             self._event({"event": "status", "device": "camera", "message": outcome.message})
+            self._devices["camera"] = ("no mat", "error")
             self._show(outcome.message, "error")
         elif outcome.kind == GAME_OVER:
             pass
@@ -183,8 +198,37 @@ class PlayLoop:
         if self.panel is None:
             return
         while (event := self.panel.get(timeout=0)) is not None:
-            if event.name in ("undo", "undo_turn"):
-                self.undo()
+            self.press(event.name)
+
+    def press(self, name: str) -> None:
+        """One panel event. UNDO shows what would be taken back (hold UNDO: more than one turn,
+        ◀ ▶ choose how many); OK confirms, BACK keeps the game as it is."""
+        if self.confirm_turns:
+            applied = len(self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id)).turns)
+            if name == "ok":
+                turns, self.confirm_turns = self.confirm_turns, 0
+                self.undo(turns)
+            elif name == "back":
+                self.confirm_turns = 0
+                self._show("nothing was taken back", "info")
+            elif name in ("left", "right"):
+                step = 1 if name == "right" else -1
+                self.confirm_turns = max(1, min(applied, self.confirm_turns + step))
+                self._confirm_screen()
+            return
+        if name in ("undo", "undo_turn"):
+            applied = len(self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id)).turns)
+            if not applied:
+                self._show("nothing to undo yet", "info")
+                return
+            self.confirm_turns = min(applied, 2 if name == "undo_turn" else 1)
+            self._confirm_screen()
+
+    def _confirm_screen(self) -> None:
+        rebuilt = self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id))
+        last = rebuilt.turns[-1]
+        n = self.confirm_turns
+        self._screen(lambda v: v.undo_view(self.table.state.players, last.plays, last.round, last.turn, n))
 
     def undo(self, turns: int = 1) -> bool:
         """Take back the last ``turns`` applied turns: an ``undo`` event, the game rebuilt, and the
@@ -209,9 +253,18 @@ class PlayLoop:
         self.emit(event)
 
     def _show(self, status: str, kind: str) -> None:
+        """The scoreboard with ``status`` under it (``kind``: info or error)."""
         self.status = status
-        if self.display is not None and self.views is not None:
-            self.display.show(self.views.board(self.table.state, status, kind))
+        self._screen(lambda v: v.scoreboard_view(self.table.state, status, kind))
+
+    def _screen(self, build) -> None:
+        """Show ``build(companion.app.views)`` with the device status bar, if there is a display."""
+        if self.display is None:
+            return
+        from companion.app import views
+        from companion.app.play_screens import PlayScreen, StatusBar
+
+        self.display.show(PlayScreen(build(views), StatusBar.of(**self._devices)))
 
     def _lights(self, waiting) -> None:
         if self.panel is None:

@@ -45,7 +45,8 @@ class TurnOutcome:
     message: one line for the table, naming the player and the rule where there is one.
     plays: seat → the cards taken, for an applied (or refused) turn.
     waiting: the seats that have not revealed yet (``"waiting"``).
-    rule, player: for ``"illegal"``, the rule's id and the player it names (``IllegalAction``).
+    rule, player, error: for ``"illegal"``, the rule's id, the player it names and the
+        ``IllegalAction`` itself.
     round, turn: the round and turn this frame was read as (1-based).
     """
 
@@ -57,6 +58,7 @@ class TurnOutcome:
     waiting: tuple[int, ...] = ()
     rule: str = ""
     player: str | None = None
+    error: IllegalAction | None = None
 
     @property
     def ok(self) -> bool:
@@ -199,7 +201,8 @@ class TableGame:
         try:
             after = apply_turn(state, plays)
         except IllegalAction as exc:
-            return TurnOutcome(ILLEGAL, str(exc), plays=plays, rule=exc.rule or "", player=exc.player, **where)
+            return TurnOutcome(ILLEGAL, str(exc), plays=plays, rule=exc.rule or "", player=exc.player, error=exc,
+                               **where)
         self.state = after
         self.cards.accept(self._sighting)
         round_ended = after.round != state.round or after.is_over

@@ -181,9 +181,15 @@ class WindowDisplay(_Base):
     def poll_quit(self) -> bool:
         """Handle pending window events; True once the window was closed or Esc/q pressed."""
         pg = self._pg
+        keep = []
         for event in pg.event.get():
             if event.type == pg.QUIT or (event.type == pg.KEYDOWN and event.key in (pg.K_ESCAPE, pg.K_q)):
                 self.quit_requested = True
+            elif event.type in (pg.KEYDOWN, pg.KEYUP):
+                keep.append(event)
+        # the keys panel reads the other keys: put them back, in order
+        for event in keep:
+            pg.event.post(event)
         return self.quit_requested
 
     def close(self) -> None:
