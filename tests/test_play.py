@@ -200,3 +200,26 @@ def test_undo_asks_first_and_hold_undo_offers_more_turns(tmp_path, deck):
     loop.press("ok")
     assert journal.events(game_id)[-1].kind == "undo" and journal.events(game_id)[-1].payload == {"turns": 2}
     assert loop.resync_to.turn == 2
+
+
+def test_without_players_the_setup_menu_asks_on_the_panel(tmp_path):
+    """As the service starts it: no --players, no unfinished game -> the setup menu on the screen,
+    driven by the panel (here a script pressing OK through it: 3 players, default names)."""
+    script = tmp_path / "oks.json"
+    script.write_text(json.dumps([{"t": 0.2 + 0.1 * i, "event": "ok"} for i in range(12)]))
+    path = tmp_path / "j.sqlite3"
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    cmd = [sys.executable, "-c", "from companion.cli import main; raise SystemExit(main())", "play",
+           "--camera", "sim", "--sim-turns", "1", "--panel", f"script:{script}", "--journal", str(path),
+           "--display", f"png:{tmp_path / 'screens'}", "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0] == {"event": "setup"}
+    assert [e for e in events if e["event"] == "applied"][0]["plays"].keys() == {"Player 1", "Player 2", "Player 3"}
+    with Journal(path) as j:
+        assert [g.players for g in j.games()] == [("Player 1", "Player 2", "Player 3")]
+    assert len(list((tmp_path / "screens").glob("*.png"))) >= 8  # a screen per menu step, then the game
+    # no panel and no players: nothing to ask on
+    cmd_no_panel = cmd[:3] + ["play", "--camera", "sim", "--journal", str(tmp_path / "k.sqlite3"), "--new"]
+    done = subprocess.run(cmd_no_panel, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2 and "--players" in done.stderr

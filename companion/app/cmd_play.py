@@ -153,16 +153,63 @@ def run(args) -> int:
 
 
 def _play(args, journal, adapter, players, options, emit) -> int:
-    from companion.app.play import PlayLoop, camera_position
     from companion.app.service import ServiceNotifier
-    from companion.app.table_game import TableGame
-    from companion.sim.game_sim import mat_for
 
     entry = None if args.new else journal.unfinished(args.game)
     if entry is not None and players is not None and list(entry.players) != players:
         entry = None  # other players at the table: a new game; the unfinished one stays in the journal
-    if entry is None and players is None:
-        raise PlayError("--players Ann,Bo,...: who plays (the setup menu on the panel is not built yet)")
+    if entry is None and players is None and args.panel == "none":
+        raise PlayError("--players Ann,Bo,...: who plays (or a --panel and a screen to choose them on)")
+    notifier = ServiceNotifier()
+    display = _display(args.display)
+    panel = _panel(args.panel)
+    try:
+        if entry is None and players is None:
+            if display is None:
+                raise PlayError("--players Ann,Bo,...: who plays (or a --display to show the setup menu on)")
+            choice = setup_menu(journal, panel, display, notifier, emit)
+            players, options = list(choice.players), dict(choice.options)
+        return _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier)
+    finally:
+        if panel is not None:
+            panel.close()
+        if display is not None:
+            display.close()
+
+
+def setup_menu(journal, panel, display, notifier, emit):
+    """Ask on the panel and screen which game, how many players, who, and which variants
+    (:class:`companion.app.menu.SetupMenu`); names of earlier games are offered first.
+    Returns its SetupChoice. Pings the watchdog while it waits."""
+    from companion.app.menu import SetupMenu
+    from companion.app.play_screens import PlayScreen
+
+    names: list[str] = []
+    for entry in reversed(journal.games()):
+        names += [n for n in entry.players if n not in names]
+    menu = SetupMenu(games=("sushi-go",), saved_names=names)
+    notifier.ready("setup menu")
+    emit({"event": "setup"})
+    while True:
+        display.show(PlayScreen(menu.view()))
+        event = None
+        while event is None:
+            notifier.alive()
+            if getattr(display, "poll_quit", None) is not None and display.poll_quit():
+                raise KeyboardInterrupt
+            event = panel.get(timeout=0.2)
+        if event.name in ("undo", "undo_turn"):
+            continue
+        choice = menu.handle(event.name)
+        if choice is not None:
+            return choice
+
+
+def _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier) -> int:
+    from companion.app.play import PlayLoop, camera_position
+    from companion.app.table_game import TableGame
+    from companion.sim.game_sim import mat_for
+
     resumed = entry is not None
     if resumed:
         players, options = list(entry.players), dict(entry.options)
@@ -188,21 +235,13 @@ def _play(args, journal, adapter, players, options, emit) -> int:
             while camera_position(camera, last_frame) < last_frame:
                 if camera.read() is None and getattr(camera, "exhausted", False):
                     break
-        display = _display(args.display)
-        panel = _panel(args.panel)
-        try:
-            if game_id is None:
-                game_id = journal.new_game(args.game, players, options)
-            table = TableGame(players, mat_for(len(players), parsed), deck, parsed)
-            loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
-                            players=players, options=options, panel=panel, display=display,
-                            notifier=ServiceNotifier(), emit=emit, resync_to=state if resumed else None)
-            code = loop.run()
-        finally:
-            if panel is not None:
-                panel.close()
-            if display is not None:
-                display.close()
+        if game_id is None:
+            game_id = journal.new_game(args.game, players, options)
+        table = TableGame(players, mat_for(len(players), parsed), deck, parsed)
+        loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
+                        players=players, options=options, panel=panel, display=display,
+                        notifier=notifier, emit=emit, resync_to=state if resumed else None)
+        code = loop.run()
     if code != 0:
         st = table.state
         err(f"play: the camera ran out of frames at round {st.round}, turn {st.turn}; "
