@@ -1,13 +1,20 @@
 """``companion demo``: bots play a whole Sushi Go! game on a simulated table, the companion reads it
-back from the rendered frames only, and the true score is printed beside the score read from pixels.
+live through the same loop as ``companion play --camera sim`` (settle detector, reader, engine,
+journal, screens), and the true score is printed beside the score read from pixels.
 
-Exit status: 0 the scores agree; 1 they do not, or a turn could not be read; 2 no screen to show on.
+The simulated camera never stops: hands reach in between reveals and each reveal settles once
+half-way (:class:`companion.sim.stream.SimTableStream`). The journal is written next to the
+screens (``--headless``) or to a temporary folder.
+
+Exit status: 0 the scores agree; 1 they do not, or the game could not be read to the end; 2 no
+screen to show on.
 """
 
 from __future__ import annotations
 
 import sys
-import time
+import tempfile
+from pathlib import Path
 
 from companion.rules.sushi_go.state import SushiGoOptions
 
@@ -15,47 +22,64 @@ from companion.rules.sushi_go.state import SushiGoOptions
 def run(args, stdout=None) -> int:
     """Entry point for ``companion demo``; returns the exit status."""
     out = stdout or sys.stdout
-    from companion.app.table_game import APPLIED, TableGame
-    from companion.app.views import final_view, scoreboard_view
-    from companion.sim.game_sim import NAMES, mat_for, simulate_game
+    from companion.app.games import adapter
+    from companion.app.journal import Journal
+    from companion.app.play import PlayLoop
+    from companion.app.table_game import TableGame
+    from companion.sim.game_sim import NAMES
     from companion.sim.record import enroll_sim_deck
+    from companion.sim.stream import SimTableStream
 
     options = SushiGoOptions(dummy=args.dummy)
     players = list(NAMES[: 2 if args.dummy else args.players])
-    display, pace = _open_display(args)
+    display, _ = _open_display(args)
     if display is None:
         return 2
     variant = " (two-player dummy variant)" if args.dummy else ""
     print(f"Sushi Go! demo: {len(players)} players{variant}, seed {args.seed}", file=out)
     deck = enroll_sim_deck()
     print(f"enrolled the deck: {len(deck.labels)} labels from card scans", file=out)
-    layout = mat_for(len(players), options)
-    game = TableGame(players, layout, deck, options)
-    mismatches = 0
-    truth = None
-    for st in simulate_game(players, args.seed, options):
-        truth = st.truth
-        outcome = game.feed(st.frame.image)
-        true_plays = {s: tuple(sorted(p.cards)) for s, p in st.plays.items()}
-        read_plays = {s: tuple(sorted(c)) for s, c in outcome.plays.items()}
-        agree = outcome.kind == APPLIED and read_plays == true_plays
-        print(f"  {'ok ' if agree else 'BAD'} {outcome.message}", file=out)
-        display.show(scoreboard_view(game.state, outcome.message, "info" if agree else "error"))
-        round_ended = st.truth.is_over or st.truth.round != st.round
-        if args.headless and round_ended:
-            _save_frame(args.screens, f"camera-r{st.round}.jpg", st.frame.image)
-        time.sleep(pace)
-        if outcome.kind != APPLIED:
-            print(f"the companion stopped: {outcome.message}", file=out)
-            return 1
-        mismatches += not agree
-        if round_ended:
-            _print_round(out, truth, game.state)
-    if game.state.is_over:
-        display.show(final_view(game.state))
-        time.sleep(pace * 6)
+    stream = SimTableStream(players, args.seed, options)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.screens) if args.headless else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        journal_path = folder / "demo-journal.sqlite3"
+        for old in folder.glob("demo-journal.sqlite3*"):
+            old.unlink()  # the demo's own journal from an earlier run
+        applied = []
+        table = TableGame(players, stream.layout, deck, options)
+        hand_size = table.state.hand_size
+
+        def emit(event):
+            if event["event"] == "applied":
+                applied.append(event)
+                plays = "; ".join(f"{n}: {' + '.join(c)}" for n, c in event["plays"].items())
+                print(f"  round {event['round']} turn {event['turn']}: {plays}", file=out)
+                if args.headless and event["turn"] == hand_size:  # the round's last turn
+                    _save_frame(args.screens, f"camera-r{event['round']}.jpg", stream.last_frame)
+            elif event["event"] in ("refused", "unreadable", "mismatch", "status"):
+                print(f"  ! {event['message']}", file=out)
+
+        with Journal(journal_path) as journal, stream:
+            game_id = journal.new_game("sushi-go", players, options.to_dict())
+            loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=stream, adapter=adapter("sushi-go"),
+                            players=players, options=options.to_dict(), display=display, emit=emit)
+            loop.run()
+            while stream.read() is not None:  # the bots' last still frames: then their final state is known
+                pass
     display.close()
-    return _print_final(out, truth, game.state, mismatches, args)
+    truth, read = stream.final, table.state
+    if truth is None or not read.is_over:
+        print(f"the companion stopped at round {read.round} turn {read.turn}: {loop.status}", file=out)
+        return 1
+    mismatches = 0
+    for event, turn in zip(applied, stream.truth):
+        true_plays = {read.players[seat]: sorted(c.value for c in p.cards) for seat, p in turn.plays.items()}
+        mismatches += {n: sorted(c) for n, c in event["plays"].items()} != true_plays
+    mismatches += len(applied) != len(stream.truth)
+    for r in range(1, len(read.round_scores) + 1):
+        _print_round(out, truth, read, r)
+    return _print_final(out, truth, read, mismatches, args)
 
 
 def _open_display(args):
@@ -81,10 +105,9 @@ def _save_frame(folder: str, name: str, image) -> None:
     cv2.imwrite(str(Path(folder) / name), image)
 
 
-def _print_round(out, truth, read) -> None:
-    r = len(read.round_scores)
+def _print_round(out, truth, read, r: int) -> None:
     true_pts = truth.round_scores[r - 1].points
-    read_pts = read.round_scores[-1].points
+    read_pts = read.round_scores[r - 1].points
     cells = ", ".join(f"{n} {t}/{p}" for n, t, p in zip(read.players, true_pts, read_pts))
     print(f"round {r} scored (true/read): {cells}", file=out)
 

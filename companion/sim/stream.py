@@ -111,6 +111,11 @@ class SimTableStream:
             self._last = frame
         return frame
 
+    @property
+    def last_frame(self) -> np.ndarray | None:
+        """The main frame last read, (H, W, 3) uint8 BGR, or None before the first."""
+        return self._last
+
     def read_lores(self) -> np.ndarray | None:
         """The small stream of the last frame read (≈320 px wide BGR)."""
         return None if self._last is None else downscale_lores(self._last)
