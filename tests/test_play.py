@@ -223,3 +223,34 @@ def test_without_players_the_setup_menu_asks_on_the_panel(tmp_path):
     cmd_no_panel = cmd[:3] + ["play", "--camera", "sim", "--journal", str(tmp_path / "k.sqlite3"), "--new"]
     done = subprocess.run(cmd_no_panel, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2 and "--players" in done.stderr
+
+
+STREAM = FIXTURES / "stream-2p"
+
+
+def test_a_recorded_stream_replays_turn_by_turn_with_its_panel_script(tmp_path):
+    """tests/fixtures/stream-2p: a continuous recording (hands, a settle mid-reveal, still tables as
+    links to one file) and a panel script (UNDO, then BACK: nothing changes)."""
+    truth = json.loads((STREAM / "game.json").read_text())
+    path = tmp_path / "j.sqlite3"
+    cmd = [sys.executable, "-c", "from companion.cli import main; raise SystemExit(main())", "play",
+           "--players", ",".join(truth["players"]), "--camera", f"replay:{STREAM / 'frames'}",
+           "--deck", str(FIXTURES / "sim-deck.npz"), "--panel", f"script:{STREAM / 'panel.json'}",
+           "--display", "none", "--journal", str(path), "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "ran out of frames" in done.stderr  # a recording of 3 turns
+    applied = [json.loads(line) for line in done.stdout.splitlines() if '"applied"' in line]
+    assert [(a["round"], a["turn"], a["plays"]) for a in applied] == \
+        [(t["round"], t["turn"], t["plays"]) for t in truth["turns"]]
+    with Journal(path) as j:
+        frames = [e.source["frame"] for e in j.events(1)]
+    assert all(0 <= f - t["settled_frame"] <= 8 for f, t in zip(frames, truth["turns"]))
+
+
+def test_the_stream_fixture_is_what_the_simulator_writes(tmp_path):
+    from companion.sim.stream import write_fixture
+
+    game = write_fixture(tmp_path / "again")
+    assert game == json.loads((STREAM / "game.json").read_text())
+    assert sorted(p.name for p in (tmp_path / "again" / "frames").iterdir()) == \
+        sorted(p.name for p in (STREAM / "frames").iterdir())

@@ -98,23 +98,32 @@ class PlayLoop:
         if getattr(self.display, "poll_quit", None) is not None and self.display.poll_quit():
             raise KeyboardInterrupt  # the window was closed: stop as Ctrl-C does
         self._poll_panel()
-        frame = self.camera.read()
-        index = camera_position(self.camera, self.stats.frames)
-        if frame is None:
-            if getattr(self.camera, "exhausted", False):
-                return False
-            # a corrupt frame, or a live camera's hiccup: it changes nothing
-            self._gap += 1
-            if self._gap == CAMERA_GAP_FRAMES:
-                self._event({"event": "status", "device": "camera", "message": "the camera gives no picture"})
-            return True
+        # The small stream decides when to read; the main frame is taken only then (on a Pi the
+        # lores stream costs little; a replay or simulation gives one frame per call either way).
+        lores = self.camera.read_lores()
+        if lores is None:
+            return self._no_picture()
         self._gap = 0
         self.stats.frames += 1
-        lores = self.camera.read_lores()
+        index = camera_position(self.camera, self.stats.frames)
         settled = any(e.kind == "settled" for e in self.detector.update(lores, time.monotonic(), index))
         if settled or self._read_next:
+            frame = self.camera.read()
+            if frame is None:
+                return self._no_picture()  # tried again at the next settle or first frame
             self._read_next = False
-            self._read(frame, index)
+            self._read(frame, camera_position(self.camera, index))
+        return True
+
+    def _no_picture(self) -> bool:
+        """No frame: the end of a replay or simulation (False), or a corrupt frame or a live
+        camera's hiccup, which changes nothing (True; reported once it lasts)."""
+        if getattr(self.camera, "exhausted", False):
+            return False
+        self._gap += 1
+        if self._gap == CAMERA_GAP_FRAMES:
+            self._devices["camera"] = ("no picture", "error")
+            self._event({"event": "status", "device": "camera", "message": "the camera gives no picture"})
         return True
 
     # ---- reading ------------------------------------------------------------------------------

@@ -117,8 +117,10 @@ class SimTableStream:
         return self._last
 
     def read_lores(self) -> np.ndarray | None:
-        """The small stream of the last frame read (≈320 px wide BGR)."""
-        return None if self._last is None else downscale_lores(self._last)
+        """The next frame's small stream (≈320 px wide BGR), as a camera's lores stream: like
+        ``read``, each call is the next frame; None at the end."""
+        frame = self.read()
+        return None if frame is None else downscale_lores(frame)
 
     def skip_to(self, frame: int) -> None:
         """Play on without drawing until frame index ``frame`` has been read (a resumed game
@@ -240,3 +242,48 @@ def _paint_hands(img: np.ndarray, hands: Sequence[Hand], t: float) -> np.ndarray
         c = (cover.astype(np.float32) / 255.0)[..., None]
         out = out * (1.0 - c) + np.array(hand.skin, np.float32) * c
     return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+def write_fixture(folder, players: Sequence[str] = ("Ann", "Bo"), seed: int = 21, turns: int = 3,
+                  size: tuple[int, int] = (1024, 768)) -> dict:
+    """Record a simulated stream as a replay fixture: ``frames/frame0000.jpg`` … (a frame that
+    repeats the one before is a symbolic link to it, so a still table costs no space),
+    ``game.json`` (players, seed, size, and per turn its plays and the first still frame), and
+    ``panel.json`` (a panel script: UNDO pressed mid-game, then BACK, which must change nothing).
+    Returns the game.json dict. ``python -m companion.sim.stream DIR`` writes it there."""
+    import json
+    import os
+    from pathlib import Path
+
+    import cv2
+
+    out = Path(folder)
+    frames = out / "frames"
+    frames.mkdir(parents=True, exist_ok=True)
+    for old in frames.iterdir():
+        old.unlink()
+    stream = SimTableStream(list(players), seed, size=size, hand_frames=2, still_frames=8, max_turns=turns)
+    previous, previous_name = None, None
+    while (frame := stream.read()) is not None:
+        name = f"frame{stream.position:04d}.jpg"
+        if previous is not None and frame is previous:
+            os.symlink(previous_name, frames / name)
+        else:
+            cv2.imwrite(str(frames / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 82])
+            previous, previous_name = frame, name
+    game = {
+        "players": list(players), "seed": seed, "size": list(size), "frames": stream.position + 1,
+        "turns": [{"round": t.round, "turn": t.turn, "settled_frame": t.settled_frame,
+                   "plays": {players[s]: [c.value for c in p.cards] for s, p in sorted(t.plays.items())}}
+                  for t in stream.truth],
+    }
+    (out / "game.json").write_text(json.dumps(game, indent=1) + "\n", encoding="utf-8")
+    (out / "panel.json").write_text(json.dumps([{"t": 0.5, "event": "undo"}, {"t": 0.6, "event": "back"}]) + "\n",
+                                    encoding="utf-8")
+    return game
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_fixture(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/stream-2p")
