@@ -76,7 +76,7 @@ def test_a_refused_turn_beeps_names_the_rule_and_changes_nothing(tmp_path, deck,
     loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=3, panel=panel)
     refusal = TurnOutcome(ILLEGAL, "Bo took 2 cards without chopsticks (sushi-go.txt, USING CHOPSTICKS)", 1, 1,
                           rule="chopsticks-needed", player="Bo")
-    monkeypatch.setattr(loop.table, "feed", lambda frame: refusal)
+    monkeypatch.setattr(loop.table, "feed", lambda frame, named=None: refusal)
     state = loop.table.state
     loop.step()
     assert events[-1] == {"event": "refused", "rule": "chopsticks-needed", "player": "Bo",
@@ -254,3 +254,40 @@ def test_the_stream_fixture_is_what_the_simulator_writes(tmp_path):
     assert game == json.loads((STREAM / "game.json").read_text())
     assert sorted(p.name for p in (tmp_path / "again" / "frames").iterdir()) == \
         sorted(p.name for p in (STREAM / "frames").iterdir())
+
+
+def test_a_card_nobody_enrolled_is_named_on_the_panel_and_journalled(tmp_path, deck):
+    from companion.app.turns import SeenCard
+
+    players = ["Ann", "Bo"]
+    panel = open_panel("none")
+    loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=12, panel=panel)
+    original = loop.table.see
+
+    def see_with_an_unknown_card(frame):  # Ann's card does not match any enrolled face
+        seen, message = original(frame)
+        if seen is not None and seen.get(0):
+            seen[0] = [SeenCard("unknown", c.center_mm, 0.2) for c in seen[0]]
+        return seen, message
+
+    loop.table.see = see_with_an_unknown_card
+    while loop.picking is None:
+        assert loop.step(), "the picker never opened"
+    ask = [e for e in events if e["event"] == "ask"][-1]
+    assert ask["seat"] == "Ann" and not [e for e in events if e["event"] == "applied"]
+    twin = SimTableStream(players, 12, max_turns=1)  # the same seed plays the same game
+    while twin.read() is not None:
+        pass
+    truth = twin.truth[0].plays[0].cards[0].value
+    candidates = loop.picking["candidates"]
+    for _ in range(candidates.index(truth)):
+        loop.press("right")
+    loop.press("ok")
+    while not loop.stats.applied_at:  # Bo reveals; the named card stays named
+        assert loop.step()
+    kinds = [e.kind for e in journal.events(game_id)]
+    assert kinds == ["named", "turn"]
+    assert journal.events(game_id)[0].payload["card"] == truth
+    applied = [e for e in events if e["event"] == "applied"]
+    assert applied and applied[0]["plays"]["Ann"] == [truth]
+    assert GO.rebuild(players, {}, journal.events(game_id)).turn == 2  # a "named" note replays as nothing

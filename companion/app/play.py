@@ -73,6 +73,9 @@ class PlayLoop:
         self.detector = detector or SettleDetector()
         self.resync_to = resync_to
         self.confirm_turns = 0  # > 0 while the undo confirmation is on screen
+        self.picking: dict[str, Any] | None = None  # the card picker, while a card is being named
+        self.named: dict[tuple[float, float], str] = {}  # cards named this turn, by place (mm)
+        self._last_frame = None  # (frame, index) of the last read, to read again once a card is named
         self._devices = {"camera": ("ok", "ok"), "panel": ("ok", "ok") if panel is not None else ("none", "warn"),
                          "journal": ("ok", "ok")}
         self.stats = LoopStats()
@@ -129,10 +132,11 @@ class PlayLoop:
     # ---- reading ------------------------------------------------------------------------------
     def _read(self, frame, index: int) -> None:
         t0 = time.perf_counter()
+        self._last_frame = (frame, index)
         if self.resync_to is not None:
             outcome = self.table.resync(frame, self.resync_to)
         else:
-            outcome = self.table.feed(frame)
+            outcome = self.table.feed(frame, self.named)
         self.stats.reads += 1
         self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
         self._handle(outcome, index)
@@ -160,6 +164,7 @@ class PlayLoop:
                 return
             self._devices["journal"] = ("ok", "ok")
             self.stats.applied_at.append(index)
+            self.named = {}
             self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
                          "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
                          "totals": _totals(state)})
@@ -191,6 +196,14 @@ class PlayLoop:
             if self.panel is not None:
                 self.panel.beep_refused()
                 self.panel.show_error(True)
+        elif outcome.kind == UNREADABLE and outcome.unknown is not None and self.panel is not None:
+            seat, card = outcome.unknown
+            from companion.app.views import card_candidates
+
+            self.picking = {"seat": seat, "card": card, "selected": 0, "candidates": card_candidates(state)}
+            self._event({"event": "ask", "seat": names[seat], "question": "which card is this?",
+                         "message": outcome.message})
+            self._picker_screen()
         elif outcome.kind in (UNREADABLE, MISMATCH):
             self._event({"event": "unreadable" if outcome.kind == UNREADABLE else "mismatch",
                          "message": outcome.message})
@@ -212,6 +225,9 @@ class PlayLoop:
     def press(self, name: str) -> None:
         """One panel event. UNDO shows what would be taken back (hold UNDO: more than one turn,
         ◀ ▶ choose how many); OK confirms, BACK keeps the game as it is."""
+        if self.picking is not None:
+            self._pick(name)
+            return
         if self.confirm_turns:
             applied = len(self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id)).turns)
             if name == "ok":
@@ -232,6 +248,31 @@ class PlayLoop:
                 return
             self.confirm_turns = min(applied, 2 if name == "undo_turn" else 1)
             self._confirm_screen()
+
+    def _pick(self, name: str) -> None:
+        """The card picker: ◀ ▶ choose, OK names the card (a ``named`` event in the journal, then
+        the same frame is read again with it), BACK leaves it unnamed (fix the card instead)."""
+        p = self.picking
+        if name in ("left", "right"):
+            p["selected"] = (p["selected"] + (1 if name == "right" else -1)) % len(p["candidates"])
+            self._picker_screen()
+        elif name == "back":
+            self.picking = None
+            self._show("not named: straighten the card or check the light", "info")
+        elif name == "ok":
+            label = p["candidates"][p["selected"]]
+            card = p["card"]
+            self.picking = None
+            self.journal.append(self.game_id, "named", {"seat": p["seat"], "card": label,
+                                                        "center_mm": list(card.center_mm)})
+            self.named[card.center_mm] = label
+            self._event({"event": "named", "seat": self.table.state.players[p["seat"]], "card": label})
+            if self._last_frame is not None:
+                self._read(*self._last_frame)
+
+    def _picker_screen(self) -> None:
+        p = self.picking
+        self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"]))
 
     def _confirm_screen(self) -> None:
         rebuilt = self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id))

@@ -47,6 +47,8 @@ class TurnOutcome:
     waiting: the seats that have not revealed yet (``"waiting"``).
     rule, player, error: for ``"illegal"``, the rule's id, the player it names and the
         ``IllegalAction`` itself.
+    unknown: for ``"unreadable"`` because no enrolled face matched a card: (seat, that card), so
+        the player can name it (:meth:`TableGame.feed`'s ``named``).
     round, turn: the round and turn this frame was read as (1-based).
     """
 
@@ -59,6 +61,7 @@ class TurnOutcome:
     rule: str = ""
     player: str | None = None
     error: IllegalAction | None = None
+    unknown: tuple[int, SeenCard] | None = None
 
     @property
     def ok(self) -> bool:
@@ -169,10 +172,12 @@ class TableGame:
         self._before = {s: list(seen.get(s, [])) for s in range(state.seats)}
         return TurnOutcome(SYNCED, "the table matches the game", **where)
 
-    def feed(self, frame: np.ndarray) -> TurnOutcome:
+    def feed(self, frame: np.ndarray, named: dict[tuple[float, float], str] | None = None) -> TurnOutcome:
         """Read the frame taken after a reveal and apply that turn.
 
-        Nothing changes unless the outcome is ``"applied"``.
+        ``named``: cards the players named on the panel, by their place on the mat (mm) -> card
+        name; an ``unknown`` card within :data:`~companion.app.turns.MOVE_TOLERANCE_MM` of such a
+        place is read as that card. Nothing changes unless the outcome is ``"applied"``.
         """
         state = self.state
         where = dict(round=state.round, turn=state.turn)
@@ -181,6 +186,8 @@ class TableGame:
         seen, mat_message = self.see(frame)
         if seen is None:
             return TurnOutcome(NO_MAT, mat_message, **where)
+        if named:
+            seen = {seat: [_named(c, named) for c in cards] for seat, cards in seen.items()}
         plays: dict[int, tuple[Card, ...]] = {}
         problems: dict[int, TurnReadError] = {}
         for seat in range(state.seats):
@@ -188,12 +195,14 @@ class TableGame:
                 plays[seat] = infer_play(state.players[seat], self._before[seat], seen.get(seat, []))
             except TurnReadError as exc:
                 problems[seat] = exc
-        real = [p for p in problems.values() if not p.waiting]
+        real = [(seat, p) for seat, p in problems.items() if not p.waiting]
         if real:
-            message = str(real[0])
+            seat, first = real[0]
+            message = str(first)
             if seen.get(None):
                 message += f" ({len(seen[None])} card(s) lie outside every zone)"
-            return TurnOutcome(UNREADABLE, message, **where)
+            unknown = (seat, first.unknown) if first.unknown is not None else None
+            return TurnOutcome(UNREADABLE, message, unknown=unknown, **where)
         if problems:
             names = ", ".join(state.players[seat] for seat in problems)
             why = next(iter(problems.values())).problem
@@ -211,6 +220,22 @@ class TableGame:
             # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE STARTING A NEW ROUND).
             self._before[seat] = [c for c in cards if c.label == Card.PUDDING.value] if round_ended else cards
         return TurnOutcome(APPLIED, _describe_plays(state, plays), plays=plays, **where)
+
+
+def _named(card: SeenCard, named: dict[tuple[float, float], str]) -> SeenCard:
+    """``card`` with the name a player gave it on the panel, if it is an unknown card lying where
+    one was named."""
+    import math
+
+    from companion.app.turns import MOVE_TOLERANCE_MM
+    from companion.rules.sushi_go.cards import UNKNOWN
+
+    if card.label != UNKNOWN:
+        return card
+    for where, label in named.items():
+        if math.dist(where, card.center_mm) <= MOVE_TOLERANCE_MM:
+            return SeenCard(label, card.center_mm, 1.0)
+    return card
 
 
 def expected_on_table(state: SushiGoState, seat: int) -> Counter[str]:

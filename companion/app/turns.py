@@ -49,12 +49,14 @@ class TurnReadError(ValueError):
     """A seat's zone does not show a readable, countable play. The message names the seat and why.
 
     ``waiting`` is True when the zone simply has not changed yet (the player has not revealed):
-    the table is waiting for that player, nothing is wrong."""
+    the table is waiting for that player, nothing is wrong. ``unknown`` is the card that could
+    not be named, when that is the problem."""
 
-    def __init__(self, seat_name: str, problem: str, waiting: bool = False) -> None:
+    def __init__(self, seat_name: str, problem: str, waiting: bool = False, unknown: SeenCard | None = None) -> None:
         self.seat_name = seat_name
         self.problem = problem
         self.waiting = waiting
+        self.unknown = unknown  # a card no enrolled face matched: the player can name it
         super().__init__(f"{seat_name}: {problem}")
 
 
@@ -130,7 +132,8 @@ def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) ->
             raise TurnReadError(seat_name, "a card is face down; turn it face up to reveal it")
         if card.label == UNKNOWN:
             raise TurnReadError(
-                seat_name, f"a card could not be read (best match {card.confidence:.0%}); straighten it or check the light"
+                seat_name, f"a card could not be read (best match {card.confidence:.0%}); straighten it or check the light",
+                unknown=card,
             )
     gone, new = _match(before, after, MOVE_TOLERANCE_MM)
     gone = _drop_covered_wasabi(gone, new)
