@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     how = s.add_mutually_exclusive_group(required=True)
     how.add_argument("--record", metavar="FILE.json", help="write the game in the `companion score` format")
     how.add_argument("--json", action="store_true", help="print the result as `companion score --json` does")
+    how.add_argument("--sheet", metavar="FILE.png", help="write a score sheet picture with every breakdown line")
 
     s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
     s.add_argument("--game", default="sushi-go", choices=GAMES)

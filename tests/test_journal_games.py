@@ -150,3 +150,22 @@ def test_bad_requests_are_named_and_exit_2(tmp_path, capsys):
     junk.write_bytes(b"hello")
     assert main(["games", "--journal", str(junk)]) == 2
     assert "not an SQLite database" in capsys.readouterr().err and junk.read_bytes() == b"hello"
+
+
+def test_export_sheet_draws_the_final_ranking_and_every_round(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    import pygame
+
+    players = ["Ann", "Bo", "Cy"]
+    turns, truth = true_game(players, 10)
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as j:
+        write_game(j, players, turns)
+        write_game(j, ["X", "Y"], true_game(["X", "Y"], 11)[0][:2], finish=False)
+    sheet = tmp_path / "sheet.png"
+    assert main(["export", "1", "--journal", str(path), "--sheet", str(sheet)]) == 0
+    image = pygame.image.load(str(sheet))
+    assert image.get_size() == (800, 480 * 4)  # the final ranking and the 3 rounds
+    assert main(["export", "2", "--journal", str(path), "--sheet", str(tmp_path / "no.png")]) == 2
+    assert "not over" in capsys.readouterr().err and not (tmp_path / "no.png").exists()
+    assert main(["export", "1", "--journal", str(path), "--sheet", str(tmp_path / "missing" / "s.png")]) == 2

@@ -3,8 +3,8 @@
 
 ``games`` lists every game (finished or not) with its players, when it started, where it stands
 and who won. ``export GAME|latest`` writes one game as a ``companion score`` record
-(``--record FILE.json``: ``companion score`` on it gives the same totals) or prints its result as
-``companion score --json`` does (``--json``). Standard library only until a game is replayed.
+(``--record FILE.json``: ``companion score`` on it gives the same totals), prints its result as
+``companion score --json`` does (``--json``), or draws a score sheet (``--sheet FILE.png``). Standard library only until a game is replayed.
 
 Exit status: 0 done; 2 bad input (no such journal or game, a journal refused, an unfinished game
 asked for a record).
@@ -101,6 +101,8 @@ def run_export(args) -> int:
                 record = game.record(entry.players, entry.options, events)
             else:
                 state = game.rebuild(entry.players, entry.options, events)
+                if args.sheet and not state.is_over:
+                    raise JournalError(f"the game is not over (round {state.round}, turn {state.turn}): no score sheet yet")
         except (KeyError, JournalError) as exc:
             err(f"game {args.which}: {exc.args[0] if isinstance(exc, KeyError) else exc}")
             return 2
@@ -113,6 +115,14 @@ def run_export(args) -> int:
             return 2
         print(f"wrote game {entry.id} to {out} (companion score --game {entry.game} {out})")
         return 0
+    if args.sheet:
+        try:
+            path = write_sheet(state, args.sheet)
+        except OSError as exc:
+            err(f"cannot write {args.sheet}: {exc.strerror or exc}")
+            return 2
+        print(f"wrote the score sheet of game {entry.id} to {path}")
+        return 0
     result = game.result(state)
     if result is None:
         err(f"game {entry.id} is not over (round {state.round}, turn {state.turn}): no result yet")
@@ -120,6 +130,33 @@ def run_export(args) -> int:
     json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
     print()
     return 0
+
+
+#: The score sheet's page: one screen-sized panel per part, stacked (px).
+SHEET_PANEL = (800, 480)
+
+
+def write_sheet(state, path) -> Path:
+    """A finished Sushi Go! game as one PNG for sharing: the final ranking, then each round's
+    points with every breakdown line (the screens of the play loop, stacked, 800 px wide).
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    from companion.app import views
+    from companion.app.play_screens import render_play
+    from companion.app.screens import _pygame, save_png
+
+    pg = _pygame()
+    parts = [views.final_view(state)] + [views.round_summary_view(state, r) for r in range(1, len(state.round_scores) + 1)]
+    w, h = SHEET_PANEL
+    sheet = pg.Surface((w, h * len(parts)))
+    for i, view in enumerate(parts):
+        sheet.blit(render_play(view, SHEET_PANEL), (0, i * h))
+    out = Path(path)
+    if out.parent and not out.parent.exists():
+        raise FileNotFoundError(2, "no such folder", str(out.parent))
+    return save_png(sheet, out)
 
 
 def run(args) -> int:
