@@ -291,3 +291,37 @@ def test_a_card_nobody_enrolled_is_named_on_the_panel_and_journalled(tmp_path, d
     applied = [e for e in events if e["event"] == "applied"]
     assert applied and applied[0]["plays"]["Ann"] == [truth]
     assert GO.rebuild(players, {}, journal.events(game_id)).turn == 2  # a "named" note replays as nothing
+
+
+def test_a_journal_that_cannot_be_written_shows_nothing_as_applied_until_it_can(tmp_path, deck, monkeypatch):
+    """A full disk: the turn read is not announced, the table is not read further, the screen
+    says why; once the journal takes it again, the turn is committed and announced."""
+    import companion.app.play as play_module
+    from companion.app.journal import JournalError
+
+    monkeypatch.setattr(play_module, "JOURNAL_RETRY_S", 0.0)
+    players = ["Ann", "Bo"]
+    loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 2, seed=13)
+    real_append = journal.append
+    disk = {"full": True}
+
+    def append(*args, **kwargs):
+        if disk["full"]:
+            raise JournalError("journal j.sqlite3: could not record the event 'turn': database or disk is full")
+        return real_append(*args, **kwargs)
+
+    monkeypatch.setattr(journal, "append", append)
+    while loop._pending is None:
+        assert loop.step()
+    position = stream.position
+    for _ in range(5):
+        loop.step()
+    assert stream.position == position  # the camera is not read while the turn is not on disk
+    assert not [e for e in events if e["event"] == "applied"]
+    status = [e for e in events if e["event"] == "status" and e["device"] == "journal"]
+    assert len(status) == 1 and "disk is full" in status[0]["message"]
+    disk["full"] = False
+    loop.step()
+    assert [e["turn"] for e in events if e["event"] == "applied"] == [1]
+    assert [e.kind for e in journal.events(game_id)] == ["turn"]
+    assert loop.run() == 1 and [e.kind for e in journal.events(game_id)] == ["turn", "turn"]

@@ -35,6 +35,8 @@ from companion.app.table_game import (
 
 #: Frames in a row without a picture before the camera is reported as stopped.
 CAMERA_GAP_FRAMES = 30
+#: Seconds between attempts to journal a turn when the journal cannot be written.
+JOURNAL_RETRY_S = 1.0
 
 
 @dataclass
@@ -76,6 +78,8 @@ class PlayLoop:
         self.picking: dict[str, Any] | None = None  # the card picker, while a card is being named
         self.named: dict[tuple[float, float], str] = {}  # cards named this turn, by place (mm)
         self._last_frame = None  # (frame, index) of the last read, to read again once a card is named
+        self._pending: tuple[TurnOutcome, int] | None = None  # a turn read, not yet in the journal
+        self._retry_at = 0.0
         self._devices = {"camera": ("ok", "ok"), "panel": ("ok", "ok") if panel is not None else ("none", "warn"),
                          "journal": ("ok", "ok")}
         self.stats = LoopStats()
@@ -89,7 +93,7 @@ class PlayLoop:
         """Play until the game is over (0) or the camera has no more frames (1)."""
         if self.notifier is not None:
             self.notifier.ready("playing")
-        while not self.table.state.is_over:
+        while not self.table.state.is_over or self._pending is not None:
             if not self.step():
                 return 1
         return 0
@@ -101,6 +105,12 @@ class PlayLoop:
         if getattr(self.display, "poll_quit", None) is not None and self.display.poll_quit():
             raise KeyboardInterrupt  # the window was closed: stop as Ctrl-C does
         self._poll_panel()
+        if self._pending is not None:  # a turn read but not yet on disk: nothing else until it is
+            if time.monotonic() >= self._retry_at:
+                self._commit()
+            else:
+                time.sleep(0.05)
+            return True
         # The small stream decides when to read; the main frame is taken only then (on a Pi the
         # lores stream costs little; a replay or simulation gives one frame per call either way).
         lores = self.camera.read_lores()
@@ -152,34 +162,8 @@ class PlayLoop:
             self._show(f"the table matches: round {state.round}, turn {state.turn}", "info")
             self._lights(waiting=range(state.seats))
         elif outcome.kind == APPLIED:
-            payload = self.adapter.turn_payload(outcome.round, outcome.turn, outcome.plays)
-            try:
-                self.journal.append(self.game_id, "turn", payload, {"frame": index})
-            except JournalError as exc:
-                # Not journalled means not applied: the game goes back to where the journal is.
-                self.table.state = self.adapter.rebuild(self.players, self.options, self.journal.events(self.game_id))
-                self._event({"event": "status", "device": "journal", "message": str(exc)})
-                self._devices["journal"] = ("cannot write", "error")
-                self._show(str(exc), "error")
-                return
-            self._devices["journal"] = ("ok", "ok")
-            self.stats.applied_at.append(index)
-            self.named = {}
-            self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
-                         "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
-                         "totals": _totals(state)})
-            if state.is_over:
-                result = self.adapter.result(state)
-                self.journal.finish(self.game_id, result)
-                self._event({"event": "game-over", "result": result})
-                self._screen(lambda v: v.final_view(state))
-                self._lights(waiting=())
-                return
-            if state.turn == 1 and state.round_scores:
-                self._screen(lambda v: v.round_summary_view(state))  # a round just ended
-            else:
-                self._show(outcome.message, "info")
-            self._lights(waiting=range(state.seats))
+            self._pending = (outcome, index)
+            self._commit()
         elif outcome.kind == WAITING:
             self._event({"event": "waiting", "seats": [names[s] for s in outcome.waiting]})
             self.status = outcome.message
@@ -214,6 +198,47 @@ class PlayLoop:
             self._show(outcome.message, "error")
         elif outcome.kind == GAME_OVER:
             pass
+
+    def _commit(self) -> bool:
+        """Journal the turn just read, then announce it. If the journal cannot be written (a full
+        disk), the turn is kept waiting and retried every :data:`JOURNAL_RETRY_S`; the table is not
+        read meanwhile, so nothing is shown as applied that is not on disk."""
+        outcome, index = self._pending
+        payload = self.adapter.turn_payload(outcome.round, outcome.turn, outcome.plays)
+        try:
+            self.journal.append(self.game_id, "turn", payload, {"frame": index})
+        except JournalError as exc:
+            self._retry_at = time.monotonic() + JOURNAL_RETRY_S
+            if self._devices["journal"][1] != "error":
+                self._devices["journal"] = ("cannot write", "error")
+                self._event({"event": "status", "device": "journal", "message": str(exc)})
+                self._show(str(exc), "error")
+            return False
+        self._pending = None
+        self._devices["journal"] = ("ok", "ok")
+        self._announce(outcome, index)
+        return True
+
+    def _announce(self, outcome: TurnOutcome, index: int) -> None:
+        state = self.table.state
+        names = state.players
+        self.stats.applied_at.append(index)
+        self.named = {}
+        self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
+                     "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
+                     "totals": _totals(state)})
+        if state.is_over:
+            result = self.adapter.result(state)
+            self.journal.finish(self.game_id, result)
+            self._event({"event": "game-over", "result": result})
+            self._screen(lambda v: v.final_view(state))
+            self._lights(waiting=())
+            return
+        if state.turn == 1 and state.round_scores:
+            self._screen(lambda v: v.round_summary_view(state))  # a round just ended
+        else:
+            self._show(outcome.message, "info")
+        self._lights(waiting=range(state.seats))
 
     # ---- the panel ------------------------------------------------------------------------------
     def _poll_panel(self) -> None:
