@@ -207,8 +207,6 @@ def setup_menu(journal, panel, display, notifier, emit):
 
 def _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier) -> int:
     from companion.app.play import PlayLoop, camera_position
-    from companion.app.table_game import TableGame
-    from companion.sim.game_sim import mat_for
 
     resumed = entry is not None
     if resumed:
@@ -237,7 +235,7 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
                     break
         if game_id is None:
             game_id = journal.new_game(args.game, players, options)
-        table = TableGame(players, mat_for(len(players), parsed), deck, parsed)
+        table = adapter.table_reader(players, options, deck)
         loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
                         players=players, options=options, panel=panel, display=display,
                         notifier=notifier, emit=emit, resync_to=state if resumed else None)

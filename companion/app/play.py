@@ -182,9 +182,8 @@ class PlayLoop:
                 self.panel.show_error(True)
         elif outcome.kind == UNREADABLE and outcome.unknown is not None and self.panel is not None:
             seat, card = outcome.unknown
-            from companion.app.views import card_candidates
-
-            self.picking = {"seat": seat, "card": card, "selected": 0, "candidates": card_candidates(state)}
+            candidates = self.adapter.views().card_candidates(state)
+            self.picking = {"seat": seat, "card": card, "selected": 0, "candidates": candidates}
             self._event({"event": "ask", "seat": names[seat], "question": "which card is this?",
                          "message": outcome.message})
             self._picker_screen()
@@ -333,13 +332,12 @@ class PlayLoop:
         self._screen(lambda v: v.scoreboard_view(self.table.state, status, kind))
 
     def _screen(self, build) -> None:
-        """Show ``build(companion.app.views)`` with the device status bar, if there is a display."""
+        """Show ``build(the game's views)`` with the device status bar, if there is a display."""
         if self.display is None:
             return
-        from companion.app import views
         from companion.app.play_screens import PlayScreen, StatusBar
 
-        self.display.show(PlayScreen(build(views), StatusBar.of(**self._devices)))
+        self.display.show(PlayScreen(build(self.adapter.views()), StatusBar.of(**self._devices)))
 
     def _lights(self, waiting) -> None:
         if self.panel is None:

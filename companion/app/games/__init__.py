@@ -30,6 +30,10 @@ class GameAdapter(Protocol):
     * ``record(players, options, events)``: the finished game in the ``companion score`` format.
     * ``result(state)``: the final result as ``companion score --json`` prints it, or None while
       the game goes on.
+    * ``table_reader(players, options, deck)``: what reads the table into turns (``feed(frame,
+      named)``, ``resync(frame, state)``, ``state``), and ``views()``: the module that builds its
+      screens (``scoreboard_view``, ``waiting_view``, ``refusal_view``, ``picker_view``,
+      ``card_candidates``, ``undo_view``, ``round_summary_view``, ``final_view``).
     """
 
     name: str
@@ -47,6 +51,10 @@ class GameAdapter(Protocol):
     def record(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> dict[str, Any]: ...
 
     def result(self, state: Any) -> dict[str, Any] | None: ...
+
+    def table_reader(self, players: Sequence[str], options: dict[str, Any], deck: Any) -> Any: ...
+
+    def views(self) -> Any: ...
 
 
 def adapter(name: str) -> GameAdapter:

@@ -125,5 +125,21 @@ class SushiGoAdapter:
     def result(self, state: SushiGoState) -> dict[str, Any] | None:
         return None if state.result is None else state.result.to_dict()
 
+    def table_reader(self, players: Sequence[str], options: dict[str, Any], deck):
+        """What reads the table into turns: a :class:`companion.app.table_game.TableGame` on the
+        game's mat (the dummy variant uses the 3-seat mat)."""
+        from companion.app.table_game import TableGame
+        from companion.sim.game_sim import mat_for
+
+        parsed = self.parse_options(options)
+        return TableGame(list(players), mat_for(len(players), parsed), deck, parsed)
+
+    @staticmethod
+    def views():
+        """The module that builds this game's screens from its state (``companion.app.views``)."""
+        from companion.app import views
+
+        return views
+
 
 ADAPTER = SushiGoAdapter()
