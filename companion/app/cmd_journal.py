@@ -29,32 +29,26 @@ def _open(args):
     return Journal(path)
 
 
-def run_games(args) -> int:
+def run_games(args, journal) -> int:
     from companion.app.games import adapter
     from companion.app.journal import JournalError
 
-    try:
-        journal = _open(args)
-    except (FileNotFoundError, JournalError) as exc:
-        err(str(exc))
-        return 2
-    with journal:
-        rows = []
-        for entry in journal.games():
-            result = entry.result
-            if entry.finished:
-                total = (result or {}).get("total", {})
-                winners = (result or {}).get("winners", [])
-                where = f"finished: {' and '.join(winners) or 'nobody'} won with {max(total.values(), default=0)}"
-            else:
-                try:
-                    state = adapter(entry.game).rebuild(entry.players, entry.options, journal.events(entry.id))
-                    where = f"unfinished: round {state.round}, turn {state.turn}"
-                except (KeyError, JournalError) as exc:
-                    where = f"cannot replay: {exc.args[0] if isinstance(exc, KeyError) else exc}"
-            rows.append({"id": entry.id, "game": entry.game, "players": list(entry.players),
-                         "options": entry.options, "started": entry.created, "ended": entry.ended,
-                         "events": entry.events, "status": where, "result": result})
+    rows = []
+    for entry in journal.games():
+        result = entry.result
+        if entry.finished:
+            total = (result or {}).get("total", {})
+            winners = (result or {}).get("winners", [])
+            where = f"finished: {' and '.join(winners) or 'nobody'} won with {max(total.values(), default=0)}"
+        else:
+            try:
+                state = adapter(entry.game).rebuild(entry.players, entry.options, journal.events(entry.id))
+                where = f"unfinished: round {state.round}, turn {state.turn}"
+            except (KeyError, JournalError) as exc:
+                where = f"cannot replay: {exc.args[0] if isinstance(exc, KeyError) else exc}"
+        rows.append({"id": entry.id, "game": entry.game, "players": list(entry.players),
+                     "options": entry.options, "started": entry.created, "ended": entry.ended,
+                     "events": entry.events, "status": where, "result": result})
     if args.json:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         print()
@@ -83,29 +77,23 @@ def _pick(journal, which: str):
     return journal.game(int(which))
 
 
-def run_export(args) -> int:
+def run_export(args, journal) -> int:
     from companion.app.games import adapter
     from companion.app.journal import JournalError
 
     try:
-        journal = _open(args)
-    except (FileNotFoundError, JournalError) as exc:
-        err(str(exc))
+        entry = _pick(journal, args.which)
+        game = adapter(entry.game)
+        events = journal.events(entry.id)
+        if args.record:
+            record = game.record(entry.players, entry.options, events)
+        else:
+            state = game.rebuild(entry.players, entry.options, events)
+            if args.sheet and not state.is_over:
+                raise JournalError(f"the game is not over (round {state.round}, turn {state.turn}): no score sheet yet")
+    except (KeyError, JournalError) as exc:
+        err(f"game {args.which}: {exc.args[0] if isinstance(exc, KeyError) else exc}")
         return 2
-    with journal:
-        try:
-            entry = _pick(journal, args.which)
-            game = adapter(entry.game)
-            events = journal.events(entry.id)
-            if args.record:
-                record = game.record(entry.players, entry.options, events)
-            else:
-                state = game.rebuild(entry.players, entry.options, events)
-                if args.sheet and not state.is_over:
-                    raise JournalError(f"the game is not over (round {state.round}, turn {state.turn}): no score sheet yet")
-        except (KeyError, JournalError) as exc:
-            err(f"game {args.which}: {exc.args[0] if isinstance(exc, KeyError) else exc}")
-            return 2
     if args.record:
         out = Path(args.record)
         try:
@@ -117,7 +105,7 @@ def run_export(args) -> int:
         return 0
     if args.sheet:
         try:
-            path = write_sheet(state, args.sheet)
+            path = write_sheet(state, args.sheet, game.views())
         except OSError as exc:
             err(f"cannot write {args.sheet}: {exc.strerror or exc}")
             return 2
@@ -136,14 +124,13 @@ def run_export(args) -> int:
 SHEET_PANEL = (800, 480)
 
 
-def write_sheet(state, path) -> Path:
-    """A finished Sushi Go! game as one PNG for sharing: the final ranking, then each round's
-    points with every breakdown line (the screens of the play loop, stacked, 800 px wide).
+def write_sheet(state, path, views) -> Path:
+    """A finished game as one PNG for sharing: the final ranking, then each round's points with
+    every breakdown line (the play loop's screens from the game's ``views``, stacked, 800 px wide).
 
     Raises:
         OSError: the file cannot be written.
     """
-    from companion.app import views
     from companion.app.play_screens import render_play
     from companion.app.screens import _pygame, save_png
 
@@ -160,4 +147,12 @@ def write_sheet(state, path) -> Path:
 
 
 def run(args) -> int:
-    return run_games(args) if args.command == "games" else run_export(args)
+    from companion.app.journal import JournalError
+
+    try:
+        journal = _open(args)
+    except (FileNotFoundError, JournalError) as exc:
+        err(str(exc))
+        return 2
+    with journal:
+        return run_games(args, journal) if args.command == "games" else run_export(args, journal)
