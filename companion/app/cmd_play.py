@@ -163,18 +163,38 @@ def _play(args, journal, adapter, players, options, emit) -> int:
     notifier = ServiceNotifier()
     display = _display(args.display)
     panel = _panel(args.panel)
+    appliance = players is None  # started as the service starts it: game after game, from the menu
     try:
-        if entry is None and players is None:
-            if display is None:
-                raise PlayError("--players Ann,Bo,...: who plays (or a --display to show the setup menu on)")
-            choice = setup_menu(journal, panel, display, notifier, emit)
-            players, options = list(choice.players), dict(choice.options)
-        return _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier)
+        while True:
+            if entry is None and players is None:
+                if display is None:
+                    raise PlayError("--players Ann,Bo,...: who plays (or a --display to show the setup menu on)")
+                choice = setup_menu(journal, panel, display, notifier, emit)
+                players, options = list(choice.players), dict(choice.options)
+            code = _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier)
+            if not appliance or code != 0 or panel is None:
+                return code
+            # the final screen stays until OK is pressed; then the setup menu for the next game
+            _wait_for(panel, "ok", notifier, display)
+            entry, players, options = None, None, {}
     finally:
         if panel is not None:
             panel.close()
         if display is not None:
             display.close()
+
+
+def _wait_for(panel, name: str, notifier, display) -> None:
+    """Wait for the panel event ``name``, pinging the watchdog (the final screen stays meanwhile)."""
+    while True:
+        notifier.alive()
+        if getattr(display, "poll_quit", None) is not None and display.poll_quit():
+            raise KeyboardInterrupt
+        event = panel.get(timeout=0.2)
+        if event is not None and event.name == name:
+            return
+        if event is None and getattr(panel, "exhausted", False):
+            raise KeyboardInterrupt  # a panel script has nothing more to say: stop as Ctrl-C does
 
 
 def setup_menu(journal, panel, display, notifier, emit):
@@ -198,6 +218,8 @@ def setup_menu(journal, panel, display, notifier, emit):
             if getattr(display, "poll_quit", None) is not None and display.poll_quit():
                 raise KeyboardInterrupt
             event = panel.get(timeout=0.2)
+            if event is None and getattr(panel, "exhausted", False):
+                raise KeyboardInterrupt  # a panel script ended inside the menu
         if event.name in ("undo", "undo_turn"):
             continue
         choice = menu.handle(event.name)
