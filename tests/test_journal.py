@@ -168,3 +168,21 @@ def test_kill_9_loses_no_committed_event(tmp_path, seed):
     assert seqs == list(range(1, len(seqs) + 1))
     assert len(seqs) >= acked  # at most the one event being written when it died is missing
     assert len(seqs) <= acked + 1
+
+
+def test_a_signal_just_after_commit_keeps_the_event_and_the_signal(tmp_path):
+    """SIGTERM arrives as KeyboardInterrupt right after COMMIT returned: the event is on disk, nothing
+    is rolled back, and the interrupt goes on to stop the program (it is not turned into an error)."""
+    with Journal(tmp_path / "j.sqlite3") as j:
+        g = j.new_game("sushi-go", ["A", "B"])
+
+        def steps(con):
+            con.execute("INSERT INTO events(game_id, seq, kind, payload, source, t) VALUES (?, 1, 'turn', '{}', NULL, 0)", (g,))
+            con.execute("COMMIT")
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            j._write("a turn", steps)
+        assert [e.seq for e in j.events(g)] == [1]
+        j.append(g, "turn", {})  # and the journal goes on
+        assert [e.seq for e in j.events(g)] == [1, 2]

@@ -169,3 +169,40 @@ def test_export_sheet_draws_the_final_ranking_and_every_round(tmp_path, capsys, 
     assert main(["export", "2", "--journal", str(path), "--sheet", str(tmp_path / "no.png")]) == 2
     assert "not over" in capsys.readouterr().err and not (tmp_path / "no.png").exists()
     assert main(["export", "1", "--journal", str(path), "--sheet", str(tmp_path / "missing" / "s.png")]) == 2
+
+
+def test_a_turn_out_of_order_does_not_replay(tmp_path):
+    players = ["Ann", "Bo"]
+    turns, _ = true_game(players, 12)
+    with Journal(tmp_path / "j.sqlite3") as j:
+        g = write_game(j, players, [turns[0], turns[0]], finish=False)  # the same turn twice
+        with pytest.raises(JournalError, match="event 2 .*round 1 turn 1, but the game is at round 1 turn 2"):
+            GO.rebuild(players, {}, j.events(g))
+
+
+def test_play_finishes_a_game_whose_last_turn_was_written_but_not_its_end(tmp_path, capsys):
+    players = ["Ann", "Bo"]
+    turns, truth = true_game(players, 13)
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as j:
+        write_game(j, players, turns, finish=False)  # died between the last turn and finish()
+    code = main(["play", "--players", "Ann,Bo", "--camera", "sim", "--journal", str(path), "--display", "none", "--json"])
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0 and events[0]["event"] == "game-over"
+    assert events[0]["result"]["total"] == dict(zip(players, truth.result.totals))
+    with Journal(path) as j:
+        assert j.games()[0].finished
+
+
+def test_two_plays_cannot_share_a_journal(tmp_path, capsys):
+    import fcntl
+    import os
+
+    path = tmp_path / "j.sqlite3"
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another companion play holds it
+    try:
+        code = main(["play", "--players", "Ann,Bo", "--camera", "sim", "--journal", str(path), "--display", "none"])
+    finally:
+        os.close(fd)
+    assert code == 2 and "another companion play is using" in capsys.readouterr().err

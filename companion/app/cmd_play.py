@@ -137,9 +137,9 @@ def run(args) -> int:
         return 2
     restore = sigterm_as_interrupt()
     try:
-        with journal:
+        with journal, _lock(journal.path):
             return _play(args, journal, adapter, players, options, emit)
-    except PlayError as exc:
+    except (PlayError, JournalError) as exc:
         err(f"play: {exc}")
         return 2
     except MalformedGame as exc:
@@ -152,12 +152,44 @@ def run(args) -> int:
         restore()
 
 
+class _lock:
+    """One ``companion play`` per journal: an exclusive ``flock`` on ``JOURNAL.lock`` for as long
+    as the game runs (released by the kernel if the process dies). Raises PlayError when another
+    holds it."""
+
+    def __init__(self, journal_path) -> None:
+        self.path = f"{journal_path}.lock"
+        self._fd = None
+
+    def __enter__(self):
+        import fcntl
+        import os
+
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            self._fd = None
+            raise PlayError(f"another companion play is using {self.path[:-5]}; stop it first "
+                            "(systemctl stop companion), or give --journal another file") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import os
+
+        if self._fd is not None:
+            os.close(self._fd)
+
+
 def _play(args, journal, adapter, players, options, emit) -> int:
     from companion.app.service import ServiceNotifier
 
     entry = None if args.new else journal.unfinished(args.game)
     if entry is not None and players is not None and list(entry.players) != players:
         entry = None  # other players at the table: a new game; the unfinished one stays in the journal
+    if entry is not None and options and options != entry.options:
+        entry = None  # other variants asked for: a new game, the unfinished one kept
     if entry is None and players is None and args.panel == "none":
         raise PlayError("--players Ann,Bo,...: who plays (or a --panel and a screen to choose them on)")
     notifier = ServiceNotifier()
@@ -236,6 +268,11 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
         events = journal.events(entry.id)
         state = adapter.rebuild(players, options, events)
         game_id = entry.id
+        if state.is_over:  # it stopped between the last turn and marking the game finished
+            result = adapter.result(state)
+            journal.finish(game_id, result)
+            emit({"event": "game-over", "result": result})
+            return 0
         last_frame = max((e.source or {}).get("frame", -1) for e in events) if events else -1
     else:
         state = adapter.new_state(players, options)  # checks players and options before anything opens

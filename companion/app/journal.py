@@ -224,7 +224,10 @@ class Journal:
                 value = sql_steps(con)
                 con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                # A signal (SIGTERM as KeyboardInterrupt) can land just after COMMIT returned: the
+                # event is on disk then, and there is nothing to roll back.
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
             hint = " (is the disk full?)" if "full" in str(exc).lower() else ""

@@ -37,6 +37,8 @@ from companion.app.table_game import (
 CAMERA_GAP_FRAMES = 30
 #: Seconds between attempts to journal a turn when the journal cannot be written.
 JOURNAL_RETRY_S = 1.0
+#: Seconds to wait after a frame that did not come (about one frame at 30 fps).
+NO_PICTURE_WAIT_S = 1 / 30
 
 
 @dataclass
@@ -104,13 +106,13 @@ class PlayLoop:
             self.notifier.alive()
         if getattr(self.display, "poll_quit", None) is not None and self.display.poll_quit():
             raise KeyboardInterrupt  # the window was closed: stop as Ctrl-C does
-        self._poll_panel()
         if self._pending is not None:  # a turn read but not yet on disk: nothing else until it is
             if time.monotonic() >= self._retry_at:
                 self._commit()
             else:
                 time.sleep(0.05)
             return True
+        self._poll_panel()
         # The small stream decides when to read; the main frame is taken only then (on a Pi the
         # lores stream costs little; a replay or simulation gives one frame per call either way).
         lores = self.camera.read_lores()
@@ -123,7 +125,8 @@ class PlayLoop:
         if settled or self._read_next:
             frame = self.camera.read()
             if frame is None:
-                return self._no_picture()  # tried again at the next settle or first frame
+                self._read_next = True  # the still table is read from the next frame instead
+                return self._no_picture()
             self._read_next = False
             self._read(frame, camera_position(self.camera, index))
         return True
@@ -133,6 +136,7 @@ class PlayLoop:
         camera's hiccup, which changes nothing (True; reported once it lasts)."""
         if getattr(self.camera, "exhausted", False):
             return False
+        time.sleep(NO_PICTURE_WAIT_S)  # a camera that returns at once must not spin the loop
         self._gap += 1
         if self._gap == CAMERA_GAP_FRAMES:
             self._devices["camera"] = ("no picture", "error")
@@ -154,6 +158,10 @@ class PlayLoop:
     def _handle(self, outcome: TurnOutcome, index: int) -> None:
         state = self.table.state
         names = state.players
+        # a question on screen belongs to the table it was asked about: a new reading closes it
+        self.picking = None
+        if outcome.kind == APPLIED:
+            self.confirm_turns = 0
         if outcome.kind != NO_MAT:
             self._devices["camera"] = ("ok", "ok")
         if outcome.kind == SYNCED:
@@ -228,7 +236,10 @@ class PlayLoop:
                      "totals": _totals(state)})
         if state.is_over:
             result = self.adapter.result(state)
-            self.journal.finish(self.game_id, result)
+            try:
+                self.journal.finish(self.game_id, result)
+            except JournalError as exc:  # the last turn is on disk: the next start finishes it
+                self._event({"event": "status", "device": "journal", "message": str(exc)})
             self._event({"event": "game-over", "result": result})
             self._screen(lambda v: v.final_view(state))
             self._lights(waiting=())
@@ -287,12 +298,21 @@ class PlayLoop:
             label = p["candidates"][p["selected"]]
             card = p["card"]
             self.picking = None
-            self.journal.append(self.game_id, "named", {"seat": p["seat"], "card": label,
-                                                        "center_mm": list(card.center_mm)})
+            try:
+                self.journal.append(self.game_id, "named", {"seat": p["seat"], "card": label,
+                                                            "center_mm": list(card.center_mm)}, self._where())
+            except JournalError as exc:
+                self._devices["journal"] = ("cannot write", "error")
+                self._show(f"not named: {exc}", "error")
+                return
             self.named[card.center_mm] = label
             self._event({"event": "named", "seat": self.table.state.players[p["seat"]], "card": label})
             if self._last_frame is not None:
                 self._read(*self._last_frame)
+
+    def _where(self) -> dict[str, int] | None:
+        """Where the camera was for an event from the panel: the frame last read, if any."""
+        return None if self._last_frame is None else {"frame": self._last_frame[1]}
 
     def _picker_screen(self) -> None:
         p = self.picking
@@ -311,7 +331,12 @@ class PlayLoop:
         if len(rebuilt.turns) < turns:
             self._show("nothing to undo", "info")
             return False
-        self.journal.append(self.game_id, "undo", {"turns": turns})
+        try:
+            self.journal.append(self.game_id, "undo", {"turns": turns}, self._where())
+        except JournalError as exc:
+            self._devices["journal"] = ("cannot write", "error")
+            self._show(f"not undone: {exc}", "error")
+            return False
         state = self.adapter.rebuild(self.players, self.options, self.journal.events(self.game_id))
         self.resync_to = state
         self._read_next = True

@@ -82,6 +82,10 @@ class SushiGoAdapter:
             if event.kind == "turn":
                 state = states[-1]
                 try:
+                    where = (event.payload["round"], event.payload["turn"])
+                    if where != (state.round, state.turn):
+                        raise ValueError(f"it is round {where[0]} turn {where[1]}, but the game is at "
+                                         f"round {state.round} turn {state.turn}")
                     plays = {int(seat): tuple(cards) for seat, cards in event.payload["plays"].items()}
                     after = apply_turn(state, plays)
                 except (KeyError, TypeError, ValueError, IllegalAction) as exc:
