@@ -206,6 +206,9 @@ class TableGame:
         if problems:
             names = ", ".join(state.players[seat] for seat in problems)
             why = next(iter(problems.values())).problem
+            # Every seat read cleanly (the waiting ones show no change at all), so this reading is
+            # the reference for the next: the rest of the reveal is then all that is searched.
+            self.cards.accept(self._sighting)
             return TurnOutcome(WAITING, f"waiting for {names}: {why}", waiting=tuple(problems), **where)
         try:
             after = apply_turn(state, plays)
