@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--display", default="auto",
                    help="auto, kmsdrm, window, png:DIR or none (default auto: a window on a desktop, "
                         "the screen on a Pi, else none)")
+    s.add_argument("--link", default="none", help="the Pico: auto, serial:PATH, loop or none (default: none)")
     s.add_argument("--journal", metavar="PATH", help="the journal (default: the service's, else ./journal.sqlite3)")
     s.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     s.add_argument("--seed", type=int, default=1, help="the simulated game's seed (--camera sim)")

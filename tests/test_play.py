@@ -325,3 +325,23 @@ def test_a_journal_that_cannot_be_written_shows_nothing_as_applied_until_it_can(
     assert [e["turn"] for e in events if e["event"] == "applied"] == [1]
     assert [e.kind for e in journal.events(game_id)] == ["turn"]
     assert loop.run() == 1 and [e.kind for e in journal.events(game_id)] == ["turn", "turn"]
+
+
+def test_the_pico_glows_for_the_seat_the_table_waits_for(tmp_path, deck):
+    class FakeLink:
+        state = "connected"
+
+        def __init__(self):
+            self.calls = []
+
+        def set_seat(self, seat, rgb=None, *, seats=None):
+            self.calls.append((seat, seats))
+
+    link = FakeLink()
+    players = ["Ann", "Bo", "Cy"]
+    loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=14, link=link)
+    loop.run()
+    waits = [e["seats"] for e in events if e["event"] == "waiting"]
+    assert waits[-1] == ["Cy"] and (2, 3) in link.calls  # mid-reveal: Cy's segment glows
+    assert link.calls[-1] == (0, 3)  # after the turn: everyone is awaited again, from seat 1
+    assert loop._devices["pico"] == ("ok", "ok")

@@ -295,15 +295,41 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
         if game_id is None:
             game_id = journal.new_game(args.game, players, options)
         table = adapter.table_reader(players, options, deck)
-        loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
-                        players=players, options=options, panel=panel, display=display,
-                        notifier=notifier, emit=emit, resync_to=state if resumed else None)
-        code = loop.run()
+        with _link(getattr(args, "link", "none")) as link:
+            loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
+                            players=players, options=options, panel=panel, display=display,
+                            notifier=notifier, emit=emit, resync_to=state if resumed else None, link=link)
+            code = loop.run()
     if code != 0:
         st = table.state
         err(f"play: the camera ran out of frames at round {st.round}, turn {st.turn}; "
             "the game stays in the journal to resume")
     return code
+
+
+class _link:
+    """The Pico, opened for the game and closed after (``none``: no Pico, a context of None)."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.link = None
+
+    def __enter__(self):
+        if self.spec == "none":
+            return None
+        from companion.devices.link import LinkError, open_link
+        from companion.devices.pinout import PinoutError, load_pinout
+
+        try:
+            pinout = load_pinout()
+            self.link = open_link(self.spec, vid_pid=pinout.peripheral_vid_pid, fallback=pinout.peripheral_fallback)
+        except (LinkError, PinoutError, OSError) as exc:
+            raise PlayError(f"--link {self.spec}: {exc}") from None
+        return self.link
+
+    def __exit__(self, *exc) -> None:
+        if self.link is not None:
+            self.link.close()
 
 
 def _panel(spec: str):

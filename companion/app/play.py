@@ -62,13 +62,15 @@ class PlayLoop:
         players, options: as in the journal (for rebuilding).
         panel: a Panel or None; display: a Display or None; notifier: a ServiceNotifier or None.
         emit: called with each event dict.
+        link: the Pico (``companion.devices.link``) or None: its ring segment glows for the seat the
+            table waits for, and its state is on the status bar; a table without it plays the same.
         resync_to: a state the table must show before play goes on (a resumed game), or None.
         detector: a SettleDetector (default: a new one).
     """
 
     def __init__(self, *, table: TableGame, journal: Journal, game_id: int, camera, adapter, players, options,
                  panel=None, display=None, notifier=None, emit: Callable[[dict[str, Any]], None] = lambda e: None,
-                 resync_to=None, detector=None) -> None:
+                 resync_to=None, detector=None, link=None) -> None:
         from companion.vision.motion import SettleDetector
 
         self.table, self.journal, self.game_id, self.camera = table, journal, game_id, camera
@@ -82,8 +84,11 @@ class PlayLoop:
         self._last_frame = None  # (frame, index) of the last read, to read again once a card is named
         self._pending: tuple[TurnOutcome, int] | None = None  # a turn read, not yet in the journal
         self._retry_at = 0.0
+        self.link = link
         self._devices = {"camera": ("ok", "ok"), "panel": ("ok", "ok") if panel is not None else ("none", "warn"),
                          "journal": ("ok", "ok")}
+        if link is not None:
+            self._devices["pico"] = ("…", "warn")
         self.stats = LoopStats()
         self._read_next = True  # read the first frame: a resumed table, or an empty one to check
         self._last_event: dict[str, Any] | None = None
@@ -365,10 +370,18 @@ class PlayLoop:
         self.display.show(PlayScreen(build(self.adapter.views()), StatusBar.of(**self._devices)))
 
     def _lights(self, waiting) -> None:
+        waiting = list(waiting)
+        if self.link is not None:
+            state = self.link.state
+            self._devices["pico"] = ("ok", "ok") if state == "connected" else (state, "warn")
+            try:  # never blocks: the link queues it, or drops it while the Pico is away
+                self.link.set_seat(waiting[0] if waiting else None, seats=self.table.state.seats)
+            except Exception:  # noqa: BLE001 - a light is never worth stopping a game for
+                pass
         if self.panel is None:
             return
         self.panel.show_error(False)
-        self.panel.show_waiting(list(waiting))
+        self.panel.show_waiting(waiting)
 
 
 def camera_position(camera, fallback: int) -> int:
