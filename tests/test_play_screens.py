@@ -45,7 +45,6 @@ SIZES = [(480, 320), (800, 480)]
 LONG = "Christopher-Alexander the Magnificent"
 NAMES5 = ["Ann", "Bo", "Cy", "Dee", LONG]
 BAR = StatusBar.of(camera="ok", peripheral=("no answer", "warn"), panel=("unplugged", "error"), journal="ok")
-EYES = Path("/tmp/play-screens")
 
 
 def played(names, rounds=1, seed=1, options=None, turns=0):
@@ -401,14 +400,23 @@ def test_import_is_cheap():
     assert out.stdout.strip() == "False"
 
 
-def test_write_samples_for_eyes():
-    """Writes /tmp/play-screens/*.png so a person can look at every screen (not a test of taste)."""
+def test_every_screen_saves_as_a_png_of_its_size(tmp_path):
+    """Every screen at both sizes, written as PNGs (to COMPANION_SCREENS_DIR if set, for a person
+    to look at) and read back at the size asked for."""
+    import os
+
+    import pygame
+
+    out = Path(os.environ.get("COMPANION_SCREENS_DIR") or tmp_path)
+    written = []
     for size in SIZES:
         for kind in KINDS:
             for n in (2, 5):
-                save_png(render_play(screen(kind, n), size, BAR), EYES / f"{kind}{n}_{size[0]}x{size[1]}.png")
-        save_png(render_play(screen("setup", 5), size), EYES / f"setup5_nobar_{size[0]}x{size[1]}.png")
-    assert len(list(EYES.glob("*.png"))) >= 2 * (2 * len(KINDS) + 1)
+                written.append((save_png(render_play(screen(kind, n), size, BAR), out / f"{kind}{n}_{size[0]}x{size[1]}.png"), size))
+        written.append((save_png(render_play(screen("setup", 5), size), out / f"setup5_nobar_{size[0]}x{size[1]}.png"), size))
+    assert len(written) == len(SIZES) * (2 * len(KINDS) + 1)
+    for path, size in written:
+        assert pygame.image.load(str(path)).get_size() == size
 
 
 def test_a_long_winner_name_is_cut_not_the_word_wins():

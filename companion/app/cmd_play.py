@@ -183,6 +183,7 @@ class _lock:
 
 
 def _play(args, journal, adapter, players, options, emit) -> int:
+    from companion.app.games import adapter as game_adapter
     from companion.app.service import ServiceNotifier
 
     entry = None if args.new else journal.unfinished(args.game)
@@ -203,6 +204,7 @@ def _play(args, journal, adapter, players, options, emit) -> int:
                     raise PlayError("--players Ann,Bo,...: who plays (or a --display to show the setup menu on)")
                 choice = setup_menu(journal, panel, display, notifier, emit)
                 players, options = list(choice.players), dict(choice.options)
+                adapter = game_adapter(choice.game)
             code = _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier)
             if not appliance or code != 0 or panel is None:
                 return code
@@ -239,7 +241,9 @@ def setup_menu(journal, panel, display, notifier, emit):
     names: list[str] = []
     for entry in reversed(journal.games()):
         names += [n for n in entry.players if n not in names]
-    menu = SetupMenu(games=("sushi-go",), saved_names=names)
+    from companion.app.games import GAMES
+
+    menu = SetupMenu(games=tuple(GAMES), saved_names=names)
     notifier.ready("setup menu")
     emit({"event": "setup"})
     while True:
@@ -293,7 +297,7 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
                 if camera.read() is None and getattr(camera, "exhausted", False):
                     break
         if game_id is None:
-            game_id = journal.new_game(args.game, players, options)
+            game_id = journal.new_game(adapter.name, players, options)
         table = adapter.table_reader(players, options, deck)
         with _link(getattr(args, "link", "none")) as link:
             loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
