@@ -345,3 +345,23 @@ def test_the_pico_glows_for_the_seat_the_table_waits_for(tmp_path, deck):
     assert waits[-1] == ["Cy"] and (2, 3) in link.calls  # mid-reveal: Cy's segment glows
     assert link.calls[-1] == (0, 3)  # after the turn: everyone is awaited again, from seat 1
     assert loop._devices["pico"] == ("ok", "ok")
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["--players", "Ann"], "2 to 5 players"),
+    (["--players", "Ann,Bo,Cy", "--option", "dummy=true"], "exactly 2 players"),
+    (["--players", "Ann,,Bo"], "none of them empty"),
+    (["--players", "Ann,Bo", "--option", "bogus=1"], "unknown option"),
+    (["--players", "Ann,Bo", "--option", "dummy"], "NAME=VALUE"),
+    (["--players", "Ann,Bo", "--camera", "replay:/nonexistent/frames", "--deck", str(FIXTURES / "sim-deck.npz")],
+     "no such folder"),
+    (["--players", "Ann,Bo", "--camera", "pi", "--deck", str(FIXTURES / "no-such-deck.npz")], "--deck"),
+    (["--players", "Ann,Bo", "--panel", "nonsense"], "--panel"),
+    (["--players", "Ann,Bo", "--link", "nonsense"], "--link"),
+])
+def test_bad_input_to_play_is_named_and_exits_2(tmp_path, capsys, argv, named):
+    from companion.cli import main
+
+    code = main(["play", "--camera", "sim", "--display", "none", "--journal", str(tmp_path / "j.sqlite3"), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and named in err and "Traceback" not in err

@@ -279,14 +279,19 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
             return 0
         last_frame = max((e.source or {}).get("frame", -1) for e in events) if events else -1
     else:
-        state = adapter.new_state(players, options)  # checks players and options before anything opens
+        try:  # checks players and options before anything opens
+            state = adapter.new_state(players, options)
+        except ValueError as exc:  # MalformedGame is one too
+            raise PlayError(f"--players/--option: {exc}") from None
         game_id = None
         last_frame = -1
     parsed = adapter.parse_options(options)
     deck = _deck(args.deck, args.camera)
+    from companion.devices.camera import CameraError
+
     try:
         camera = _camera(args.camera, players, parsed, args.seed, getattr(args, "sim_turns", None))
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, CameraError) as exc:
         raise PlayError(f"--camera {args.camera}: {exc}") from None
     with camera:
         if resumed and last_frame >= 0 and (args.camera == "sim" or args.camera.startswith("replay")):
