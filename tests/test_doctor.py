@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion.app import cmd_doctor
+from companion.devices import board
 from companion.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -26,18 +27,21 @@ def _by_name(report: dict) -> dict:
 @pytest.fixture(autouse=True)
 def off_the_pi(monkeypatch, tmp_path):
     """Every test here runs as on a desktop, whatever machine runs the suite."""
-    monkeypatch.setattr(cmd_doctor, "MODEL_FILE", tmp_path / "no-model")
+    monkeypatch.setattr(board, "MODEL_FILE", tmp_path / "no-model")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
 
 
-def test_pi_model_reads_the_device_tree(tmp_path):
+def test_pi_model_reads_the_device_tree(tmp_path, monkeypatch):
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
-    assert cmd_doctor.pi_model(model) == "Raspberry Pi 5 Model B Rev 1.0"
+    assert board.pi_model(model) == "Raspberry Pi 5 Model B Rev 1.0"
     model.write_bytes(b"Some Other Board\0")
-    assert cmd_doctor.pi_model(model) is None
-    assert cmd_doctor.pi_model(tmp_path / "missing") is None
+    assert board.pi_model(model) is None
+    assert board.pi_model(tmp_path / "missing") is None
+    monkeypatch.setattr(board, "MODEL_FILE", model)  # the default is read at call time
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\0")
+    assert board.pi_model() == "Raspberry Pi 4 Model B Rev 1.5"
 
 
 def test_specs_are_the_real_devices_on_a_pi_and_the_fakes_elsewhere():

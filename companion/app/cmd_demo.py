@@ -32,7 +32,7 @@ def run(args, stdout=None) -> int:
 
     options = SushiGoOptions(dummy=args.dummy)
     players = list(NAMES[: 2 if args.dummy else args.players])
-    display, _ = _open_display(args)
+    display = _open_display(args)
     if display is None:
         return 2
     variant = " (two-player dummy variant)" if args.dummy else ""
@@ -83,18 +83,18 @@ def run(args, stdout=None) -> int:
 
 
 def _open_display(args):
-    """(display, seconds per turn); None display when no window can open."""
+    """PNGs (headless) or a window; None when no window can open."""
     if args.headless:
         from companion.devices.display import PngDisplay
 
-        return PngDisplay(args.screens, only_changes=True), 0.0
+        return PngDisplay(args.screens, only_changes=True)
     from companion.devices.display import DisplayError, WindowDisplay
 
     try:
-        return WindowDisplay((800, 480)), 0.4
+        return WindowDisplay((800, 480))
     except DisplayError as exc:
         print(f"companion demo: {exc}\n  (no screen here? run with --headless to write PNGs instead)", file=sys.stderr)
-        return None, 0.0
+        return None
 
 
 def _save_frame(folder: str, name: str, image) -> None:

@@ -28,8 +28,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-#: Where a Raspberry Pi names itself (Raspberry Pi documentation, device tree).
-MODEL_FILE = Path("/proc/device-tree/model")
 #: Frames the camera check times (the first is often slow while the sensor starts).
 CAMERA_FRAMES = 12
 #: Drivers SDL falls back to that show nothing on a screen.
@@ -59,15 +57,6 @@ class Check:
     detail: str
     required: bool
     fix: str = ""
-
-
-def pi_model(model_file: Path = MODEL_FILE) -> str | None:
-    """The Raspberry Pi's model string (e.g. ``"Raspberry Pi 5 Model B Rev 1.0"``), or None off a Pi."""
-    try:
-        text = model_file.read_bytes().decode(errors="replace").strip("\0 \n")
-    except OSError:
-        return None
-    return text if text.startswith("Raspberry Pi") else None
 
 
 @dataclass
@@ -385,6 +374,8 @@ def run(args) -> int:
     """The command: 0 when every required check passed, 1 when one did not, 2 for a device option
     that names no device, 130 when interrupted (Ctrl-C or SIGTERM; what was open is closed)."""
     from companion.app.cli_util import err, sigterm_as_interrupt
+
+    from companion.devices.board import pi_model
 
     model = pi_model()
     specs = default_specs(model is not None)

@@ -90,7 +90,7 @@ def _display(spec: str):
     import os
 
     if spec == "auto":
-        from companion.app.cmd_doctor import pi_model
+        from companion.devices.board import pi_model
 
         if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
             spec = "window"

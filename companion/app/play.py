@@ -17,8 +17,8 @@ Undo on the panel takes back the last applied turn: an ``undo`` event in the jou
 rebuilt from its events, and the loop waits until the table shows that state again
 (:meth:`TableGame.resync`). A resumed game waits the same way.
 
-The loop never blocks on a device: the camera's ``read`` paces it, the panel is polled with no
-wait, and the systemd watchdog is pinged every frame (:class:`companion.app.service.ServiceNotifier`
+The loop waits on no device but the camera, whose ``read`` paces it (one frame); the panel is
+polled with no wait, and the systemd watchdog is pinged every frame (:class:`companion.app.service.ServiceNotifier`
 rate-limits it). Every event is also given to ``emit`` as a JSON-ready dict (``--json``).
 """
 
@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from companion.app.journal import Journal, JournalError
 from companion.app.table_game import (
-    APPLIED, GAME_OVER, ILLEGAL, MISMATCH, NO_MAT, SYNCED, UNREADABLE, WAITING, TableGame, TurnOutcome,
+    APPLIED, ILLEGAL, MISMATCH, NO_MAT, SYNCED, UNREADABLE, WAITING, TableGame, TurnOutcome,
 )
 
 #: Frames in a row without a picture before the camera is reported as stopped.
@@ -43,12 +43,10 @@ NO_PICTURE_WAIT_S = 1 / 30
 
 @dataclass
 class LoopStats:
-    """What happened, for tests and the end of ``--json``: frames seen, reads made (ms each)."""
+    """What happened, for tests and benches: frames seen, and the frame index of each applied turn."""
 
     frames: int = 0
-    reads: int = 0
-    read_ms: list[float] = field(default_factory=list)
-    applied_at: list[int] = field(default_factory=list)  # frame index of each applied turn
+    applied_at: list[int] = field(default_factory=list)
 
 
 class PlayLoop:
@@ -150,14 +148,11 @@ class PlayLoop:
 
     # ---- reading ------------------------------------------------------------------------------
     def _read(self, frame, index: int) -> None:
-        t0 = time.perf_counter()
         self._last_frame = (frame, index)
         if self.resync_to is not None:
             outcome = self.table.resync(frame, self.resync_to)
         else:
             outcome = self.table.feed(frame, self.named)
-        self.stats.reads += 1
-        self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
         self._handle(outcome, index)
 
     def _handle(self, outcome: TurnOutcome, index: int) -> None:
@@ -208,8 +203,6 @@ class PlayLoop:
             self._event({"event": "status", "device": "camera", "message": outcome.message})
             self._devices["camera"] = ("no mat", "error")
             self._show(outcome.message, "error")
-        elif outcome.kind == GAME_OVER:
-            pass
 
     def _commit(self) -> bool:
         """Journal the turn just read, then announce it. If the journal cannot be written (a full
@@ -238,7 +231,7 @@ class PlayLoop:
         self.named = {}
         self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
                      "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
-                     "totals": _totals(state)})
+                     "totals": self.adapter.totals(state)})
         if state.is_over:
             result = self.adapter.result(state)
             try:
@@ -249,7 +242,7 @@ class PlayLoop:
             self._screen(lambda v: v.final_view(state))
             self._lights(waiting=())
             return
-        if state.turn == 1 and state.round_scores:
+        if outcome.round != state.round:
             self._screen(lambda v: v.round_summary_view(state))  # a round just ended
         else:
             self._show(outcome.message, "info")
@@ -269,7 +262,6 @@ class PlayLoop:
             self._pick(name)
             return
         if self.confirm_turns:
-            applied = len(self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id)).turns)
             if name == "ok":
                 turns, self.confirm_turns = self.confirm_turns, 0
                 self.undo(turns)
@@ -278,16 +270,23 @@ class PlayLoop:
                 self._show("nothing was taken back", "info")
             elif name in ("left", "right"):
                 step = 1 if name == "right" else -1
-                self.confirm_turns = max(1, min(applied, self.confirm_turns + step))
+                self.confirm_turns = max(1, min(self._applied_turns(), self.confirm_turns + step))
                 self._confirm_screen()
             return
         if name in ("undo", "undo_turn"):
-            applied = len(self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id)).turns)
+            applied = self._applied_turns()
             if not applied:
                 self._show("nothing to undo yet", "info")
                 return
             self.confirm_turns = min(applied, 2 if name == "undo_turn" else 1)
             self._confirm_screen()
+
+    def _rebuilt(self):
+        """The game as the journal has it: the state and the turns that count (undo applied)."""
+        return self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id))
+
+    def _applied_turns(self) -> int:
+        return len(self._rebuilt().turns)
 
     def _pick(self, name: str) -> None:
         """The card picker: ◀ ▶ choose, OK names the card (a ``named`` event in the journal, then
@@ -324,16 +323,14 @@ class PlayLoop:
         self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"]))
 
     def _confirm_screen(self) -> None:
-        rebuilt = self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id))
-        last = rebuilt.turns[-1]
+        last = self._rebuilt().turns[-1]
         n = self.confirm_turns
         self._screen(lambda v: v.undo_view(self.table.state.players, last.plays, last.round, last.turn, n))
 
     def undo(self, turns: int = 1) -> bool:
         """Take back the last ``turns`` applied turns: an ``undo`` event, the game rebuilt, and the
         table must show the earlier state again before play goes on. False when nothing to undo."""
-        rebuilt = self.adapter.rebuild_turns(self.players, self.options, self.journal.events(self.game_id))
-        if len(rebuilt.turns) < turns:
+        if self._applied_turns() < turns:
             self._show("nothing to undo", "info")
             return False
         try:
@@ -342,7 +339,7 @@ class PlayLoop:
             self._devices["journal"] = ("cannot write", "error")
             self._show(f"not undone: {exc}", "error")
             return False
-        state = self.adapter.rebuild(self.players, self.options, self.journal.events(self.game_id))
+        state = self._rebuilt().state
         self.resync_to = state
         self._read_next = True
         self._event({"event": "undone", "turns": turns, "round": state.round, "turn": state.turn})
@@ -385,17 +382,7 @@ class PlayLoop:
 
 
 def camera_position(camera, fallback: int) -> int:
-    """Where ``camera`` is: the index of the frame last read (a replay's file, a simulation's
-    frame), or ``fallback`` (frames counted by the loop) for a live camera."""
-    if hasattr(camera, "position"):
-        return int(camera.position)
-    if hasattr(camera, "index"):
-        return int(camera.index) - 1
-    return fallback
+    """Where ``camera`` is: the index of the frame last read (``position`` of a replay or a
+    simulation), or ``fallback`` (frames counted by the loop) for a live camera."""
+    return int(getattr(camera, "position", fallback))
 
-
-def _totals(state) -> dict[str, int]:
-    """Each player's points so far (finished rounds; puddings once the game is over)."""
-    if state.result is not None:
-        return dict(zip(state.players, state.result.totals))
-    return {name: sum(rs.points[s] for rs in state.round_scores) for s, name in enumerate(state.players)}

@@ -10,14 +10,15 @@ frame's cards all stay as they were.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from companion.app.turns import SeenCard, TurnReadError, infer_play
+from companion.app.turns import MOVE_TOLERANCE_MM, SeenCard, TurnReadError, infer_play
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_go import apply_turn, new_observed_game
-from companion.rules.sushi_go.cards import Card
+from companion.rules.sushi_go.cards import UNKNOWN, Card
 from companion.rules.sushi_go.state import SushiGoOptions, SushiGoState
 
 if TYPE_CHECKING:  # numpy and cv2 are only needed once frames arrive
@@ -228,11 +229,6 @@ class TableGame:
 def _named(card: SeenCard, named: dict[tuple[float, float], str]) -> SeenCard:
     """``card`` with the name a player gave it on the panel, if it is an unknown card lying where
     one was named."""
-    import math
-
-    from companion.app.turns import MOVE_TOLERANCE_MM
-    from companion.rules.sushi_go.cards import UNKNOWN
-
     if card.label != UNKNOWN:
         return card
     for where, label in named.items():

@@ -201,6 +201,11 @@ class ReplaySource(_Source):
         return len(self.paths)
 
     @property
+    def position(self) -> int:
+        """The index of the frame last read (-1 before the first), as a journal records it."""
+        return self.index - 1
+
+    @property
     def exhausted(self) -> bool:
         """True when every file has been played (never with ``loop``)."""
         return not self.loop and self.index >= len(self.paths)

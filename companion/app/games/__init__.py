@@ -29,7 +29,7 @@ class GameAdapter(Protocol):
       raises ``companion.app.journal.JournalError`` when an event does not replay.
     * ``record(players, options, events)``: the finished game in the ``companion score`` format.
     * ``result(state)``: the final result as ``companion score --json`` prints it, or None while
-      the game goes on.
+      the game goes on; ``totals(state)``: each player's points so far.
     * ``table_reader(players, options, deck)``: what reads the table into turns (``feed(frame,
       named)``, ``resync(frame, state)``, ``state``), and ``views()``: the module that builds its
       screens (``scoreboard_view``, ``waiting_view``, ``refusal_view``, ``picker_view``,
@@ -51,6 +51,8 @@ class GameAdapter(Protocol):
     def record(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> dict[str, Any]: ...
 
     def result(self, state: Any) -> dict[str, Any] | None: ...
+
+    def totals(self, state: Any) -> dict[str, int]: ...
 
     def table_reader(self, players: Sequence[str], options: dict[str, Any], deck: Any) -> Any: ...
 

@@ -129,6 +129,14 @@ class SushiGoAdapter:
     def result(self, state: SushiGoState) -> dict[str, Any] | None:
         return None if state.result is None else state.result.to_dict()
 
+    @staticmethod
+    def totals(state: SushiGoState) -> dict[str, int]:
+        """Each player's points so far: finished rounds, and puddings once the game is over
+        (sushi-go.txt, END OF THE GAME)."""
+        if state.result is not None:
+            return dict(zip(state.players, state.result.totals))
+        return {name: sum(rs.points[s] for rs in state.round_scores) for s, name in enumerate(state.players)}
+
     def table_reader(self, players: Sequence[str], options: dict[str, Any], deck):
         """What reads the table into turns: a :class:`companion.app.table_game.TableGame` on the
         game's mat (the dummy variant uses the 3-seat mat)."""
