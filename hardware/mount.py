@@ -44,12 +44,14 @@ sys.path.insert(0, str(HERE))  # wiring.py beside this file holds the README mar
 from wiring import README, run  # noqa: E402
 
 try:
+    from companion.calibration import calibration_dir
     from companion.vision.mat_layout import load_mat_layout
 except ImportError:  # pragma: no cover - only without an installed package
     sys.path.insert(0, str(HERE.parent))
+    from companion.calibration import calibration_dir
     from companion.vision.mat_layout import load_mat_layout
 
-MATS_DIR = HERE.parent / "calibration" / "mats"
+MATS_DIR = calibration_dir() / "mats"
 #: Targets from issue #8: a card's long side and a die's top face, px.
 CARD_TARGET_PX = 60
 DIE_TARGET_PX = 40
@@ -187,14 +189,15 @@ def tables() -> str:
         "| card (px) | die face (px) | both targets |",
         "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |",
     ]
-    for m in all_mounts():
-        mat = next(x for x in mats() if x[0] == m.mat)
+    mounts = all_mounts()
+    mat_sizes = {x[0]: x for x in mats()}
+    for m in mounts:
+        mat = mat_sizes[m.mat]
         out.append(
             f"| {mat[1]:g}×{mat[2]:g} ({m.mat}) | {m.camera.name} | {m.mode} | {m.height_mm:.0f} | "
             f"{m.view_mm[0]:.0f}×{m.view_mm[1]:.0f} | {m.px_per_mm:.2f} | {m.card_px:.0f} | {m.die_px:.0f} | "
             f"{'yes' if m.ok else 'no'} |"
         )
-    mounts = all_mounts()
     smallest_card = min(mounts, key=lambda m: m.card_px)
     oks: dict[str, list[bool]] = {}
     for m in mounts:

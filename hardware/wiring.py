@@ -22,10 +22,10 @@ HERE = Path(__file__).resolve().parent
 README = HERE / "README.md"
 
 try:  # run as a script from a checkout: the package is the folder above
-    from companion.devices.pinout import GROUND_PINS, HEADER_PIN, Pinout, load_pinout
+    from companion.devices.pinout import GROUND_PINS, HEADER_PIN, Pinout, PinoutError, load_pinout
 except ImportError:  # pragma: no cover - only without an installed package
     sys.path.insert(0, str(HERE.parent))
-    from companion.devices.pinout import GROUND_PINS, HEADER_PIN, Pinout, load_pinout
+    from companion.devices.pinout import GROUND_PINS, HEADER_PIN, Pinout, PinoutError, load_pinout
 
 #: GPIO → resistor → LED: 330 Ω gives about 4 mA from 3.3 V through a red/green LED (Vf ≈ 2 V),
 #: well under the GPIO's 16 mA.
@@ -121,8 +121,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pinout", type=Path, default=HERE / "pinout.toml", help="pinout file")
     parser.add_argument("--readme", type=Path, default=README, help="README to update")
     args = parser.parse_args(argv)
-    from companion.devices.pinout import PinoutError
-
     try:
         pinout = load_pinout(args.pinout)
     except PinoutError as exc:

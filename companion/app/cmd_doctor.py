@@ -30,10 +30,10 @@ from pathlib import Path
 
 #: Frames the camera check times (the first is often slow while the sensor starts).
 CAMERA_FRAMES = 12
-#: Drivers SDL falls back to that show nothing on a screen.
-INVISIBLE_DRIVERS = ("dummy", "offscreen")
-#: The panel's buttons, in the order ``--interactive`` asks for them, with what the user sees.
-BUTTON_PROMPTS = (("left", "◀"), ("right", "▶"), ("ok", "OK"), ("back", "BACK"), ("undo", "UNDO"))
+#: What the user sees on each panel button; ``--interactive`` asks for them in the panel's order.
+BUTTON_LABELS = {"left": "◀", "right": "▶", "ok": "OK", "back": "BACK", "undo": "UNDO"}
+#: The checks a table cannot play without: they decide the exit status.
+REQUIRED = ("pinout", "camera", "display", "panel", "mat")
 #: Seconds ``--interactive`` waits for each button.
 PRESS_TIMEOUT_S = 15.0
 #: Device nodes the service needs, with the group that owns them on Raspberry Pi OS.
@@ -71,7 +71,8 @@ class Specs:
 
 #: The forms each device option takes, as regular expressions, and how the help names them.
 SPEC_FORMS = {
-    "camera": (r"pi|sim|usb:\d+|replay:.+", "pi, usb:N, replay:DIR or sim"),
+    # the forms companion.devices.camera.open_camera takes, and the doctor's own "sim"
+    "camera": (r"pi(:.+)?|sim|fake(:.+)?|usb(:\d+)?|replay(-loop)?:.+", "pi, usb:N, replay:DIR, fake or sim"),
     "display": (r"kmsdrm|window|dummy", "kmsdrm, window or dummy"),
     "panel": (r"gpio|mock|keys|keys:pump|none|script:.+", "gpio, mock, keys, script:FILE or none"),
     "link": (r"auto|none|loop|serial:.+", "auto, serial:PATH, loop or none"),
@@ -111,8 +112,6 @@ def check_pinout(ctx) -> Check:
             return Check("pinout", "missing", str(exc), True, "give --pinout FILE; this checkout's is hardware/pinout.toml")
         return Check("pinout", "failed", str(exc), True,
                      f"fix {given or 'hardware/pinout.toml'} (hardware/README.md lists the rules)")
-    except FileNotFoundError as exc:
-        return Check("pinout", "missing", f"{exc.filename}: not found", True, "give --pinout FILE or set COMPANION_PINOUT")
     p = ctx.pinout
     return Check("pinout", "ok", f"{len(p.buttons)} buttons, {len(p.seat_leds)} seat LEDs, status LED, buzzer", True)
 
@@ -170,11 +169,9 @@ def _camera_fix(spec: str) -> str:
 
 
 def check_display(ctx) -> Check:
-    from companion.devices.display import _pygame
+    from companion.devices.display import INVISIBLE_DRIVERS, _pygame
 
-    wanted = ctx.specs.display
-    if wanted not in ("kmsdrm", "window", "dummy"):
-        return Check("display", "failed", f"display {wanted!r}: use kmsdrm, window or dummy", True)
+    wanted = ctx.specs.display  # one of SPEC_FORMS["display"]: run() refused any other
     before = os.environ.get("SDL_VIDEODRIVER")
     if wanted != "window":
         os.environ["SDL_VIDEODRIVER"] = wanted
@@ -221,7 +218,10 @@ def check_panel(ctx) -> Check:
         if panel.backend in ("mock", "none"):
             return Check("panel", "ok", f"{panel.backend} ({factory}): nothing to press, skipped --interactive", True)
         dead = []
-        for name, label in BUTTON_PROMPTS:
+        from companion.devices.panel import BUTTONS
+
+        for name in BUTTONS:
+            label = BUTTON_LABELS[name]
             # The prompt goes to stderr, so --json output stays one object.
             print(f"  press {label} …", file=sys.stderr, flush=True)
             if not _wait_for(panel, name, PRESS_TIMEOUT_S):
@@ -339,8 +339,8 @@ CHECKS = (check_pinout, check_camera, check_display, check_panel, check_peripher
 
 
 class _Context:
-    def __init__(self, args, specs: Specs, say) -> None:
-        self.args, self.specs, self.say = args, specs, say
+    def __init__(self, args, specs: Specs) -> None:
+        self.args, self.specs = args, specs
         self.pinout = None
         self.frame = None
 
@@ -348,14 +348,14 @@ class _Context:
 def run_checks(args, specs: Specs, say=lambda line: None) -> list[Check]:
     """Run every check in order; a check that raises becomes ``failed`` with the error, so one
     broken device never hides the report on the others."""
-    ctx = _Context(args, specs, say)
+    ctx = _Context(args, specs)
     results = []
     for check in CHECKS:
         name = check.__name__.removeprefix("check_")
         try:
             result = check(ctx)
         except Exception as exc:  # noqa: BLE001 - the doctor reports every failure, it never dies of one
-            result = Check(name, "failed", f"{type(exc).__name__}: {exc}", name in ("pinout", "camera", "display", "panel", "mat"))
+            result = Check(name, "failed", f"{type(exc).__name__}: {exc}", name in REQUIRED)
         results.append(result)
         say(_line(result))
     return results

@@ -212,6 +212,7 @@ def _play(args, journal, adapter, players, options, emit) -> int:
             _wait_for(panel, "ok", notifier, display)
             entry, players, options = None, None, {}
     finally:
+        notifier.stopping()  # STOPPING=1: systemd sees a stop on purpose, not a hang
         if panel is not None:
             panel.close()
         if display is not None:
@@ -236,7 +237,7 @@ def setup_menu(journal, panel, display, notifier, emit):
     (:class:`companion.app.menu.SetupMenu`); names of earlier games are offered first.
     Returns its SetupChoice. Pings the watchdog while it waits."""
     from companion.app.menu import SetupMenu
-    from companion.app.play_screens import PlayScreen
+    from companion.app.play_views import PlayScreen
 
     names: list[str] = []
     for entry in reversed(journal.games()):

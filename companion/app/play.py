@@ -354,15 +354,18 @@ class PlayLoop:
         self.emit(event)
 
     def _show(self, status: str, kind: str) -> None:
-        """The scoreboard with ``status`` under it (``kind``: info or error)."""
+        """The scoreboard with ``status`` under it (``kind``: info or error); the same line goes to
+        ``systemctl status companion`` (``STATUS=``)."""
         self.status = status
+        if self.notifier is not None:
+            self.notifier.status(status)
         self._screen(lambda v: v.scoreboard_view(self.table.state, status, kind))
 
     def _screen(self, build) -> None:
         """Show ``build(the game's views)`` with the device status bar, if there is a display."""
         if self.display is None:
             return
-        from companion.app.play_screens import PlayScreen, StatusBar
+        from companion.app.play_views import PlayScreen, StatusBar
 
         self.display.show(PlayScreen(build(self.adapter.views()), StatusBar.of(**self._devices)))
 

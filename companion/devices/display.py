@@ -124,7 +124,7 @@ class _Base:
 
 
 #: SDL video drivers that draw to no screen at all.
-_INVISIBLE_DRIVERS = ("offscreen", "dummy")
+INVISIBLE_DRIVERS = ("offscreen", "dummy")
 
 
 class WindowDisplay(_Base):
@@ -149,7 +149,7 @@ class WindowDisplay(_Base):
             driver = pygame.display.get_driver()
             # With no screen SDL falls back to an invisible driver; a window there helps nobody,
             # unless the user asked for it by name (tests set SDL_VIDEODRIVER=dummy on purpose).
-            if driver in _INVISIBLE_DRIVERS and os.environ.get("SDL_VIDEODRIVER") != driver:
+            if driver in INVISIBLE_DRIVERS and os.environ.get("SDL_VIDEODRIVER") != driver:
                 raise pygame.error("no screen found (SDL fell back to the invisible driver)")
             flags = pygame.FULLSCREEN if fullscreen else 0
             # fullscreen with (0, 0) takes the panel's native mode instead of forcing a mode change

@@ -50,12 +50,12 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from companion.devices.pinout import MAX_SEATS, Pinout, PinoutError, load_pinout
+from companion.devices.pinout import BUTTON_ROLES, MAX_SEATS, Pinout, PinoutError, load_pinout
 
 #: Every event a panel can give, named after its meaning.
 EVENTS = ("left", "right", "ok", "back", "undo", "menu", "undo_turn")
 #: The five buttons, in panel order.
-BUTTONS = ("left", "right", "ok", "back", "undo")
+BUTTONS = BUTTON_ROLES  # the panel has a button for every role the pinout names
 #: Button -> the event its long press gives. Only these buttons wait for release.
 HOLD_EVENTS = {"ok": "menu", "undo": "undo_turn"}
 #: Seconds a button must stay down to count as a long press (gpiozero ``hold_time``).
