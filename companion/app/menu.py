@@ -24,12 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from companion.app.play_views import MenuItem, SetupView
+from companion.app.play_views import CHANGE_HINT, MenuItem, SetupView
+from companion.devices.panel import EVENTS as PANEL_EVENTS
 from companion.rules.sushi_go.state import DUMMY_NAME, SushiGoOptions
 
 #: The panel events the menu reacts to; the panel's other events are ignored (see the module doc).
 MENU_EVENTS = ("left", "right", "ok", "back", "menu")
-IGNORED_EVENTS = ("undo", "undo_turn")
+IGNORED_EVENTS = tuple(e for e in PANEL_EVENTS if e not in MENU_EVENTS)
 
 #: Game id (as on the command line) -> the title shown.
 GAME_TITLES = {"sushi-go": "Sushi Go!", "sushi-roll": "Sushi Roll", "sushi-express": "Sushi Express"}
@@ -103,7 +104,6 @@ GAME_OPTIONS: dict[str, tuple[_Option, ...]] = {
     ),
 }
 
-CHANGE_HINT = (("◀▶", "change"), ("OK", "next"), ("BACK", "back"))
 FIRST_HINT = (("◀▶", "change"), ("OK", "next"))
 START_HINT = (("OK", "start"), ("BACK", "back"))
 

@@ -38,21 +38,14 @@ from companion.app.screens import (
     font,
     wrap_text,
 )
-from companion.app.play_views import (  # re-exported: the loop imports screens and views from here
-    LEVELS,
-    ConfirmSeat,
+from companion.app.play_views import (
     ConfirmView,
-    DeviceStatus,
     Hint,
-    MenuItem,
     PickerView,
-    PlayScreen,
     RefusalView,
     RoundSummaryView,
     SetupView,
     StatusBar,
-    SummarySeat,
-    WaitingSeat,
     WaitingView,
     card_title,
 )
@@ -63,8 +56,6 @@ if TYPE_CHECKING:
 
 #: Colours of the device-state levels (dot and word) in the status bar, one per ``LEVELS``.
 LEVEL_COLOURS = {"ok": (96, 200, 120), "warn": (255, 190, 60), "error": (255, 96, 96)}
-
-PLAY_VIEWS = (SetupView, WaitingView, RefusalView, PickerView, ConfirmView, RoundSummaryView, ScoreboardView, FinalView)
 
 # ---------------------------------------------------------------------------------------------
 # Text helpers
@@ -99,14 +90,10 @@ def _paragraph(p: _Painter, text: str, px: float, colour, role: str, x: int, y: 
     if max_lines < 1 or not text:
         return y
     line_h = font(px).get_linesize()
-    for k, line in enumerate(_status_lines(p, drawable(text), px, max_w, max_lines)):
+    lines = _status_lines(p, drawable(text), px, max_w, max_lines)
+    for k, line in enumerate(lines):
         p.text(line, px, colour, role, k, max_w=max_w, min_px=px, topleft=(x, y + k * line_h))
-    return y + min(max_lines, len(_wrapped(text, px, max_w))) * line_h
-
-
-def _wrapped(text: str, px: float, max_w: int) -> list[str]:
-    """The lines ``text`` wraps to (as :func:`screens.wrap_text`, after :func:`drawable`)."""
-    return wrap_text(drawable(text), px, max_w)
+    return y + len(lines) * line_h
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,7 +378,7 @@ def _draw_refusal(p: _Painter, v: RefusalView) -> None:
     fix_px = H * 0.07
     fix_line = font(fix_px).get_linesize()
     label_px = H * 0.055
-    fix_lines = min(2, len(_wrapped(v.fix, fix_px, W - 4 * pad)))
+    fix_lines = min(2, len(wrap_text(drawable(v.fix), fix_px, W - 4 * pad)))
     box_h = font(label_px).get_linesize() + fix_lines * fix_line + pad
     box_top = H - foot_h - box_h - pad
     msg_px = H * 0.066
@@ -635,7 +622,7 @@ def render_play_boxes(
     """``render_play`` plus the rect of every text drawn (for tests and layout checks)."""
     draw = _DRAW.get(type(view))
     if draw is None:
-        names = ", ".join(t.__name__ for t in PLAY_VIEWS)
+        names = ", ".join(t.__name__ for t in _DRAW)
         raise TypeError(f"cannot render a {type(view).__name__}; play screens are: {names}")
     p = _Painter(size)
     if status is None:
@@ -672,7 +659,3 @@ def render_play(view: Any, size: tuple[int, int] = (480, 320), status: StatusBar
     """
     return render_play_boxes(view, size, status)[0]
 
-
-def render_with_status(view: Any, status: StatusBar | None, size: tuple[int, int] = (480, 320)) -> "pygame.Surface":
-    """``render_play(view, size, status)``, argument order as the scoreboard's callers use it."""
-    return render_play(view, size, status)

@@ -96,6 +96,10 @@ class MenuItem:
     kind: str = "choice"
 
 
+#: The setup menu's buttons while a field is being chosen.
+CHANGE_HINT: Hint = (("◀▶", "change"), ("OK", "next"), ("BACK", "back"))
+
+
 @dataclass
 class SetupView(_Renders):
     """The setup menu. ``items`` in order, ``selected`` the current one (fields before it are done,
@@ -106,7 +110,7 @@ class SetupView(_Renders):
     items: list[MenuItem]
     selected: int = 0
     prompt: str = ""
-    hint: Hint = (("◀▶", "change"), ("OK", "next"), ("BACK", "back"))
+    hint: Hint = CHANGE_HINT
     step_text: str = ""
 
 

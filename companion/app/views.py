@@ -97,11 +97,12 @@ def tie_break_text(result: GameResult, eligible: tuple[int, ...]) -> str:
 # The play loop's screens (issue #9 §4)
 
 
-def _check_seats(state: SushiGoState, seats: Iterable[int], what: str) -> list[int]:
+def _check_seats(count: int, seats: Iterable[int], what: str) -> list[int]:
+    """``seats`` as a list, each an index below ``count``. Raises ValueError naming ``what``."""
     out = []
     for seat in seats:
-        if not isinstance(seat, int) or not 0 <= seat < state.seats:
-            raise ValueError(f"{what}: there is no seat {seat!r}; seats are 0 to {state.seats - 1}")
+        if not isinstance(seat, int) or not 0 <= seat < count:
+            raise ValueError(f"{what}: there is no seat {seat!r}; seats are 0 to {count - 1}")
         out.append(seat)
     return out
 
@@ -115,7 +116,7 @@ def waiting_view(
     Raises:
         ValueError: a seat index that is not a seat of ``state``.
     """
-    waiting = set(_check_seats(state, waiting_seats, "waiting seats"))
+    waiting = set(_check_seats(state.seats, waiting_seats, "waiting seats"))
     seats = []
     for seat, name in enumerate(state.players):
         note = ""
@@ -169,7 +170,7 @@ def picker_view(
     Raises:
         ValueError: ``seat`` is not a seat of ``state``.
     """
-    _check_seats(state, [seat], "picker")
+    _check_seats(state.seats, [seat], "picker")
     labels = list(candidates) if candidates is not None else card_candidates(state)
     return PickerView(state.players[seat], labels, selected, seat=seat, crop=crop)
 
@@ -185,11 +186,8 @@ def undo_view(
     """
     if turns < 1:
         raise ValueError(f"undo takes back at least 1 turn, not {turns}")
-    seats = []
-    for seat in sorted(plays):
-        if not 0 <= seat < len(players):
-            raise ValueError(f"undo: there is no seat {seat!r}; seats are 0 to {len(players) - 1}")
-        seats.append(ConfirmSeat(players[seat], [getattr(c, "value", c) for c in plays[seat]], seat))
+    seats = [ConfirmSeat(players[seat], [getattr(c, "value", c) for c in plays[seat]], seat)
+             for seat in _check_seats(len(players), sorted(plays), "undo")]
     if turns == 1:
         question = f"Take back round {round}, turn {turn}?"
         detail = "These cards go back into the hands:"

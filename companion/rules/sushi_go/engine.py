@@ -36,6 +36,43 @@ from companion.rules.sushi_go.state import (
     tableau_cards,
 )
 
+#: What ``companion.rules.sushi_go`` re-exports (its names when it was one module).
+__all__ = [
+    "CHOPSTICKS",
+    "CONTENTS",
+    "DECK_COUNTS",
+    "DUMMY_NAME",
+    "DUMMY_SEAT",
+    "ENDING_GAME",
+    "FULL_DECK",
+    "HAND_SIZES",
+    "PLAYING",
+    "ROUNDS",
+    "SUSHI_GO",
+    "TWO_PLAYER",
+    "UNSEEN",
+    "Card",
+    "Placed",
+    "Play",
+    "Slot",
+    "SushiGo",
+    "SushiGoOptions",
+    "SushiGoState",
+    "Tableau",
+    "apply",
+    "apply_turn",
+    "check_play",
+    "final_result",
+    "known_counts",
+    "legal_actions",
+    "legal_plays",
+    "new_game",
+    "new_game_with_deck",
+    "new_observed_game",
+    "score_round",
+    "tableau_cards",
+]
+
 PLAYING = "sushi-go.txt, PLAYING A ROUND"
 CHOPSTICKS = "sushi-go.txt, USING CHOPSTICKS"
 CONTENTS = "sushi-go-with-variants.txt, CONTENTS"

@@ -6,38 +6,5 @@ Source: ../shared/rules/sushi-roll.txt. The package re-exports the engine's ``__
 ``companion.rules.sushi_roll`` exported when it was one module).
 """
 
-from companion.rules.sushi_roll.engine import (
-    Chopsticks,
-    Menu,
-    Roll,
-    SushiRoll,
-    SushiRollOptions,
-    SushiRollState,
-    Take,
-    Tray,
-    apply,
-    check,
-    legal_actions,
-    new_game,
-    random_action,
-    random_game,
-    replay,
-)
-
-__all__ = [
-    "Chopsticks",
-    "Menu",
-    "Roll",
-    "SushiRoll",
-    "SushiRollOptions",
-    "SushiRollState",
-    "Take",
-    "Tray",
-    "apply",
-    "check",
-    "legal_actions",
-    "new_game",
-    "random_action",
-    "random_game",
-    "replay",
-]
+from companion.rules.sushi_roll.engine import *  # noqa: F401,F403 - the engine's __all__ is the package's
+from companion.rules.sushi_roll.engine import __all__  # noqa: F401
