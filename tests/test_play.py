@@ -365,3 +365,15 @@ def test_bad_input_to_play_is_named_and_exits_2(tmp_path, capsys, argv, named):
     code = main(["play", "--camera", "sim", "--display", "none", "--journal", str(tmp_path / "j.sqlite3"), *argv])
     err = capsys.readouterr().err
     assert code == 2 and named in err and "Traceback" not in err
+
+
+def test_without_json_play_says_what_happens_in_words():
+    from companion.app.cmd_play import plain
+
+    assert plain({"event": "applied", "round": 1, "turn": 2, "plays": {"Ann": ["maki_2"], "Bo": ["egg_nigiri", "wasabi"]},
+                  "totals": {}}) == "round 1 turn 2: Ann: maki 2; Bo: egg nigiri + wasabi"
+    assert plain({"event": "waiting", "seats": ["Bo", "Cy"]}) == "waiting for Bo, Cy"
+    assert plain({"event": "refused", "rule": "chopsticks-needed", "player": "Bo", "message": "Bo took 2"}) == \
+        "refused: Bo took 2"
+    assert plain({"event": "game-over", "result": {"total": {"Ann": 30, "Bo": 28}, "winners": ["Ann"]}}) == \
+        "game over: Ann 30, Bo 28; won by Ann"

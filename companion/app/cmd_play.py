@@ -53,6 +53,30 @@ def parse_options(items: list[str] | None) -> dict:
     return out
 
 
+def plain(event: dict) -> str | None:
+    """One line in words for a loop event (what ``play`` prints without ``--json``), or None."""
+    kind = event["event"]
+    if kind == "applied":
+        plays = "; ".join(f"{n}: {' + '.join(c.replace('_', ' ') for c in cards)}" for n, cards in event["plays"].items())
+        return f"round {event['round']} turn {event['turn']}: {plays}"
+    if kind == "waiting":
+        return f"waiting for {', '.join(event['seats'])}"
+    if kind == "ask":
+        return f"{event['seat']}: which card is this? ({event['message']})"
+    if kind == "named":
+        return f"{event['seat']}'s card named {event['card']}"
+    if kind in ("resumed", "undone"):
+        return f"{kind} at round {event['round']}, turn {event['turn']}"
+    if kind == "game-over":
+        totals = ", ".join(f"{n} {t}" for n, t in event["result"]["total"].items())
+        return f"game over: {totals}; won by {' and '.join(event['result']['winners'])}"
+    if kind == "setup":
+        return "setup menu on the screen: choose on the panel"
+    if "message" in event:  # refused, unreadable, mismatch, status
+        return f"{kind}: {event['message']}"
+    return None
+
+
 def _camera(spec: str, players: list[str], options, seed: int, sim_turns: int | None = None):
     if spec == "sim":
         from companion.sim.stream import SimTableStream
@@ -123,8 +147,9 @@ def run(args) -> int:
     out = sys.stdout
 
     def emit(event):
-        if args.json:
-            out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        line = json.dumps(event, ensure_ascii=False) if args.json else plain(event)
+        if line:
+            out.write(line + "\n")
             out.flush()
 
     try:
