@@ -377,3 +377,26 @@ def test_without_json_play_says_what_happens_in_words():
         "refused: Bo took 2"
     assert plain({"event": "game-over", "result": {"total": {"Ann": 30, "Bo": 28}, "winners": ["Ann"]}}) == \
         "game over: Ann 30, Bo 28; won by Ann"
+
+
+def test_sigterm_stops_play_cleanly_and_the_next_start_resumes(tmp_path):
+    """systemd stops the service with SIGTERM: exit 130, a message, no traceback, devices closed
+    by their with-blocks, and the game resumes where it was."""
+    path = tmp_path / "j.sqlite3"
+    proc = subprocess.Popen(_play_cmd(path, 5), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:
+            if json.loads(line)["event"] == "applied":
+                break
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "resumes the game" in err and "Traceback" not in err
+    applied = len(_turn_events(path))
+    assert applied >= 1
+    lock = Path(f"{path}.lock")
+    import fcntl
+
+    with open(lock) as f:  # the lock was released with the process
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
