@@ -275,6 +275,8 @@ def test_a_card_nobody_enrolled_is_named_on_the_panel_and_journalled(tmp_path, d
         assert loop.step(), "the picker never opened"
     ask = [e for e in events if e["event"] == "ask"][-1]
     assert ask["seat"] == "Ann" and not [e for e in events if e["event"] == "applied"]
+    crop = loop.picking["crop"]  # the player sees the card the camera could not name
+    assert crop.shape == (227, 227, 3) and crop.dtype == np.uint8 and crop.std() > 10
     twin = SimTableStream(players, 12, max_turns=1)  # the same seed plays the same game
     while twin.read() is not None:
         pass

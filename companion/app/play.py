@@ -191,7 +191,8 @@ class PlayLoop:
         elif outcome.kind == UNREADABLE and outcome.unknown is not None and self.panel is not None:
             seat, card = outcome.unknown
             candidates = self.adapter.views().card_candidates(state)
-            self.picking = {"seat": seat, "card": card, "selected": 0, "candidates": candidates}
+            crop = self.table.card_crop(self._last_frame[0], card.center_mm)
+            self.picking = {"seat": seat, "card": card, "selected": 0, "candidates": candidates, "crop": crop}
             self._event({"event": "ask", "seat": names[seat], "question": "which card is this?",
                          "message": outcome.message})
             self._picker_screen()
@@ -320,7 +321,7 @@ class PlayLoop:
 
     def _picker_screen(self) -> None:
         p = self.picking
-        self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"]))
+        self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"], p["crop"]))
 
     def _confirm_screen(self) -> None:
         last = self._rebuilt().turns[-1]

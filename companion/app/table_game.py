@@ -99,6 +99,7 @@ class TableGame:
         self.tracker = MatTracker(layout)
         self.cards = CardTracker(layout, deck)
         self._sighting = None
+        self._homography = None  # image px -> mat mm of the last frame read
         self._before: dict[int, list[SeenCard]] = {s: [] for s in range(self.state.seats)}
 
     def see(self, frame: np.ndarray) -> tuple[dict[int | None, list[SeenCard]] | None, str]:
@@ -118,6 +119,7 @@ class TableGame:
         # read at all: with the kept homography it would read as a table whose cards all vanished.
         if status.homography is None or status.bad_frame or not status.found:
             return None, status.message
+        self._homography = status.homography
         # Read against the last accepted frame (see companion.vision.table_cards); the reading
         # becomes the reference only if the turn it shows is applied.
         self._sighting = self.cards.read(frame, status.homography)
@@ -130,6 +132,23 @@ class TableGame:
                 SeenCard(o.label, (float(c[0]), float(c[1])), float(o.confidence)) for o, c in zip(obs, centres)
             ]
         return seen, status.message
+
+    def card_crop(self, frame: np.ndarray, center_mm: tuple[float, float], px_per_mm: float = 3.0) -> np.ndarray | None:
+        """What the camera saw around a card: a square of 1.2 card lengths centred on
+        ``center_mm`` (mat mm), straightened onto the mat at ``px_per_mm``; (N, N, 3) uint8 BGR,
+        or None before the mat was found. For the card picker, so the player sees which card."""
+        import cv2
+        import numpy as np
+
+        if self._homography is None:
+            return None
+        side = max(self.layout.card_mm) * 1.2
+        n = int(round(side * px_per_mm))
+        crop_to_mm = np.array([[1 / px_per_mm, 0, center_mm[0] - side / 2],
+                               [0, 1 / px_per_mm, center_mm[1] - side / 2], [0, 0, 1]])
+        crop_to_image = np.linalg.inv(self._homography) @ crop_to_mm
+        return cv2.warpPerspective(frame, crop_to_image, (n, n), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_CONSTANT)
 
     def resync(self, frame: np.ndarray, state: SushiGoState) -> TurnOutcome:
         """Adopt ``state`` (a game rebuilt from the journal, or an undo) once the table shows it.

@@ -31,7 +31,7 @@ class GameAdapter(Protocol):
     * ``result(state)``: the final result as ``companion score --json`` prints it, or None while
       the game goes on; ``totals(state)``: each player's points so far.
     * ``table_reader(players, options, deck)``: what reads the table into turns (``feed(frame,
-      named)``, ``resync(frame, state)``, ``state``), and ``views()``: the module that builds its
+      named)``, ``resync(frame, state)``, ``card_crop(frame, center_mm)``, ``state``), and ``views()``: the module that builds its
       screens (``scoreboard_view``, ``waiting_view``, ``refusal_view``, ``picker_view``,
       ``card_candidates``, ``undo_view``, ``round_summary_view``, ``final_view``).
     """
