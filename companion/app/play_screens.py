@@ -34,6 +34,8 @@ from companion.app.screens import (
     _ellipsize,
     _Painter,
     _status_lines,
+    accent_width,
+    pad_px,
     draw_card_icon,
     font,
     wrap_text,
@@ -101,7 +103,7 @@ def _paragraph(p: _Painter, text: str, px: float, colour, role: str, x: int, y: 
 
 
 def _pad(p: _Painter) -> int:
-    return max(4, round(p.h * 0.02))
+    return pad_px(p.h)
 
 
 def _triangle(p: _Painter, centre, size: float, direction: str, colour) -> None:
@@ -268,7 +270,7 @@ def _draw_setup(p: _Painter, v: SetupView) -> None:
     first = min(max(0, sel + 2 - n_vis), n - n_vis)  # keep the next field in sight too
     first = min(first, sel) if n_vis > 1 else sel
     sb_w = max(3, round(H * 0.012)) if n_vis < n else 0
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     row_w = W - sb_w - (2 if sb_w else 0)
     for k in range(n_vis):
         i = first + k
@@ -328,7 +330,7 @@ def _draw_waiting(p: _Painter, v: WaitingView) -> None:
     top += font(head_px).get_linesize() + pad // 2
     n = max(1, len(v.seats))
     rh = min((bottom - top) / n, H * 0.2)
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     for i, s in enumerate(v.seats):
         y0, y1 = top + round(i * rh), top + round((i + 1) * rh)
         h, cy = y1 - y0, y0 + (y1 - y0) // 2
@@ -368,7 +370,7 @@ def _draw_refusal(p: _Painter, v: RefusalView) -> None:
     else:
         foot_h = 0
     y = header_h + pad
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     name_px = H * 0.1
     name_h = font(name_px).get_linesize()
     p.rect(_seat_colour(v.seat, 0), (pad, y, accent_w, name_h))
@@ -410,7 +412,7 @@ def _draw_picker(p: _Painter, v: PickerView) -> None:
     bottom = _draw_hint(p, v.hint)
     name_px = H * 0.068
     y = header_h + pad // 2
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     nh = font(name_px).get_linesize()
     p.rect(_seat_colour(v.seat, 0), (pad, y, accent_w, nh))
     at = (2 * pad + accent_w, y)
@@ -484,7 +486,7 @@ def _draw_confirm(p: _Painter, v: ConfirmView) -> None:
         return
     n = len(v.seats)
     rh = min((bottom - pad - y) / n, H * 0.16)
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     name_w = round(W * 0.28)
     for i, s in enumerate(v.seats):
         y0, y1 = y + round(i * rh), y + round((i + 1) * rh)
@@ -577,7 +579,7 @@ def _draw_round_summary(p: _Painter, v: RoundSummaryView) -> None:
     header_h = _header(p, title)
     n = max(1, len(v.seats))
     rh = (H - header_h) / n
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     name_w = round(W * 0.22)
     pts_w = round(W * 0.13)
     for i, s in enumerate(v.seats):

@@ -203,6 +203,16 @@ def _ellipsize(f, text: str, max_w: int) -> str:
     return text.rstrip() + "…"
 
 
+def pad_px(height: int) -> int:
+    """The screens' margin for a screen ``height`` px tall (2 % of it, at least 4 px)."""
+    return max(4, round(height * 0.02))
+
+
+def accent_width(height: int) -> int:
+    """Width of a seat's colour stripe for a screen ``height`` px tall (1.8 %, at least 4 px)."""
+    return max(4, round(height * 0.018))
+
+
 class _Painter:
     """A Surface plus a record of every text drawn on it (for tests and debugging)."""
 
@@ -483,7 +493,7 @@ def _draw_round_chips(
 
 def _draw_scoreboard(p: _Painter, view: ScoreboardView) -> None:
     W, H = p.w, p.h
-    pad = max(4, round(H * 0.02))
+    pad = pad_px(H)
     # header
     title_px = H * 0.085
     header_h = int(title_px * 1.5)
@@ -494,7 +504,7 @@ def _draw_scoreboard(p: _Painter, view: ScoreboardView) -> None:
     n = max(1, len(view.seats))
     rows_h = status_top - header_h
     rh = rows_h / n
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     name_w = round(W * 0.25)
     total_w = round(W * 0.13)
     pudding_w = round(W * 0.11)
@@ -552,7 +562,7 @@ def _winner_line(view: FinalView) -> str:
 
 def _draw_final(p: _Painter, view: FinalView) -> None:
     W, H = p.w, p.h
-    pad = max(4, round(H * 0.02))
+    pad = pad_px(H)
     title_px = H * 0.1
     header_h = int(title_px * 1.5)
     p.rect(HEADER_BG, (0, 0, W, header_h))
@@ -570,7 +580,7 @@ def _draw_final(p: _Painter, view: FinalView) -> None:
         tie_top = _draw_status(p, view.tie_break, "info", H * 0.065, pad)
 
     n_rounds = max((len(r.round_points) for r in view.rows), default=0)
-    accent_w = max(4, round(H * 0.018))
+    accent_w = accent_width(H)
     rank_w = round(W * 0.07)
     name_w = round(W * 0.29)
     total_w = round(W * 0.15)
