@@ -262,15 +262,15 @@ def test_a_card_nobody_enrolled_is_named_on_the_panel_and_journalled(tmp_path, d
     players = ["Ann", "Bo"]
     panel = open_panel("none")
     loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=12, panel=panel)
-    original = loop.table.see
+    original = loop.table.look
 
-    def see_with_an_unknown_card(frame):  # Ann's card does not match any enrolled face
-        seen, message = original(frame)
-        if seen is not None and seen.get(0):
-            seen[0] = [SeenCard("unknown", c.center_mm, 0.2) for c in seen[0]]
-        return seen, message
+    def look_with_an_unknown_card(frame, fresh=False):  # Ann's card does not match any enrolled face
+        look = original(frame, fresh)
+        if look.seen is not None and look.seen.get(0):
+            look.seen[0] = [SeenCard("unknown", c.center_mm, 0.2) for c in look.seen[0]]
+        return look
 
-    loop.table.see = see_with_an_unknown_card
+    loop.table.look = look_with_an_unknown_card
     while loop.picking is None:
         assert loop.step(), "the picker never opened"
     ask = [e for e in events if e["event"] == "ask"][-1]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from companion.app.turns import MOVE_TOLERANCE_MM, SeenCard, TurnReadError, infer_play
 from companion.rules.errors import IllegalAction
@@ -69,6 +69,29 @@ class TurnOutcome:
         return self.kind == APPLIED
 
 
+@dataclass(frozen=True)
+class Look:
+    """One frame read into cards per seat, not yet judged by the rules (:meth:`TableGame.look`).
+
+    seen: seat → the cards in its zone (key None: outside every zone), or None when the mat is
+        not seen in the frame (or the frame is corrupt).
+    message: the mat tracker's word on the frame.
+    fresh: read with nothing to compare with (for :meth:`TableGame.resync`).
+    accepted: how many readings the game had made its reference when this one was made (a look
+        read against an older reference is not used).
+    sighting, homography: the card reading and the (3, 3) image px → mat mm homography it was
+        made with; tracker: the fresh card tracker that made a fresh reading.
+    """
+
+    seen: dict[int | None, list[SeenCard]] | None
+    message: str
+    fresh: bool = False
+    accepted: int = 0
+    sighting: Any = None
+    homography: Any = None
+    tracker: Any = None
+
+
 class TableGame:
     """An observed Sushi Go! game fed by overhead frames.
 
@@ -99,8 +122,42 @@ class TableGame:
         self.tracker = MatTracker(layout)
         self.cards = CardTracker(layout, deck)
         self._sighting = None
+        self._accepted = 0  # readings made the reference so far: a look made before one is stale
         self._homography = None  # image px -> mat mm of the last frame read
         self._before: dict[int, list[SeenCard]] = {s: [] for s in range(self.state.seats)}
+
+    def look(self, frame: np.ndarray, fresh: bool = False) -> Look:
+        """Read one frame into cards per seat, judging nothing (see :class:`Look`).
+
+        Changes nothing the game depends on, so it may run ahead on a worker thread while the
+        table is still settling (:class:`companion.app.play.PlayLoop`); only the mat tracker learns
+        the frame's homography. ``fresh``: read with nothing to compare with, as
+        :meth:`resync` needs; otherwise against the last reading a turn was applied from.
+
+        Args:
+            frame: (H, W, 3) uint8 BGR.
+        """
+        from companion.vision.mat import assign_to_zones, to_mat_mm
+        from companion.vision.table_cards import CardTracker
+
+        status = self.tracker.update(frame)
+        # A frame in which the mat is not seen (lights off, a black frame, markers covered) is not
+        # read at all: with the kept homography it would read as a table whose cards all vanished.
+        if status.homography is None or status.bad_frame or not status.found:
+            return Look(None, status.message, fresh, self._accepted)
+        cards = CardTracker(self.layout, self.deck) if fresh else self.cards
+        # Read against the last accepted frame (see companion.vision.table_cards); the reading
+        # becomes the reference only if the turn it shows is applied.
+        sighting = cards.read(frame, status.homography)
+        observations = sighting.observations()
+        zones = assign_to_zones(self.layout, status.homography, observations)
+        seen: dict[int | None, list[SeenCard]] = {}
+        for seat, obs in zones.items():
+            centres = to_mat_mm(status.homography, [o.center for o in obs]) if obs else []
+            seen[seat] = [
+                SeenCard(o.label, (float(c[0]), float(c[1])), float(o.confidence)) for o, c in zip(obs, centres)
+            ]
+        return Look(seen, status.message, fresh, self._accepted, sighting, status.homography, cards if fresh else None)
 
     def see(self, frame: np.ndarray) -> tuple[dict[int | None, list[SeenCard]] | None, str]:
         """Read one frame into cards per seat (key None: outside every zone).
@@ -112,26 +169,19 @@ class TableGame:
             (cards by seat, mat message); cards is None when the mat has never been found or the
             frame is unusable.
         """
-        from companion.vision.mat import assign_to_zones, to_mat_mm
+        found = self.look(frame)
+        self._take(found)
+        return found.seen, found.message
 
-        status = self.tracker.update(frame)
-        # A frame in which the mat is not seen (lights off, a black frame, markers covered) is not
-        # read at all: with the kept homography it would read as a table whose cards all vanished.
-        if status.homography is None or status.bad_frame or not status.found:
-            return None, status.message
-        self._homography = status.homography
-        # Read against the last accepted frame (see companion.vision.table_cards); the reading
-        # becomes the reference only if the turn it shows is applied.
-        self._sighting = self.cards.read(frame, status.homography)
-        observations = self._sighting.observations()
-        zones = assign_to_zones(self.layout, status.homography, observations)
-        seen: dict[int | None, list[SeenCard]] = {}
-        for seat, obs in zones.items():
-            centres = to_mat_mm(status.homography, [o.center for o in obs]) if obs else []
-            seen[seat] = [
-                SeenCard(o.label, (float(c[0]), float(c[1])), float(o.confidence)) for o, c in zip(obs, centres)
-            ]
-        return seen, status.message
+    def _accept(self, sighting) -> None:
+        self.cards.accept(sighting)
+        self._accepted += 1
+
+    def _take(self, found: Look) -> None:
+        """Remember where the mat was and what was seen, for :meth:`card_crop` and ``accept``."""
+        if found.seen is not None:
+            self._homography = found.homography
+            self._sighting = found.sighting
 
     def card_crop(self, frame: np.ndarray, center_mm: tuple[float, float], px_per_mm: float = 3.0) -> np.ndarray | None:
         """What the camera saw around a card: a square of 1.2 card lengths centred on
@@ -150,7 +200,7 @@ class TableGame:
         return cv2.warpPerspective(frame, crop_to_image, (n, n), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
                                    borderMode=cv2.BORDER_CONSTANT)
 
-    def resync(self, frame: np.ndarray, state: SushiGoState) -> TurnOutcome:
+    def resync(self, frame: np.ndarray, state: SushiGoState, look: Look | None = None) -> TurnOutcome:
         """Adopt ``state`` (a game rebuilt from the journal, or an undo) once the table shows it.
 
         The frame is read afresh (nothing to compare with); when every seat's zone holds exactly
@@ -158,18 +208,16 @@ class TableGame:
         forgiven), the game takes ``state`` and this reading becomes the reference for the next
         reveal: ``"synced"``. Otherwise nothing changes and the outcome is ``"mismatch"``, naming
         the first seat that differs and how, so the table can be put back; or ``"no-mat"``.
+        ``look``: this frame already read fresh (:meth:`look`), if it was.
         """
-        from companion.vision.table_cards import CardTracker
 
         where = dict(round=state.round, turn=state.turn)
-        fresh = CardTracker(self.layout, self.deck)
-        previous, self.cards = self.cards, fresh
-        try:
-            seen, mat_message = self.see(frame)
-        finally:
-            self.cards = previous
+        if look is None or not look.fresh:  # (a fresh reading does not depend on the reference)
+            look = self.look(frame, fresh=True)
+        self._take(look)
+        seen = look.seen
         if seen is None:
-            return TurnOutcome(NO_MAT, mat_message, **where)
+            return TurnOutcome(NO_MAT, look.message, **where)
         for seat in range(state.seats):
             got = Counter(c.label for c in seen.get(seat, []))
             want = expected_on_table(state, seat)
@@ -187,25 +235,31 @@ class TableGame:
                 return TurnOutcome(MISMATCH, f"{state.players[seat]}'s zone does not match the game: {'; '.join(parts)}",
                                    **where)
         self.state = state
-        self.cards = fresh
-        self.cards.accept(self._sighting)
+        self.cards = look.tracker
+        self._accept(look.sighting)
         self._before = {s: list(seen.get(s, [])) for s in range(state.seats)}
         return TurnOutcome(SYNCED, "the table matches the game", **where)
 
-    def feed(self, frame: np.ndarray, named: dict[tuple[float, float], str] | None = None) -> TurnOutcome:
+    def feed(self, frame: np.ndarray, named: dict[tuple[float, float], str] | None = None,
+             look: Look | None = None) -> TurnOutcome:
         """Read the frame taken after a reveal and apply that turn.
 
         ``named``: cards the players named on the panel, by their place on the mat (mm) -> card
         name; an ``unknown`` card within :data:`~companion.app.turns.MOVE_TOLERANCE_MM` of such a
-        place is read as that card. Nothing changes unless the outcome is ``"applied"``.
+        place is read as that card. ``look``: this frame already read (:meth:`look`) against
+        the present reference, if it was. Nothing changes unless the outcome is ``"applied"``
+        (or ``"waiting"``, whose clean reading becomes the reference for the rest of the reveal).
         """
         state = self.state
         where = dict(round=state.round, turn=state.turn)
         if state.is_over:
             return TurnOutcome(GAME_OVER, "the game is over", **where)
-        seen, mat_message = self.see(frame)
+        if look is None or look.fresh or look.accepted != self._accepted:
+            look = self.look(frame)
+        self._take(look)
+        seen = look.seen
         if seen is None:
-            return TurnOutcome(NO_MAT, mat_message, **where)
+            return TurnOutcome(NO_MAT, look.message, **where)
         if named:
             seen = {seat: [_named(c, named) for c in cards] for seat, cards in seen.items()}
         plays: dict[int, tuple[Card, ...]] = {}
@@ -228,7 +282,7 @@ class TableGame:
             why = next(iter(problems.values())).problem
             # Every seat read cleanly (the waiting ones show no change at all), so this reading is
             # the reference for the next: the rest of the reveal is then all that is searched.
-            self.cards.accept(self._sighting)
+            self._accept(self._sighting)
             return TurnOutcome(WAITING, f"waiting for {names}: {why}", waiting=tuple(problems), **where)
         try:
             after = apply_turn(state, plays)
@@ -236,7 +290,7 @@ class TableGame:
             return TurnOutcome(ILLEGAL, str(exc), plays=plays, rule=exc.rule or "", player=exc.player, error=exc,
                                **where)
         self.state = after
-        self.cards.accept(self._sighting)
+        self._accept(self._sighting)
         round_ended = after.round != state.round or after.is_over
         for seat in range(state.seats):
             cards = seen.get(seat, [])
