@@ -17,8 +17,7 @@ from typing import TextIO
 from companion.rules.core import GameResult
 from companion.rules.errors import MalformedGame
 from companion.rules.records import MAX_RECORD_CHARS, parse_record_json
-from companion.rules.score_table import format_score_table
-from companion.rules.sushi_go.record import score_game_record
+from companion.rules.sushi_go.record import format_sushi_go_table, score_game_record
 
 
 def _read(file: str) -> str:
@@ -31,11 +30,9 @@ def _read(file: str) -> str:
 
 
 def format_table(result: GameResult) -> str:
-    """A readable scoreboard: points per round, puddings and totals per player, the winners, then
-    the breakdown grouped by round and player."""
-    rows = [(f"Round {i}", r) for i, r in enumerate(result.round_points, 1)]
-    rows += [("Pudding", result.game_end_points), ("Total", result.totals)]
-    return format_score_table(result.players, rows, result.winners, result.breakdown)
+    """The Sushi Go! scoreboard (``replay`` prints it too): see
+    :func:`companion.rules.sushi_go.record.format_sushi_go_table`."""
+    return format_sushi_go_table(result)
 
 
 def _scorer(game: str):

@@ -9,6 +9,7 @@ state or raises :class:`~companion.rules.errors.IllegalAction`. Randomness only 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence, TypeVar
 
@@ -92,6 +93,9 @@ class GameResult:
         tie_break: the per-seat count that breaks ties on the total (puddings in Sushi Go!).
         winners: names of every player tied for the win after the tie-break (usually one).
         breakdown: every ScoreLine, round by round, then the game-end lines.
+        eligible: the seats that could win (never the Sushi Go! two-player variant's dummy), so a
+            scoreboard can tell a tie broken between contenders from a tie with the dummy; None
+            means every seat. Not part of :meth:`to_dict`.
     """
 
     players: tuple[str, ...]
@@ -101,6 +105,12 @@ class GameResult:
     tie_break: tuple[int, ...]
     winners: tuple[str, ...]
     breakdown: tuple[ScoreLine, ...]
+    eligible: tuple[int, ...] | None = None
+
+    @property
+    def contenders(self) -> tuple[int, ...]:
+        """The seats that could win: :attr:`eligible`, or every seat when it is None."""
+        return tuple(range(len(self.players))) if self.eligible is None else self.eligible
 
     def to_dict(self, game_end_key: str = "pudding") -> dict[str, Any]:
         """The ``companion score --json`` shape: rounds, game-end points, total, winners, breakdown."""
@@ -126,8 +136,38 @@ def pick_winners(totals: Sequence[int], tie_break: Sequence[int], eligible: Sequ
     return tuple(s for s in eligible if (totals[s], tie_break[s]) == best)
 
 
+def player_names(players: Any) -> tuple[str, ...]:
+    """The seat names of a new game, seat 0 first, checked the same way by every engine.
+
+    Args:
+        players: a sequence (list, tuple) of distinct, non-empty names. A single string is refused,
+            not split: ``"AB"`` would otherwise seat a player "A" and a player "B".
+
+    Returns:
+        The names as a tuple. How many players a game takes is each engine's own check.
+
+    Raises:
+        ValueError: "players must be a list of names, got ..." for a string, bytes or a non-sequence;
+            "player names must be distinct, non-empty strings, got [...]" otherwise.
+    """
+    if isinstance(players, (str, bytes, bytearray)) or not isinstance(players, SequenceABC):
+        raise ValueError(f"players must be a list of names, got {type(players).__name__} {players!r}")
+    names = tuple(players)
+    if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
+        raise ValueError(f"player names must be distinct, non-empty strings, got {list(names)}")
+    return names
+
+
 def shuffled(items: Sequence[Any], rng: random.Random) -> tuple[Any, ...]:
-    """A shuffled copy of ``items`` drawn from ``rng`` only (the same seed gives the same order)."""
+    """A shuffled copy of ``items`` drawn from ``rng`` only (the same seed gives the same order).
+
+    Raises:
+        ValueError: ``rng`` is not a ``random.Random`` (e.g. the seed itself was passed).
+    """
+    if not isinstance(rng, random.Random):
+        raise ValueError(
+            f"rng must be a random.Random (seed one: random.Random(seed)), got {type(rng).__name__} {rng!r}"
+        )
     out = list(items)
     rng.shuffle(out)
     return tuple(out)

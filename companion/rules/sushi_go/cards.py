@@ -67,14 +67,18 @@ UNKNOWN = "unknown"
 VISION_LABELS: tuple[str, ...] = tuple(c.value for c in Card) + (BACK,)
 
 
+class UnknownCard(ValueError):
+    """A name that is none of the 12 Sushi Go! cards (sushi-go-with-variants.txt, CONTENTS)."""
+
+
 def parse_card(name: str) -> Card:
     """Return the Card called ``name`` (e.g. ``"squid_nigiri"``).
 
     Raises:
-        ValueError: naming the unknown card and listing the valid names.
+        UnknownCard: (a ValueError) naming the unknown card and listing the valid names.
     """
     try:
         return Card(name)
     except ValueError:
         valid = ", ".join(c.value for c in Card)
-        raise ValueError(f"unknown card {name!r}; valid cards are: {valid}") from None
+        raise UnknownCard(f"unknown card {name!r}; valid cards are: {valid}") from None

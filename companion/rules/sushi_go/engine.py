@@ -17,15 +17,17 @@ from dataclasses import replace
 from itertools import product
 from typing import Mapping, Sequence
 
-from companion.rules.core import shuffled
+from companion.rules.core import player_names, shuffled
 from companion.rules.errors import IllegalAction
-from companion.rules.sushi_go.cards import DECK_COUNTS, Card
+from companion.rules.sushi_go.cards import DECK_COUNTS, Card, UnknownCard
 from companion.rules.sushi_go.scoring import final_result, score_round
 from companion.rules.sushi_go.state import (
     DUMMY_NAME,
     DUMMY_SEAT,
     HAND_SIZES,
+    PLAY_SHAPE,
     ROUNDS,
+    TWO_PLAYER,
     UNSEEN,
     Placed,
     Play,
@@ -76,7 +78,6 @@ __all__ = [
 PLAYING = "sushi-go.txt, PLAYING A ROUND"
 CHOPSTICKS = "sushi-go.txt, USING CHOPSTICKS"
 CONTENTS = "sushi-go-with-variants.txt, CONTENTS"
-TWO_PLAYER = "sushi-go-with-variants.txt, TWO-PLAYER VARIANT"
 ENDING_GAME = "sushi-go.txt, ENDING THE GAME"
 
 #: The 108 cards in a fixed order, before shuffling.
@@ -90,10 +91,11 @@ def new_game(players: Sequence[str], rng: random.Random, options: SushiGoOptions
     dummy variant give 2 names; "Dummy" is added as seat 2.
 
     Raises:
-        ValueError: for fewer than 2 or more than 5 players, duplicate or empty names, or a dummy
-            variant without exactly 2 players.
+        ValueError: ``players`` is not a list of names (a single string such as "AB" is refused, not
+            split into players), for fewer than 2 or more than 5 players, duplicate or empty names, a
+            dummy variant without exactly 2 players, or an ``rng`` that is not a ``random.Random``.
     """
-    return _setup(players, shuffled(FULL_DECK, rng), options or SushiGoOptions())
+    return _setup(players, shuffled(FULL_DECK, rng), SushiGoOptions() if options is None else options)
 
 
 def new_observed_game(players: Sequence[str], options: SushiGoOptions | None = None) -> SushiGoState:
@@ -102,7 +104,7 @@ def new_observed_game(players: Sequence[str], options: SushiGoOptions | None = N
     The engine still enforces every rule it can see: cards per turn, chopsticks, turns per round,
     wasabi placement and the deck's card counts. Same arguments and errors as :func:`new_game`.
     """
-    return _setup(players, (UNSEEN,) * len(FULL_DECK), options or SushiGoOptions())
+    return _setup(players, (UNSEEN,) * len(FULL_DECK), SushiGoOptions() if options is None else options)
 
 
 def new_game_with_deck(
@@ -116,19 +118,21 @@ def new_game_with_deck(
     """
     if Counter(deck) != Counter(FULL_DECK):
         raise ValueError(f"the deck must hold exactly the 108 cards of the game ({CONTENTS})")
-    return _setup(players, tuple(deck), options or SushiGoOptions())
+    return _setup(players, tuple(deck), SushiGoOptions() if options is None else options)
 
 
 def _setup(players: Sequence[str], deck: tuple[Slot, ...], options: SushiGoOptions) -> SushiGoState:
-    names = tuple(players)
+    names = player_names(players)
+    if not isinstance(options, SushiGoOptions):
+        raise ValueError(f"options must be SushiGoOptions, got {type(options).__name__} {options!r}")
     if options.dummy:
         if len(names) != 2:
             raise ValueError(f"the two-player variant needs exactly 2 players, got {len(names)} ({TWO_PLAYER})")
+        if DUMMY_NAME in names:
+            raise ValueError(f"{DUMMY_NAME!r} is the dummy's seat name in the two-player variant ({TWO_PLAYER})")
         names = names + (DUMMY_NAME,)
     elif len(names) not in HAND_SIZES:
         raise ValueError(f"Sushi Go! is for 2 to 5 players, got {len(names)} (sushi-go.txt, STARTING A ROUND)")
-    if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
-        raise ValueError(f"player names must be distinct, non-empty strings, got {list(names)}")
     seats = len(names)
     state = SushiGoState(
         players=names,
@@ -219,14 +223,19 @@ def check_play(state: SushiGoState, play: Play) -> None:
     """Check that ``play`` is legal now; return None if so.
 
     Raises:
-        IllegalAction: with the player, the rule id and the rulebook section. Rule ids: ``game-over``,
-            ``unknown-seat``, ``already-chosen``, ``one-card``, ``chopsticks-needed``,
-            ``dummy-chopsticks``, ``hand-size``, ``card-not-in-hand``, ``leave-a-card``, ``deck-count``.
+        IllegalAction: with the player, the rule id and the rulebook section. Rule ids: ``play-shape``
+            (``play`` is not a Play), ``game-over``, ``unknown-seat`` (also a bool or non-int seat),
+            ``already-chosen``, ``one-card``, ``chopsticks-needed``, ``dummy-chopsticks``,
+            ``hand-size``, ``card-not-in-hand``, ``leave-a-card``, ``deck-count``.
     """
     seats = state.seats
+    if not isinstance(play, Play):
+        raise IllegalAction(
+            f"a play is Play(seat, cards), got {type(play).__name__} {play!r}", rule="play-shape", section=PLAYING
+        )
     if state.is_over:
         raise IllegalAction("the game is over: no more cards can be played", rule="game-over", section=ENDING_GAME)
-    if not isinstance(play.player, int) or not 0 <= play.player < seats:
+    if not _is_seat_number(play.player) or not 0 <= play.player < seats:
         raise IllegalAction(
             f"there is no seat {play.player!r}: seats are 0 to {seats - 1}", rule="unknown-seat", section=PLAYING
         )
@@ -350,23 +359,61 @@ def apply(state: SushiGoState, play: Play) -> SushiGoState:
     return state
 
 
-def apply_turn(state: SushiGoState, plays: Mapping[int, Sequence[Card | str]]) -> SushiGoState:
-    """Apply a whole turn ``{seat: cards}`` atomically: if any play is illegal nothing changes.
+def _is_seat_number(seat: object) -> bool:
+    # bool is an int in Python, but True is no seat: a caller passing it has mixed up two values.
+    return isinstance(seat, int) and not isinstance(seat, bool)
 
-    ``plays`` must name every seat that has not chosen yet (the dummy too). Plays are applied in seat
-    order, so in the dummy variant the controller's own choice is checked before the dummy's.
+
+def _turn_plays(state: SushiGoState, plays: object) -> dict[int, Play]:
+    """``plays`` checked as ``{seat: play}`` and converted to Plays, before any is applied."""
+    if not isinstance(plays, Mapping):
+        raise IllegalAction(
+            f"a turn is {{seat: play}}, one entry per seat, each play {PLAY_SHAPE};"
+            f" got {type(plays).__name__} {plays!r}",
+            rule="play-shape",
+            section=PLAYING,
+        )
+    out = {}
+    for seat, value in plays.items():
+        if not _is_seat_number(seat) or not 0 <= seat < state.seats:
+            raise IllegalAction(
+                f"there is no seat {seat!r}: a turn is keyed by seat number, 0 to {state.seats - 1}",
+                rule="unknown-seat",
+                section=PLAYING,
+            )
+        name = state.players[seat]
+        try:
+            out[seat] = Play(seat, value)
+        except UnknownCard as exc:
+            raise IllegalAction(f"{name}'s play: {exc}", player=name, rule="unknown-card", section=CONTENTS) from None
+        except ValueError as exc:
+            raise IllegalAction(f"{name}'s play: {exc}", player=name, rule="play-shape", section=PLAYING) from None
+    return out
+
+
+def apply_turn(state: SushiGoState, plays: Mapping[int, Sequence[Card | str] | Card | str]) -> SushiGoState:
+    """Apply a whole turn ``{seat: play}`` atomically: if any play is illegal nothing changes.
+
+    A play is a card name (or Card), or a sequence of 1 or 2 of them in the order taken, as in the
+    ``companion score`` record: ``{0: "tempura", 1: ["squid_nigiri", "wasabi"]}``. ``plays`` must name
+    every seat that has not chosen yet (the dummy too). Plays are applied in seat order, so in the dummy
+    variant the controller's own choice is checked before the dummy's.
 
     Raises:
-        IllegalAction: the first illegal play, or ``turn-incomplete`` if a waiting seat is missing.
+        IllegalAction: ``play-shape`` for a turn that is not a mapping or a play that is not a card
+            name or a sequence of names, ``unknown-seat`` for a key that is not a seat number,
+            ``unknown-card`` for a name that is no card, ``turn-incomplete`` if a waiting seat is
+            missing, else the first illegal play (see :func:`check_play`).
     """
+    checked = _turn_plays(state, plays)
     missing = [s for s in state.waiting_for() if s not in plays]
     if missing and not state.is_over:
         name = state.players[missing[0]]
         raise IllegalAction(
             f"{name} has not chosen a card this turn", player=name, rule="turn-incomplete", section=PLAYING
         )
-    for seat in sorted(plays):
-        state = apply(state, Play(seat, tuple(plays[seat])))
+    for seat in sorted(checked):
+        state = apply(state, checked[seat])
     return state
 
 

@@ -20,8 +20,10 @@ from typing import Any, Mapping
 from companion.rules.core import GameResult
 from companion.rules.errors import IllegalAction, MalformedGame
 from companion.rules.records import json_type_name as _type_name, player_list, round_objects
+from companion.rules.score_table import format_score_table
 from companion.rules.sushi_go.cards import Card, parse_card
 from companion.rules.sushi_go.engine import apply_turn, new_observed_game
+from companion.rules.sushi_go.scoring import WINNER, tie_break_text
 from companion.rules.sushi_go.state import DUMMY_NAME, HAND_SIZES, ROUNDS, SushiGoOptions, SushiGoState
 
 #: One turn of one player: 1 card, or 2 cards taken with chopsticks.
@@ -133,3 +135,20 @@ def score_game_record(record: Any) -> GameResult:
     result = replay_record(record).result
     assert result is not None
     return result
+
+
+def format_sushi_go_table(result: GameResult) -> str:
+    """The ``companion score`` text scoreboard: points per round, puddings and totals per player, the
+    winners, how a tie on points was settled (sushi-go.txt, AND THE WINNER IS...), then the breakdown
+    grouped by round and player.
+
+    A tie broken by puddings reads ``Winner: Ann (tie on points broken by puddings)`` followed by
+    ``Ann and Bo tied on 64; Ann wins with more puddings (1 vs 0) (sushi-go.txt, AND THE WINNER IS...)``,
+    as the Sushi Roll table and the final screen say it.
+    """
+    rows = [(f"Round {i}", r) for i, r in enumerate(result.round_points, 1)]
+    rows += [("Pudding", result.game_end_points), ("Total", result.totals)]
+    why = tie_break_text(result)
+    note = " (tie on points broken by puddings)" if why and len(result.winners) == 1 else ""
+    notes = [f"{why} ({WINNER})"] if why else []
+    return format_score_table(result.players, rows, result.winners, result.breakdown, notes, winner_note=note)

@@ -23,6 +23,7 @@ SASHIMI_SET, SASHIMI_POINTS = 3, 10
 MAKI_PRIZES = (6, 3)
 PUDDING_MOST, PUDDING_FEWEST = 6, -6
 WASABI_MULTIPLIER = 3
+WINNER = "sushi-go.txt, AND THE WINNER IS..."
 
 
 def dumpling_points(count: int) -> int:
@@ -154,4 +155,32 @@ def final_result(
         tie_break=tuple(puddings),
         winners=tuple(players[s] for s in winners),
         breakdown=tuple(line for r in round_scores for line in r.lines) + pudding_lines,
+        eligible=tuple(real_seats),
     )
+
+
+def tie_break_text(result: GameResult) -> str:
+    """How a tie on points for the win was settled, or "" when the winner had the most points alone.
+
+    "Ann and Bo tied on 64; Ann wins with more puddings (3 vs 1)", or when the puddings are equal too
+    "Ann and Bo tied on 59 with 1 pudding each; they share the win" (sushi-go.txt, AND THE WINNER
+    IS...). Only ``result.contenders`` count: equal points with the two-player variant's dummy, who
+    never wins, is no tie.
+    """
+    if not result.winners:
+        return ""
+    seat_of = {name: s for s, name in enumerate(result.players)}
+    best = result.totals[seat_of[result.winners[0]]]
+    tied = [s for s in result.contenders if result.totals[s] == best]
+    if len(tied) < 2:
+        return ""
+    names = _names([result.players[s] for s in tied])
+    if len(result.winners) == 1:
+        winner = seat_of[result.winners[0]]
+        runner_up = max(result.tie_break[s] for s in tied if s != winner)
+        return (
+            f"{names} tied on {best}; {result.players[winner]} wins with more puddings"
+            f" ({result.tie_break[winner]} vs {runner_up})"
+        )
+    each = _plural(result.tie_break[tied[0]], "pudding")
+    return f"{names} tied on {best} with {each} each; they share the win"

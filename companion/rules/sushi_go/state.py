@@ -8,12 +8,17 @@ same rules and the same card accounting (108 slots, always).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from companion.rules.core import GameResult, RoundScore
 from companion.rules.errors import MalformedGame
 from companion.rules.sushi_go.cards import Card, parse_card
+
+TWO_PLAYER = "sushi-go-with-variants.txt, TWO-PLAYER VARIANT"
+#: The shape of one player's play, for messages (the ``companion score`` record's own shape).
+PLAY_SHAPE = "a card name, or a list of 2 card names in the order taken (a chopsticks turn)"
 
 #: A card nobody has seen yet (observed games).
 UNSEEN = None
@@ -65,8 +70,15 @@ class SushiGoOptions:
     first_dummy_controller: int = 0
 
     def __post_init__(self) -> None:
-        if self.first_dummy_controller not in (0, 1):
-            raise ValueError("first_dummy_controller must be seat 0 or 1")
+        """Raises ValueError naming the option and the value, for a value of another type than the
+        option's default (``True`` is not seat 1, nor ``1`` true) or a controller seat other than 0 or 1."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "first_dummy_controller":
+                if type(value) is not int or value not in (0, 1):
+                    raise ValueError(f"first_dummy_controller must be seat 0 or 1, got {value!r} ({TWO_PLAYER})")
+            elif type(value) is not bool:
+                raise ValueError(f"option {f.name} must be True or False, got {value!r}")
 
     @classmethod
     def from_mapping(cls, data: Any, path: str = "options") -> SushiGoOptions:
@@ -99,18 +111,39 @@ class Play:
     """One player's choice for a turn: 1 card, or 2 cards (a chopsticks turn) in the order taken.
 
     ``player`` is the seat. In the dummy variant the dummy's card is ``Play(DUMMY_SEAT, ...)``, chosen by
-    the controller from the controller's hand. Card names (strings) are accepted and converted.
+    the controller from the controller's hand. Card names (strings) are accepted and converted, and a
+    single card or name is the one-card play (``Play(0, "tempura")``, the record's own shape). How many
+    cards a turn may take is the engine's check (``check_play``), not this one.
 
     Raises:
-        ValueError: for a name that is not a card.
+        ValueError: ``cards`` is not a card, a name or a sequence of them (naming :data:`PLAY_SHAPE`);
+            UnknownCard (a ValueError) for a name that is not a card.
     """
 
     player: int
     cards: tuple[Card, ...]
 
     def __post_init__(self) -> None:
-        cards = tuple(c if isinstance(c, Card) else parse_card(c) for c in self.cards)
-        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "cards", play_cards(self.cards))
+
+
+def play_cards(value: Any) -> tuple[Card, ...]:
+    """The cards of one play: a Card or card name is one card; a sequence holds the cards in order.
+
+    Raises:
+        ValueError: naming :data:`PLAY_SHAPE` for anything else (a number, None, bytes, a mapping, a
+            sequence holding a non-name); UnknownCard (a ValueError) for a name that is not a card.
+    """
+    if isinstance(value, str):  # a Card is a str too
+        items: tuple[Any, ...] = (value,)
+    elif isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        items = tuple(value)
+    else:
+        raise ValueError(f"a play is {PLAY_SHAPE}, got {type(value).__name__} {value!r}")
+    for item in items:
+        if not isinstance(item, str):
+            raise ValueError(f"a play is {PLAY_SHAPE}; {item!r} is not a card name")
+    return tuple(c if isinstance(c, Card) else parse_card(c) for c in items)
 
 
 @dataclass(frozen=True)
