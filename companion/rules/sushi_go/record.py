@@ -24,7 +24,17 @@ from companion.rules.score_table import format_score_table
 from companion.rules.sushi_go.cards import Card, parse_card
 from companion.rules.sushi_go.engine import apply_turn, new_observed_game
 from companion.rules.sushi_go.scoring import WINNER, tie_break_text
-from companion.rules.sushi_go.state import DUMMY_NAME, HAND_SIZES, ROUNDS, SushiGoOptions, SushiGoState
+from companion.rules.sushi_go.state import (
+    DUMMY_HAND_SIZE,
+    DUMMY_NAME,
+    HAND_SIZES,
+    ROUNDS,
+    TWO_PLAYER,
+    SushiGoOptions,
+    SushiGoState,
+)
+
+STARTING = "sushi-go.txt, STARTING A ROUND"
 
 #: One turn of one player: 1 card, or 2 cards taken with chopsticks.
 Turn = tuple[Card, ...]
@@ -80,16 +90,18 @@ def parse_record(record: Any) -> GameRecord:
         raise MalformedGame("players", "player names must be distinct")
     if options.dummy:
         if len(players) != 2:
-            raise MalformedGame("players", f"the dummy variant needs exactly 2 players, got {len(players)}")
+            raise MalformedGame("players", f"the dummy variant needs exactly 2 players, got {len(players)} ({TWO_PLAYER})")
         if DUMMY_NAME in players:
-            raise MalformedGame("players", f"{DUMMY_NAME!r} is the dummy's name in the dummy variant")
+            raise MalformedGame("players", f"{DUMMY_NAME!r} is the dummy's name in the dummy variant ({TWO_PLAYER})")
         seats = tuple(players) + (DUMMY_NAME,)
-        hand_size = 9
+        hand_size = DUMMY_HAND_SIZE
     else:
         if len(players) not in HAND_SIZES:
-            raise MalformedGame("players", f"Sushi Go! is for 2 to 5 players, got {len(players)}")
+            raise MalformedGame("players", f"Sushi Go! is for 2 to 5 players, got {len(players)} ({STARTING})")
         seats = tuple(players)
         hand_size = HAND_SIZES[len(players)]
+    if isinstance(record["rounds"], list) and len(record["rounds"]) != ROUNDS:
+        raise MalformedGame("rounds", f"a game has {ROUNDS} rounds, got {len(record['rounds'])} ({STARTING})")
     rounds = round_objects(record["rounds"], seats, ROUNDS)
     parsed = []
     for r, rnd in enumerate(rounds):
@@ -98,7 +110,7 @@ def parse_record(record: Any) -> GameRecord:
         for name in seats:
             turns = player_list(
                 rnd, path, name, hand_size, "turns",
-                "each round has as many turns as cards in a hand (sushi-go.txt, STARTING A ROUND)",
+                f"each round has as many turns as cards in a hand ({STARTING})",
             )
             seat_turns.append(tuple(_parse_turn(t, f"{path}.{name}[{i}]") for i, t in enumerate(turns)))
         parsed.append(tuple(seat_turns))
