@@ -176,6 +176,12 @@ class _FakePicamera2:
     def start(self):
         self.calls.append(("start",))
 
+    def capture_request(self):
+        self.requests = getattr(self, "requests", [])
+        request = _FakeRequest(self, len(self.requests))
+        self.requests.append(request)
+        return request
+
     def capture_array(self, name="main"):
         if name == "main":
             w, h = self.config["main"]["size"]
@@ -189,6 +195,51 @@ class _FakePicamera2:
 
     def close(self):
         self.calls.append(("close",))
+
+
+class _FakeRequest:
+    """A picamera2 CompletedRequest: both streams of one frame, numbered into the main stream."""
+
+    def __init__(self, cam, number):
+        self.cam, self.number, self.released = cam, number, False
+
+    def make_array(self, name):
+        assert not self.released, "a released request's buffers are gone"
+        arr = self.cam.capture_array(name)
+        if name == "main":
+            arr[0, 0, 0] = self.number
+        return arr
+
+    def release(self):
+        assert not self.released, "released twice"
+        self.released = True
+
+
+def test_pi_source_gives_the_main_frame_of_the_same_request_as_lores_and_releases_it(monkeypatch):
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _FakePicamera2
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with open_camera("pi:640x480") as cam:
+        fake = _FakePicamera2.instances[-1]
+        cam.read_lores()
+        cam.read_lores()  # the first request is released unread
+        assert fake.requests[0].released and not fake.requests[1].released
+        main = cam.main_for_lores()
+        assert main.shape == (480, 640, 3) and main[0, 0, 0] == 1  # the second request's frame
+        assert fake.requests[1].released
+        assert cam.main_for_lores() is None  # taken already: the loop then reads a new frame
+        cam.read_lores()
+    assert fake.requests[2].released  # closing the camera releases a held request
+
+
+def test_recorded_sources_give_the_frame_their_small_one_was_made_from():
+    frames = [np.full((480, 640, 3), v, np.uint8) for v in (10, 20)]
+    cam = FakeSource(frames)
+    assert cam.main_for_lores() is None
+    cam.read_lores()
+    assert cam.main_for_lores() is frames[0]
+    cam.read_lores()
+    assert cam.main_for_lores() is frames[1]
 
 
 def test_pi_source_configures_streams_and_converts_lores(monkeypatch):

@@ -51,6 +51,16 @@ def test_logic_one_settled_per_still_period_and_moving_again_after_it():
         ("moving", 0), ("settled", 2 + 6), ("moving", 23), ("settled", 24 + 6)]
 
 
+def test_logic_frames_to_settle_counts_down_the_quiet_run_and_is_none_otherwise():
+    logic = SettleLogic(settle_frames=4)
+    counts = []
+    for m in [0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0]:
+        logic.update(bool(m), 0)
+        counts.append(logic.frames_to_settle)
+    # still: None; moving: None; quiet 1, 2 (then motion again resets); quiet 1..3, settled: None
+    assert counts == [None, None, None, 3, 2, None, 3, 2, 1, None, None]
+
+
 def test_logic_move_frames_ignores_a_one_frame_glitch():
     logic = SettleLogic(settle_frames=3, move_frames=2)
     assert feed(logic, [0, 1, 0, 0, 0, 0]) == []

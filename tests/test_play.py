@@ -68,6 +68,130 @@ def test_turns_are_applied_only_when_every_seat_has_revealed(tmp_path, deck):
     # the turn is read within 8 frames of the table going still (issue #7: settle ≤ 8 frames)
     for frame, truth in zip(loop.stats.applied_at, stream.truth):
         assert 0 <= frame - truth.settled_frame <= 8
+    # ... from a frame of the quiet run read ahead of the settle, on the worker thread
+    assert [s - a for a, s in zip(loop.stats.applied_at, loop.stats.settled_at)] == [3, 3, 3]
+
+
+class _ScriptedDetector:
+    """A settle detector that says, frame by frame, what a script says: (events, frames_to_settle)."""
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.frames_to_settle = None
+
+    def update(self, frame, t, index=None):
+        from companion.vision.motion import MotionEvent
+
+        kinds, self.frames_to_settle = self.script.pop(0) if self.script else ((), None)
+        return [MotionEvent(k, index, t) for k in kinds]
+
+
+class _CountingCamera:
+    """Frames numbered by their first pixel; ``main_for_lores`` gives the last one's."""
+
+    def __init__(self, n):
+        self.frames = [np.full((8, 8, 3), i, np.uint8) for i in range(n)]
+        self.position = -1
+        self.exhausted = False
+
+    def read_lores(self):
+        if self.position + 1 >= len(self.frames):
+            self.exhausted = True
+            return None
+        self.position += 1
+        return self.frames[self.position]
+
+    def main_for_lores(self):
+        return self.frames[self.position]
+
+    def read(self):
+        return self.read_lores()
+
+
+class _RecordingTable:
+    """Stands in for TableGame: remembers which frames were looked at (and on which thread) and
+    which look each judgement was given."""
+
+    def __init__(self, players):
+        from companion.rules.sushi_go import new_observed_game
+
+        self.state = new_observed_game(players)
+        self.looked, self.judged = [], []
+
+    def look(self, frame, fresh=False):
+        import threading
+
+        self.looked.append((int(frame[0, 0, 0]), fresh, threading.current_thread().name))
+        return ("look", int(frame[0, 0, 0]), fresh)
+
+    def feed(self, frame, named=None, look=None):
+        self.judged.append(("feed", int(frame[0, 0, 0]), look))
+        return TurnOutcome("waiting", "waiting", 1, 1, waiting=(0,))
+
+    def resync(self, frame, state, look=None):
+        self.judged.append(("resync", int(frame[0, 0, 0]), look))
+        return TurnOutcome(MISMATCH, "not yet", 1, 1)
+
+
+def _scripted_loop(tmp_path, script, frames, **kw):
+    players = ["Ann", "Bo"]
+    journal = Journal(tmp_path / "j.sqlite3")
+    game_id = journal.new_game("sushi-go", players, {})
+    table = _RecordingTable(players)
+    loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=_CountingCamera(frames), adapter=GO,
+                    players=players, options={}, detector=_ScriptedDetector(script), **kw)
+    loop._read_next = False  # not the start-up read: only what the script decides
+    return loop, table
+
+
+QUIET = [(("moving",), None), ((), 5), ((), 4), ((), 3), ((), 2), ((), 1), (("settled",), None)]
+
+
+def test_the_read_starts_on_a_quiet_frame_before_the_settle_and_is_judged_at_the_settle(tmp_path):
+    loop, table = _scripted_loop(tmp_path, QUIET, 7)
+    for _ in range(6):
+        loop.step()
+    assert [f for f, _, _ in table.looked] == [3] and table.judged == []  # read ahead, not judged yet
+    assert table.looked[0][2].startswith("companion-read")  # on the worker thread, not the loop's
+    loop.step()  # frame 6: settled
+    assert table.judged == [("feed", 3, ("look", 3, False))]
+    assert table.looked == [(3, False, table.looked[0][2])]  # not read a second time
+    loop.close()
+
+
+def test_motion_after_the_read_ahead_drops_that_reading(tmp_path):
+    script = QUIET[:4] + [(("moving",), None)] + QUIET[1:]
+    loop, table = _scripted_loop(tmp_path, script, 11)
+    for _ in range(11):
+        loop.step()
+    assert [f for f, _, _ in table.looked] == [3, 7]
+    assert table.judged == [("feed", 7, ("look", 7, False))]  # the hand came back: frame 3 is not used
+    loop.close()
+
+
+def test_a_reading_made_ahead_for_another_game_state_is_not_used(tmp_path):
+    """An undo between the read-ahead and the settle: the table must now be checked afresh
+    against the earlier state, so the frame is read again, fresh."""
+    loop, table = _scripted_loop(tmp_path, QUIET, 7)
+    for _ in range(4):
+        loop.step()
+    assert table.looked[0][:2] == (3, False)
+    loop.resync_to = table.state  # what an undo does
+    for _ in range(3):
+        loop.step()
+    assert table.judged[-1][0] == "resync" and table.judged[-1][1] == 6
+    assert table.looked[-1][:2] == (6, True)
+    loop.close()
+
+
+def test_without_read_ahead_the_settled_frame_itself_is_read_on_the_loops_thread(tmp_path):
+    import threading
+
+    loop, table = _scripted_loop(tmp_path, QUIET, 7, read_ahead=0)
+    for _ in range(7):
+        loop.step()
+    assert table.looked == [(6, False, threading.current_thread().name)]
+    assert table.judged == [("feed", 6, ("look", 6, False))]
 
 
 def test_a_refused_turn_beeps_names_the_rule_and_changes_nothing(tmp_path, deck, monkeypatch):
@@ -76,7 +200,7 @@ def test_a_refused_turn_beeps_names_the_rule_and_changes_nothing(tmp_path, deck,
     loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=3, panel=panel)
     refusal = TurnOutcome(ILLEGAL, "Bo took 2 cards without chopsticks (sushi-go.txt, USING CHOPSTICKS)", 1, 1,
                           rule="chopsticks-needed", player="Bo")
-    monkeypatch.setattr(loop.table, "feed", lambda frame, named=None: refusal)
+    monkeypatch.setattr(loop.table, "feed", lambda frame, named=None, look=None: refusal)
     state = loop.table.state
     loop.step()
     assert events[-1] == {"event": "refused", "rule": "chopsticks-needed", "player": "Bo",

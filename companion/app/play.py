@@ -17,6 +17,13 @@ Undo on the panel takes back the last applied turn: an ``undo`` event in the jou
 rebuilt from its events, and the loop waits until the table shows that state again
 (:meth:`TableGame.resync`). A resumed game waits the same way.
 
+The read runs ahead: :data:`READ_AHEAD_FRAMES` quiet frames before the settle is decided, the
+main frame is taken and read (:meth:`TableGame.look`) on a worker thread while the small stream
+goes on through the settle detector; at the settle the loop judges that reading (the table was as
+still in that frame as it is now), and motion before the settle drops it. So the time from the last
+motion to the scored turn is the settle's own wait plus what of the read is left after it, and the
+loop keeps polling the panel and pinging the watchdog while a frame is read.
+
 The loop waits on no device but the camera, whose ``read`` paces it (one frame); the panel is
 polled with no wait, and the systemd watchdog is pinged every frame (:class:`companion.app.service.ServiceNotifier`
 rate-limits it). Every event is also given to ``emit`` as a JSON-ready dict (``--json``).
@@ -25,6 +32,7 @@ rate-limits it). Every event is also given to ``emit`` as a JSON-ready dict (``-
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -39,14 +47,36 @@ CAMERA_GAP_FRAMES = 30
 JOURNAL_RETRY_S = 1.0
 #: Seconds to wait after a frame that did not come (about one frame at 30 fps).
 NO_PICTURE_WAIT_S = 1 / 30
+#: Quiet frames still needed for the settle when the main frame is taken and read on the worker
+#: thread (3 frames = 100 ms at 30 fps of head start; 0 reads at the settle, on the loop's thread).
+READ_AHEAD_FRAMES = 3
 
 
 @dataclass
 class LoopStats:
-    """What happened, for tests and benches: frames seen, and the frame index of each applied turn."""
+    """What happened, for tests and benches: frames seen, and for each applied turn the frame
+    index it was read from (``applied_at``), the settle frame that decided it (``settled_at``),
+    how long reading that frame took (``read_ms``, on whichever thread) and how long the loop's
+    thread spent after the settle judging the reading and journalling it (``judge_ms``, not
+    counting a wait for the reader). Times in ms."""
 
     frames: int = 0
     applied_at: list[int] = field(default_factory=list)
+    settled_at: list[int] = field(default_factory=list)
+    read_ms: list[float] = field(default_factory=list)
+    judge_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _Ahead:
+    """A main frame being read on the worker thread before the settle is decided."""
+
+    frame: Any
+    index: int
+    fresh: bool  # read for a resync (nothing to compare with)
+    future: Future
+    read_ms: float | None = None
+    look: Any = None
 
 
 class PlayLoop:
@@ -64,11 +94,14 @@ class PlayLoop:
             table waits for, and its state is on the status bar; a table without it plays the same.
         resync_to: a state the table must show before play goes on (a resumed game), or None.
         detector: a SettleDetector (default: a new one).
+        read_ahead: see :data:`READ_AHEAD_FRAMES` (0: read at the settle, no worker thread).
+
+    Call :meth:`close` (``run`` does) to stop the reader thread.
     """
 
     def __init__(self, *, table: TableGame, journal: Journal, game_id: int, camera, adapter, players, options,
                  panel=None, display=None, notifier=None, emit: Callable[[dict[str, Any]], None] = lambda e: None,
-                 resync_to=None, detector=None, link=None) -> None:
+                 resync_to=None, detector=None, link=None, read_ahead: int = READ_AHEAD_FRAMES) -> None:
         from companion.vision.motion import SettleDetector
 
         self.table, self.journal, self.game_id, self.camera = table, journal, game_id, camera
@@ -92,16 +125,33 @@ class PlayLoop:
         self._last_event: dict[str, Any] | None = None
         self._gap = 0
         self.status = ""
+        self.read_ahead = int(read_ahead)
+        self._reader: ThreadPoolExecutor | None = None
+        self._ahead: _Ahead | None = None
+        self._running: list[Future] = []  # reads on the worker not yet finished, dropped ones too
+        self._settled_at = -1
+        self._read_ms, self._judge_t0 = 0.0, 0.0
 
     # ---- the loop ---------------------------------------------------------------------------
     def run(self) -> int:
         """Play until the game is over (0) or the camera has no more frames (1)."""
         if self.notifier is not None:
             self.notifier.ready("playing")
-        while not self.table.state.is_over or self._pending is not None:
-            if not self.step():
-                return 1
-        return 0
+        try:
+            while not self.table.state.is_over or self._pending is not None:
+                if not self.step():
+                    return 1
+            return 0
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Wait for a read in progress and stop the reader thread. Safe to call twice."""
+        self._ahead = None
+        self._quiesce()
+        if self._reader is not None:
+            self._reader.shutdown(wait=True)
+            self._reader = None
 
     def step(self) -> bool:
         """One frame. False when the camera has no more frames (a replay or simulation ended)."""
@@ -124,15 +174,75 @@ class PlayLoop:
         self._gap = 0
         self.stats.frames += 1
         index = camera_position(self.camera, self.stats.frames)
-        settled = any(e.kind == "settled" for e in self.detector.update(lores, time.monotonic(), index))
+        events = self.detector.update(lores, time.monotonic(), index)
+        if any(e.kind == "moving" for e in events):
+            self._ahead = None  # the table moved again: that frame no longer shows it
+        settled = any(e.kind == "settled" for e in events)
+        if settled:
+            self._settled_at = index
         if settled or self._read_next:
-            frame = self.camera.read()
+            ahead = self._take_ahead()
+            if ahead is not None:
+                self._read_next = False
+                self._read(ahead.frame, ahead.index, ahead.look, ahead.read_ms)
+                return True
+            frame = self._still_frame()
             if frame is None:
                 self._read_next = True  # the still table is read from the next frame instead
                 return self._no_picture()
             self._read_next = False
             self._read(frame, camera_position(self.camera, index))
+        elif self._ahead is None and self.read_ahead > 0 and self.detector.frames_to_settle == self.read_ahead:
+            frame = self._still_frame()
+            if frame is not None:
+                self._start_ahead(frame, camera_position(self.camera, index))
         return True
+
+    # ---- reading ahead of the settle ----------------------------------------------------------------
+    def _still_frame(self):
+        """The full frame of the small one the detector just judged (the camera's
+        ``main_for_lores``), or, from a camera that cannot give it, the next frame."""
+        take = getattr(self.camera, "main_for_lores", None)
+        frame = take() if take is not None else None
+        return frame if frame is not None else self.camera.read()
+
+    def _start_ahead(self, frame, index: int) -> None:
+        if self._reader is None:
+            self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="companion-read")
+        fresh = self.resync_to is not None
+        ahead = _Ahead(frame, index, fresh, None)  # type: ignore[arg-type]
+
+        def read():
+            t0 = time.perf_counter()
+            try:
+                return self.table.look(frame, fresh=fresh)
+            finally:
+                ahead.read_ms = (time.perf_counter() - t0) * 1000
+
+        ahead.future = self._reader.submit(read)
+        self._running.append(ahead.future)
+        self._ahead = ahead
+
+    def _take_ahead(self):
+        """The reading made ahead for this settle, once it is done, or None if there is none that
+        still fits (the game was undone or resumed meanwhile). A reader's error is raised here,
+        as it would have been reading at the settle."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        look = ahead.future.result()
+        self._quiesce()
+        if ahead.fresh != (self.resync_to is not None):
+            return None
+        ahead.look = look
+        return ahead
+
+    def _quiesce(self) -> None:
+        """Wait for every read on the worker (a dropped one too) before the loop's thread uses
+        the table itself: only one thread reads it at a time."""
+        if self._running:
+            wait(self._running)
+            self._running = [f for f in self._running if not f.done()]
 
     def _no_picture(self) -> bool:
         """No frame: the end of a replay or simulation (False), or a corrupt frame or a live
@@ -147,12 +257,20 @@ class PlayLoop:
         return True
 
     # ---- reading ------------------------------------------------------------------------------
-    def _read(self, frame, index: int) -> None:
+    def _read(self, frame, index: int, look=None, read_ms: float | None = None) -> None:
+        """Read ``frame`` (unless ``look`` is its reading, made in ``read_ms``) and judge it."""
+        self._quiesce()
         self._last_frame = (frame, index)
-        if self.resync_to is not None:
-            outcome = self.table.resync(frame, self.resync_to)
+        resync = self.resync_to is not None
+        if look is None:
+            t0 = time.perf_counter()
+            look = self.table.look(frame, fresh=resync)
+            read_ms = (time.perf_counter() - t0) * 1000
+        self._read_ms, self._judge_t0 = read_ms or 0.0, time.perf_counter()
+        if resync:
+            outcome = self.table.resync(frame, self.resync_to, look=look)
         else:
-            outcome = self.table.feed(frame, self.named)
+            outcome = self.table.feed(frame, self.named, look=look)
         self._handle(outcome, index)
 
     def _handle(self, outcome: TurnOutcome, index: int) -> None:
@@ -229,6 +347,9 @@ class PlayLoop:
         state = self.table.state
         names = state.players
         self.stats.applied_at.append(index)
+        self.stats.settled_at.append(self._settled_at)
+        self.stats.read_ms.append(self._read_ms)
+        self.stats.judge_ms.append((time.perf_counter() - self._judge_t0) * 1000)
         self.named = {}
         self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
                      "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},

@@ -12,6 +12,10 @@ the scene now; a recorded source (``ReplaySource``, ``FakeSource``) hands out it
 so a ``read_lores()`` consumes a frame just like ``read()`` does. To replay per-turn stills, call
 ``read()`` only (or derive the small frame with ``downscale_lores``).
 
+``main_for_lores()`` → the full frame of the capture the last ``read_lores()`` came from, or None:
+the loop reads the very frame the settle detector judged still, without waiting for another
+(the Pi camera takes both streams from one request; the others keep the frame they shrank).
+
 ``open_camera(spec)`` picks a source from a string, for the command line:
 ``"pi"``, ``"pi:2028x1520"``, ``"replay:DIR"`` (or ``"replay:a.png,b.png"``), ``"usb:0"``,
 ``"fake"``, ``"fake:640x480"``.
@@ -60,6 +64,10 @@ class FrameSource(Protocol):
         """The next small frame, (h, w, 3) uint8 BGR about 320×240, or None."""
         ...
 
+    def main_for_lores(self) -> np.ndarray | None:
+        """The full frame of the last ``read_lores`` capture, (H, W, 3) uint8 BGR, or None."""
+        ...
+
     def close(self) -> None:
         """Release the device. Safe to call twice. Reading afterwards raises CameraError."""
         ...
@@ -87,6 +95,7 @@ class _Source:
 
     lores_width = LORES_SIZE[0]
     _closed = False
+    _lores_of: np.ndarray | None = None  # the full frame the last small one was made from
 
     def __enter__(self):
         return self
@@ -110,7 +119,12 @@ class _Source:
 
     def read_lores(self) -> np.ndarray | None:
         frame = self.read()
+        self._lores_of = frame
         return None if frame is None else downscale_lores(frame, self.lores_width)
+
+    def main_for_lores(self) -> np.ndarray | None:
+        """The full frame the last ``read_lores`` shrank (None before one, or after a dropped frame)."""
+        return self._lores_of
 
 
 class FakeSource(_Source):
@@ -325,21 +339,46 @@ class Picamera2Source(_Source):
         return np.ascontiguousarray(frame[:, : self.size[0]])
 
     def read_lores(self) -> np.ndarray:
-        """Capture the lores stream now: (h, w, 3) uint8 BGR, about 320×240."""
+        """Capture one request now and return its lores stream: (h, w, 3) uint8 BGR, about
+        320×240. The request is held (one of the four buffers) until :meth:`main_for_lores` or
+        the next capture, so its main stream can still be had without a copy per frame
+        (Picamera2 manual §6.2, ``capture_request``: a request must be released)."""
         import cv2
 
         self._check_open()
+        self._release()
         w, h = self.lores_size
-        yuv = self._cam.capture_array("lores")
+        self._request = self._cam.capture_request()
+        yuv = self._request.make_array("lores")
         if yuv.ndim == 2 and yuv.shape == (h * 3 // 2, w):
             return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
         if yuv.ndim == 3 and yuv.shape[2] in (3, 4):  # a Pi 5 may honour an RGB lores format
             return np.ascontiguousarray(yuv[:, :w, :3])
-        return downscale_lores(self.read(), w)
+        return downscale_lores(self.main_for_lores(), w)
+
+    def main_for_lores(self) -> np.ndarray | None:
+        """The main stream of the request the last :meth:`read_lores` captured, (H, W, 3) uint8
+        BGR (a copy; the request is released), or None if it was already taken."""
+        request, self._request = getattr(self, "_request", None), None
+        if request is None:
+            return None
+        try:
+            frame = request.make_array("main")
+        finally:
+            request.release()
+        if frame.ndim == 3 and frame.shape[2] == 4:
+            frame = frame[:, :, :3]
+        return np.ascontiguousarray(frame[:, : self.size[0]])
+
+    def _release(self) -> None:
+        request, self._request = getattr(self, "_request", None), None
+        if request is not None:
+            request.release()
 
     def close(self) -> None:
         if not self._closed:
             try:
+                self._release()
                 self._cam.stop()
             finally:
                 self._cam.close()

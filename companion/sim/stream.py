@@ -122,6 +122,11 @@ class SimTableStream:
         frame = self.read()
         return None if frame is None else downscale_lores(frame)
 
+    def main_for_lores(self) -> np.ndarray | None:
+        """The main frame the last ``read_lores`` was shrunk from (the camera contract's
+        :meth:`~companion.devices.camera.FrameSource.main_for_lores`)."""
+        return self._last
+
     def skip_to(self, frame: int) -> None:
         """Play on without drawing until frame index ``frame`` has been read (a resumed game
         continues where its journal was; the bots and the camera noise stay the same)."""

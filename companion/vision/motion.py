@@ -313,6 +313,13 @@ class SettleLogic:
         self._run = 0  # moving frames in a row while still/settled
         self._need = self.settle_frames
 
+    @property
+    def frames_to_settle(self) -> int | None:
+        """While ``settling``: how many more quiet frames make ``settled`` (≥ 1); otherwise None.
+        A reader may start on a frame of the quiet run before it is decided (the table is as
+        still in it as at the settle), and drop its reading if motion comes back."""
+        return self._need - self._quiet if self.state == self.SETTLING else None
+
     def update(self, moving: bool, frame: int, t: float = 0.0) -> list[MotionEvent]:
         """Feed one frame's verdict; return the events decided at this frame (0 or 1)."""
         if moving:
@@ -377,6 +384,11 @@ class SettleDetector:
     def state(self) -> str:
         """``still``, ``moving``, ``settling`` or ``settled`` (see :class:`SettleLogic`)."""
         return self.logic.state
+
+    @property
+    def frames_to_settle(self) -> int | None:
+        """See :attr:`SettleLogic.frames_to_settle`."""
+        return self.logic.frames_to_settle
 
     @staticmethod
     def to_work_grey(frame: np.ndarray) -> np.ndarray:
