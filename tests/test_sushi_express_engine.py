@@ -26,6 +26,7 @@ from companion.rules.sushi_express.state import (
     ActionCard as A,
     Customer as C,
     Deliver,
+    EndTurn,
     Exchange,
     Guess,
     Move,
@@ -72,6 +73,11 @@ def run(state, *actions):
     return state
 
 
+def turns(*guesses):
+    """Whole phase-1 turns: each Guess followed by its player's EndTurn (the panel's OK)."""
+    return [a for g in guesses for a in (g, EndTurn(g.player))]
+
+
 # --- PREPARATION ---------------------------------------------------------------------------------------
 
 
@@ -114,6 +120,9 @@ def test_first_player_option():
 
 def test_guesses_go_clockwise_and_a_taken_number_needs_same_guess():
     state = apply(game(), Guess(0, 7))
+    assert state.current == 0  # Ann's turn lasts until she ends it
+    refused(state, Guess(0, 8), "already-guessed", "1. place guesses")
+    state = apply(state, EndTurn(0))
     assert state.current == 1
     err = refused(state, Guess(1, 7), "number-taken", "1. place guesses")
     assert err.player == "Bo" and "Ann has already taken" in str(err)
@@ -127,13 +136,13 @@ def test_guesses_go_clockwise_and_a_taken_number_needs_same_guess():
 
 def test_same_guess_card_not_held():
     state = replace(game(), hands=((A.TILE_FURTHER,), (A.TILE_FURTHER,), (A.TILE_FURTHER,)))
-    state = apply(state, Guess(0, 7))
+    state = run(state, *turns(Guess(0, 7)))
     refused(state, Guess(1, 7, same_guess=True), "card-not-held", "Same guess")
 
 
 def test_stack_plays_top_to_bottom_and_lowest_guess_is_the_bottom():
     # Ann 4, Bo 4 on top with "same guess", Cy 9: the order is Cy, Bo, Ann; Ann is the lowest guess.
-    state = run(game(), Guess(0, 4), Guess(1, 4, same_guess=True), Guess(2, 9))
+    state = run(game(), *turns(Guess(0, 4), Guess(1, 4, same_guess=True), Guess(2, 9)))
     assert state.phase is Phase.ROLL
     assert state.order == (2, 1, 0) and state.lowest == 0
     assert state.guesses == (4, 4, 9)
@@ -142,13 +151,13 @@ def test_stack_plays_top_to_bottom_and_lowest_guess_is_the_bottom():
 
 def test_place_exchange_needs_neighbouring_markers_and_phase_1():
     hands = ((A.TILE_FURTHER, A.SAME_GUESS), (A.SAME_GUESS,), (A.PLACE_EXCHANGE,))
-    state = run(replace(game(), hands=hands), Guess(0, 6), Guess(1, 6, same_guess=True))
+    state = run(replace(game(), hands=hands), *turns(Guess(0, 6), Guess(1, 6, same_guess=True)))
     refused(state, Exchange(2, 6, 8), "exchange-not-neighbours", "Place exchange")
     refused(state, Exchange(2, 6, 7), "exchange-empty-space", "Place exchange")
     refused(state, Exchange(2, 6, 13), "guess-range", "Place exchange")
-    refused(state, Exchange(0, 6, 7), "card-not-held")
-    state = apply(state, Guess(2, 7))
-    # Cy's guess ended phase 1, so exchanging now is the wrong phase.
+    refused(replace(state, hands=((),) * 3), Exchange(2, 6, 7), "card-not-held")
+    state = run(state, Guess(2, 7), EndTurn(2))
+    # Cy's EndTurn ended phase 1, so exchanging now is the wrong phase.
     refused(state, Exchange(2, 6, 7), "wrong-phase", "Place exchange")
 
 
@@ -156,12 +165,12 @@ def test_place_exchange_with_four_players():
     names = ("Ann", "Bo", "Cy", "Di")
     hands = ((A.SAME_GUESS,), (A.SAME_GUESS,), (A.SAME_GUESS,), (A.PLACE_EXCHANGE, A.PLACE_EXCHANGE))
     state = replace(game(names=names, display=(C.ROSE,) * 2 + (C.TIP,) * 2), hands=hands)
-    state = run(state, Guess(0, 8), Guess(1, 8, same_guess=True), Guess(2, 9))
+    state = run(state, *turns(Guess(0, 8), Guess(1, 8, same_guess=True), Guess(2, 9)))
     # The stack on 8 is Ann (bottom), Bo (top); Cy is on 9. Di swaps 8 and 9: the stack moves whole.
     state = apply(state, Exchange(3, 9, 8))
     assert state.stack(9) == (0, 1) and state.stack(8) == (2,)
     assert state.hands[3] == (A.PLACE_EXCHANGE,) and state.current == 3  # still Di's turn
-    state = apply(state, Guess(3, 2))
+    state = run(state, Guess(3, 2), EndTurn(3))
     assert state.order == (1, 0, 2, 3)
     assert state.guesses == (9, 9, 8, 2)
     refused(replace(state, phase=Phase.GUESS, guess_turn=3, hands=((),) * 4), Exchange(3, 8, 9), "card-not-held")
@@ -172,12 +181,13 @@ def test_place_exchange_with_four_players():
 
 def rolling_state():
     """Ann 7, Bo 7 on top of Ann, Cy 4: Bo rolls first, then Ann, then Cy."""
-    return run(game(), Guess(0, 7), Guess(1, 7, same_guess=True), Guess(2, 4))
+    return run(game(), *turns(Guess(0, 7), Guess(1, 7, same_guess=True), Guess(2, 4)))
 
 
 def test_wrong_phase_actions_are_refused():
     state = rolling_state()
     refused(state, Guess(1, 8), "wrong-phase", "1. place guesses")
+    refused(state, EndTurn(1), "wrong-phase", "1. place guesses")
     refused(state, Move(1), "wrong-phase", "3. move delivery vans")
     refused(state, Deliver(1, True), "wrong-phase", "4. make deliveries")
     refused(game(), Roll(0, (1, 1)), "wrong-phase", "2. roll dice")
@@ -262,7 +272,7 @@ def test_van_path_skips_occupied_tiles():
 
 def moving_state(vans, display=(C.ROSE, C.VIOLET, C.TIP), **kwargs):
     """Ann 7 (rolled it), Bo 5, Cy 3 all to move, vans where given."""
-    state = run(game(display=display, **kwargs), Guess(0, 7), Guess(1, 5), Guess(2, 3), Roll(0, (6, 1)))
+    state = run(game(display=display, **kwargs), *turns(Guess(0, 7), Guess(1, 5), Guess(2, 3)), Roll(0, (6, 1)))
     assert state.phase is Phase.MOVE
     return replace(state, vans=vans, has_moved=(True,) * 3)
 
@@ -398,15 +408,15 @@ def test_an_exchange_named_either_way_round_is_the_listed_action():
 
 def test_place_exchange_right_after_placing_swaps_with_the_neighbour():
     # sushi-express.txt, Place exchange: "In phase 1, the player may exchange the position of any 2 guess
-    # markers if they are in neighboring spaces." Ann guesses 8, Bo 9; on Cy's turn Ann swaps 8 and 9,
-    # so Ann now rolls before Bo. It stays Cy's turn to guess.
-    hands = ((A.PLACE_EXCHANGE,), (A.SAME_GUESS,), (A.SAME_GUESS,))
-    state = run(replace(game(), hands=hands), Guess(0, 8), Guess(1, 9))
-    assert Exchange(0, 8, 9) in legal_actions(state)
-    state = apply(state, Exchange(0, 8, 9))
+    # markers if they are in neighboring spaces." Ann guesses 8; Bo guesses 9, then, still in his turn,
+    # swaps 8 and 9, so Bo now rolls after Ann. Then Bo ends his turn and it is Cy's.
+    hands = ((A.SAME_GUESS,), (A.PLACE_EXCHANGE,), (A.SAME_GUESS,))
+    state = run(replace(game(), hands=hands), *turns(Guess(0, 8)), Guess(1, 9))
+    assert set(legal_actions(state)) == {Exchange(1, 8, 9), EndTurn(1)}
+    state = apply(state, Exchange(1, 8, 9))
     assert state.stack(9) == (0,) and state.stack(8) == (1,)
-    assert state.current == 2 and A.PLACE_EXCHANGE not in state.hands[0]
-    state = apply(state, Guess(2, 3))
+    assert state.current == 1 and A.PLACE_EXCHANGE not in state.hands[1]
+    state = run(state, EndTurn(1), *turns(Guess(2, 3)))
     assert state.order == (0, 1, 2)
 
 

@@ -22,6 +22,7 @@ from companion.rules.sushi_express.state import (
     AcceptRoll,
     Customer,
     Deliver,
+    EndTurn,
     Exchange,
     Guess,
     Move,
@@ -135,6 +136,7 @@ def test_replay_with_given_dice_needs_no_rng(setup):
 actions = st.one_of(
     st.builds(Guess, st.integers(-1, 6), st.integers(0, 13), st.booleans()),
     st.builds(Exchange, st.integers(-1, 6), st.integers(1, 13), st.integers(1, 13)),
+    st.builds(EndTurn, st.integers(-1, 6)),
     st.builds(Roll, st.integers(-1, 6), st.none() | st.tuples(st.integers(0, 7), st.integers(0, 7))),
     st.builds(ReRoll, st.integers(-1, 6), st.integers(-1, 2), st.none() | st.integers(0, 7)),
     st.builds(AcceptRoll, st.integers(-1, 6)),

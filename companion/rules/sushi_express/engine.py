@@ -10,11 +10,13 @@ replayed exactly from its seed and its action log.
 Readings of the rulebook that the code relies on (each a consequence of the text, not a free choice):
 
 * The ring is numbered clockwise from Sushi Express (tile 0); the park is tile 6 (PREPARATION).
-* A player's phase-1 turn is placing the marker (1. place guesses: "each player makes a guess").
-  "Same guess" is played with the placement itself, so it needs a taken number. "Place exchange" is
-  played by any holder at any moment of phase 1 ("In phase 1, the player may exchange", no turn named),
-  e.g. right after placing. Phase 1 ends with the last placement, so the last player to guess can
-  exchange only before placing.
+* A player's phase-1 turn is placing the marker (1. place guesses: "each player makes a guess") and
+  playing action cards: "On a player's turn, he can play as many action cards as he has in his hand
+  ... but he must play them in the appropriate phase" (THE ACTION CARDS). So "place exchange" is played
+  by its holder in their own phase-1 turn only, before or after placing, as often as they hold it.
+  "Same guess" is played with the placement itself, so it needs a taken number. The turn ends when
+  its player says so (:class:`EndTurn`, the panel's OK), not at the marker; the last player's EndTurn
+  ends phase 1, so the last guesser can exchange after placing like everyone else.
 * "Place exchange" swaps two markers (or stacks), so both neighbouring spaces must hold one.
 * The roller must take both tries before failing ("If the player twice rolls less than his guess").
   After any failed try he may play any number of "re-roll" cards, one die each (Re-roll: "on either
@@ -31,13 +33,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
-from companion.rules.core import shuffled
+from companion.rules.core import player_names, shuffled
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_express.scoring import score_game
 from companion.rules.sushi_express.state import (
+    ACTION_CARDS,
     ACTION_COUNTS,
     CONTENTS,
     CUSTOMER_COUNTS,
@@ -69,6 +72,7 @@ from companion.rules.sushi_express.state import (
     ActionCard,
     Customer,
     Deliver,
+    EndTurn,
     Exchange,
     Guess,
     Move,
@@ -115,6 +119,7 @@ __all__ = [
     "ActionCard",
     "Customer",
     "Deliver",
+    "EndTurn",
     "Exchange",
     "Guess",
     "Move",
@@ -145,6 +150,7 @@ DEFAULT_NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo")
 _PHASE_OF = {
     Guess: (Phase.GUESS, PHASE_1),
     Exchange: (Phase.GUESS, EXCHANGE_SECTION),
+    EndTurn: (Phase.GUESS, PHASE_1),
     Roll: (Phase.ROLL, PHASE_2),
     ReRoll: (Phase.ROLL, REROLL_SECTION),
     AcceptRoll: (Phase.ROLL, PHASE_2),
@@ -154,6 +160,7 @@ _PHASE_OF = {
 _ACTION_NAMES = {
     Guess: "guess",
     Exchange: '"place exchange"',
+    EndTurn: "end a phase-1 turn",
     Roll: "roll the dice",
     ReRoll: '"re-roll"',
     AcceptRoll: "accept a failed roll",
@@ -171,13 +178,42 @@ def starting_supply(players: int) -> tuple[ActionCard, ...]:
     return tuple(c for c in ActionCard for _ in range(counts[c]))
 
 
+def _sequence(value: object, what: str, shape: str) -> tuple:
+    """``value`` as a tuple, refusing a string (whose letters would become the items), a mapping and
+    anything that is not a sequence.
+
+    Raises:
+        ValueError: naming ``what`` and the expected ``shape``.
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ValueError(f"{what} must be {shape}, got {type(value).__name__} {value!r}")
+    return tuple(value)
+
+
+def _whole(value: object, what: str) -> int:
+    """``value`` if it is an int (a bool is not: ``True`` is no count or seat).
+
+    Raises:
+        ValueError: naming ``what``.
+    """
+    if type(value) is not int:
+        raise ValueError(f"{what} must be a whole number (int), got {type(value).__name__} {value!r}")
+    return value
+
+
 def _check_players(players: Sequence[str]) -> tuple[str, ...]:
-    names = tuple(players)
+    names = player_names(players)  # a string of names is refused, not split into letters
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise ValueError(f"Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)} ({CONTENTS})")
-    if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
-        raise ValueError(f"player names must be distinct, non-empty strings, got {list(names)}")
     return names
+
+
+def _check_options(options: object) -> SushiExpressOptions:
+    if options is None:
+        return SushiExpressOptions()
+    if not isinstance(options, SushiExpressOptions):
+        raise ValueError(f"options must be a SushiExpressOptions or None, got {type(options).__name__} {options!r}")
+    return options
 
 
 def new_game(
@@ -186,14 +222,21 @@ def new_game(
     """A new game: starting hands dealt, the action supply and then the customer deck shuffled with
     ``rng``, and the display laid out (PREPARATION).
 
+    Args:
+        players: 3 to 6 distinct names, a list or tuple (a string is refused: ``"AB"`` is not the
+            players "A" and "B").
+        rng: a ``random.Random`` (seeded for a reproducible game).
+        options: see :class:`SushiExpressOptions`; None for the defaults.
+
     Raises:
-        ValueError: for fewer than 3 or more than 6 players, duplicate or empty names, or
-            ``options.first_player`` not a seat.
+        ValueError: for ``players`` not a sequence of names, fewer than 3 or more than 6 players,
+            duplicate or empty names, ``rng`` not a ``random.Random``, ``options`` not a
+            SushiExpressOptions, or ``options.first_player`` not a seat of this game.
     """
     names = _check_players(players)
     actions = shuffled(starting_supply(len(names)), rng)
     customers = shuffled(FULL_CUSTOMER_DECK, rng)
-    return _setup(names, actions, customers, options or SushiExpressOptions())
+    return _setup(names, actions, customers, _check_options(options))
 
 
 def new_game_with_decks(
@@ -206,15 +249,22 @@ def new_game_with_decks(
     cards. For tests, puzzles and re-creating a known shuffle.
 
     Raises:
-        ValueError: unless ``action_supply`` is exactly the 28 action cards minus the starting hands and
-            ``customer_deck`` exactly the 36 customer cards (CONTENTS); see :func:`new_game`.
+        ValueError: unless ``action_supply`` is a sequence of exactly the 28 :class:`ActionCard` minus
+            the starting hands and ``customer_deck`` a sequence of exactly the 36 :class:`Customer`
+            cards (CONTENTS); see :func:`new_game`.
     """
     names = _check_players(players)
-    if Counter(action_supply) != Counter(starting_supply(len(names))):
-        raise ValueError(f"the action supply must hold the 28 action cards minus the starting hands ({PREPARATION})")
-    if Counter(customer_deck) != Counter(FULL_CUSTOMER_DECK):
-        raise ValueError(f"the customer deck must hold exactly the 36 customer cards ({CONTENTS})")
-    return _setup(names, tuple(action_supply), tuple(customer_deck), options or SushiExpressOptions())
+    actions = _sequence(action_supply, "action_supply", "a list or tuple of ActionCard, top first")
+    customers = _sequence(customer_deck, "customer_deck", "a list or tuple of Customer, top first")
+    if not all(isinstance(c, ActionCard) for c in actions) or Counter(actions) != Counter(
+        starting_supply(len(names))
+    ):
+        raise ValueError(
+            f"the action supply must hold the 28 action cards (ActionCard) minus the starting hands ({PREPARATION})"
+        )
+    if not all(isinstance(c, Customer) for c in customers) or Counter(customers) != Counter(FULL_CUSTOMER_DECK):
+        raise ValueError(f"the customer deck must hold exactly the 36 customer cards (Customer) ({CONTENTS})")
+    return _setup(names, actions, customers, _check_options(options))
 
 
 def _setup(
@@ -224,8 +274,7 @@ def _setup(
     options: SushiExpressOptions,
 ) -> SushiExpressState:
     n = len(names)
-    if options.first_player >= n:
-        raise ValueError(f"first_player {options.first_player} is not a seat of a {n}-player game")
+    options.check_seats(n)  # the same check as the record's (SushiExpressOptions.from_mapping)
     return SushiExpressState(
         players=names,
         options=options,
@@ -258,7 +307,22 @@ def van_path(vans: Sequence[int], seat: int, steps: int) -> tuple[int, bool]:
 
     Tiles holding another van are not counted ("spaces with other delivery vans are not counted"), so
     the van never ends on one. Passing an occupied Sushi Express still counts as passing it.
+
+    Args:
+        vans: the tile (0–11) of every seat's van, a list or tuple of ints.
+        seat: the seat whose van moves (an int).
+        steps: the tiles to count (an int, 0 or more).
+
+    Raises:
+        ValueError: naming the argument when one is not of that shape.
     """
+    tiles = _sequence(vans, "vans", "a list or tuple of tiles (ints 0 to 11), one per seat")
+    if not all(type(t) is int and 0 <= t < TILES for t in tiles):
+        raise ValueError(f"vans must hold tiles 0 to {TILES - 1} (ints), got {list(tiles)}")
+    if not 0 <= _whole(seat, "seat") < len(tiles):
+        raise ValueError(f"seat must be one of 0 to {len(tiles) - 1}, got {seat}")
+    if _whole(steps, "steps") < 0:
+        raise ValueError(f"steps must be 0 or more, got {steps}")
     others = {t for s, t in enumerate(vans) if s != seat}
     pos, passed, counted = vans[seat], False, 0
     while counted < steps:
@@ -278,7 +342,8 @@ def _refuse(message: str, rule: str, section: str, player: str | None = None) ->
 
 def _check_faces(values: Sequence[object], name: str, section: str) -> None:
     if not all(type(v) is int and v in DIE_FACES for v in values):
-        raise _refuse(f"{name} gave die faces {list(values)}: a die shows 1 to 6", "die-faces", section, name)
+        raise _refuse(f"{name} gave die faces {list(values)}: a die shows 1 to 6 (an int)", "die-faces", section,
+                      name)
 
 
 def check_action(state: SushiExpressState, action: Action) -> None:
@@ -286,7 +351,10 @@ def check_action(state: SushiExpressState, action: Action) -> None:
 
     Raises:
         IllegalAction: with the player, a rule id and the rulebook section. Rule ids: ``game-over``,
-            ``unknown-action``, ``unknown-seat``, ``wrong-phase``, ``not-your-turn``, ``guess-range``,
+            ``unknown-action``, ``unknown-seat`` (also a seat that is not an int), ``wrong-phase``,
+            ``not-your-turn`` (also "place exchange" outside the holder's own phase-1 turn, THE ACTION
+            CARDS), ``already-guessed`` (a second Guess in one turn), ``guess-first`` (EndTurn before
+            placing the marker), ``guess-range``, ``same-guess-flag`` (``same_guess`` not a bool),
             ``number-taken`` (a taken number without "same guess"), ``same-guess-untaken``,
             ``card-not-held`` (playing a card you do not hold), ``exchange-not-neighbours``,
             ``exchange-empty-space``, ``die-faces``, ``die-index``, ``tries-used``,
@@ -300,7 +368,11 @@ def check_action(state: SushiExpressState, action: Action) -> None:
         raise _refuse(f"{action!r} is not a Sushi Express action", "unknown-action", PLAYING)
     seat = action.player
     if type(seat) is not int or not 0 <= seat < state.seats:
-        raise _refuse(f"there is no seat {seat!r}: seats are 0 to {state.seats - 1}", "unknown-seat", PLAYING)
+        raise _refuse(
+            f"there is no seat {seat!r}: a seat is a whole number (int) from 0 to {state.seats - 1}",
+            "unknown-seat",
+            PLAYING,
+        )
     name = state.players[seat]
     phase, section = _PHASE_OF[kind]
     if phase is not state.phase:
@@ -310,16 +382,24 @@ def check_action(state: SushiExpressState, action: Action) -> None:
             section,
             name,
         )
-    # "In phase 1, the player may exchange" (Place exchange) names no turn, so a holder may play it at
-    # any moment of phase 1, e.g. right after placing, to swap places with the marker beside theirs.
-    if seat != state.current and not isinstance(action, Exchange):
+    if seat != state.current:
         whose = state.players[state.current]  # type: ignore[index]
+        if isinstance(action, Exchange):
+            # "On a player's turn, he can play as many action cards as he has" (THE ACTION CARDS).
+            raise _refuse(
+                f'{name} can play "place exchange" only in their own phase-1 turn; it is {whose}\'s turn',
+                "not-your-turn",
+                ACTION_CARDS,
+                name,
+            )
         raise _refuse(f"it is {whose}'s turn in phase '{state.phase}', not {name}'s", "not-your-turn", section, name)
     hand = state.hands[seat]
     if isinstance(action, Guess):
         _check_guess(state, action, name, hand)
     elif isinstance(action, Exchange):
         _check_exchange(state, action, name, hand)
+    elif isinstance(action, EndTurn) and state.marker_number(seat) is None:
+        raise _refuse(f"{name} must place a guess marker before ending the turn", "guess-first", PHASE_1, name)
     elif isinstance(action, Roll):
         _check_roll(state, action, name)
     elif isinstance(action, ReRoll):
@@ -339,7 +419,8 @@ def _check_roll(state: SushiExpressState, action: Roll, name: str) -> None:
     faces = action.faces
     if faces is not None:
         if not isinstance(faces, tuple) or len(faces) != 2:
-            raise _refuse(f"{name} must roll both dice: give 2 faces, got {faces!r}", "die-faces", PHASE_2, name)
+            raise _refuse(f"{name} must roll both dice: give 2 faces as a pair of ints 1 to 6, e.g. (3, 5), got"
+                          f" {faces!r}", "die-faces", PHASE_2, name)
         _check_faces(faces, name, PHASE_2)
     if state.tries >= TRIES:
         raise _refuse(
@@ -358,18 +439,24 @@ def _check_re_roll(state: SushiExpressState, action: ReRoll, name: str, hand: tu
             name,
         )
     if type(action.die) is not int or action.die not in (0, 1):
-        raise _refuse(f"{name} chose die {action.die!r}: the dice are 0 and 1", "die-index", REROLL_SECTION, name)
+        raise _refuse(f"{name} chose die {action.die!r}: the dice are 0 and 1 (ints)", "die-index", REROLL_SECTION,
+                      name)
     if action.face is not None:
         _check_faces([action.face], name, REROLL_SECTION)
 
 
 def _check_guess(state: SushiExpressState, action: Guess, name: str, hand: tuple[ActionCard, ...]) -> None:
     number = action.number
+    placed = state.marker_number(action.player)
+    if placed is not None:
+        raise _refuse(f"{name} has already placed a guess marker on {placed} this round", "already-guessed",
+                      PHASE_1, name)
     if type(action.same_guess) is not bool:
-        raise _refuse(f'{name} must say whether "same guess" is played (true or false)', "card-not-held",
-                      SAME_GUESS_SECTION, name)
+        raise _refuse(f'{name} must say whether "same guess" is played (True or False), got {action.same_guess!r}',
+                      "same-guess-flag", SAME_GUESS_SECTION, name)
     if type(number) is not int or not LOWEST_GUESS <= number <= HIGHEST_GUESS:
-        raise _refuse(f"{name} guessed {number!r}: a guess is a number from 2 to 12", "guess-range", PHASE_1, name)
+        raise _refuse(f"{name} guessed {number!r}: a guess is a whole number (int) from 2 to 12", "guess-range",
+                      PHASE_1, name)
     stack = state.stack(number)
     if action.same_guess:
         if ActionCard.SAME_GUESS not in hand:
@@ -393,7 +480,10 @@ def _check_exchange(state: SushiExpressState, action: Exchange, name: str, hand:
     for number in (action.a, action.b):
         if type(number) is not int or not LOWEST_GUESS <= number <= HIGHEST_GUESS:
             raise _refuse(
-                f"{name} named space {number!r}: the spaces are 2 to 12", "guess-range", EXCHANGE_SECTION, name
+                f"{name} named space {number!r}: the spaces are whole numbers (ints) 2 to 12",
+                "guess-range",
+                EXCHANGE_SECTION,
+                name,
             )
     if abs(action.a - action.b) != 1:
         raise _refuse(
@@ -415,15 +505,17 @@ def _check_exchange(state: SushiExpressState, action: Exchange, name: str, hand:
 def _check_move(state: SushiExpressState, action: Move, name: str, hand: tuple[ActionCard, ...]) -> None:
     further = action.further
     if type(further) is not int or further < 0:
-        raise _refuse(f'{name} played {further!r} "1 tile further" cards', "further-range", FURTHER_SECTION, name)
+        raise _refuse(f'{name} played {further!r} "1 tile further" cards: give how many, a whole number (int) 0 or'
+                      " more", "further-range", FURTHER_SECTION, name)
     held = hand.count(ActionCard.TILE_FURTHER)
     if further > held:
         raise _refuse(
             f'{name} played {further} "1 tile further" cards but holds {held}', "card-not-held", FURTHER_SECTION, name
         )
     if action.take is not None and not isinstance(action.take, Customer):
-        raise _refuse(f"{name} named {action.take!r}, which is not a customer card", "customer-not-in-display",
-                      SUSHI_EXPRESS_SECTION, name)
+        valid = ", ".join(c.value for c in Customer)
+        raise _refuse(f"{name} named {action.take!r}, which is not a customer card; customers are: {valid}",
+                      "customer-not-in-display", SUSHI_EXPRESS_SECTION, name)
     guess = state.guesses[action.player]
     assert guess is not None
     _, passed = van_path(state.vans, action.player, guess + further)
@@ -443,8 +535,9 @@ def _check_move(state: SushiExpressState, action: Move, name: str, hand: tuple[A
 
 
 def legal_actions(state: SushiExpressState) -> tuple[Action, ...]:
-    """Every action the current player may take now, plus, in phase 1, any holder's "place exchange"
-    (empty once the game is over).
+    """Every action the current player may take now (empty once the game is over). In phase 1: a
+    guess until the marker is placed, then :class:`EndTurn`; "place exchange" before or after placing
+    while the player holds one (THE ACTION CARDS).
 
     Rolls are listed with ``faces=None`` (the engine rolls); the same roll with explicit faces
     1–6 is equally legal. Customers to take are listed once per kind in the display.
@@ -455,19 +548,17 @@ def legal_actions(state: SushiExpressState) -> tuple[Action, ...]:
     hand = state.hands[seat]
     out: list[Action] = []
     if state.phase is Phase.GUESS:
-        for number in GUESS_NUMBERS:
-            if not state.stack(number):
-                out.append(Guess(seat, number))
-            elif ActionCard.SAME_GUESS in hand:
-                out.append(Guess(seat, number, same_guess=True))
-        # Any holder of "place exchange" may play it during phase 1, not only the player to guess.
-        for holder in range(state.seats):
-            if ActionCard.PLACE_EXCHANGE in state.hands[holder]:
-                out += [
-                    Exchange(holder, n, n + 1)
-                    for n in GUESS_NUMBERS[:-1]
-                    if state.stack(n) and state.stack(n + 1)
-                ]
+        placed = state.marker_number(seat) is not None
+        if not placed:
+            for number in GUESS_NUMBERS:
+                if not state.stack(number):
+                    out.append(Guess(seat, number))
+                elif ActionCard.SAME_GUESS in hand:
+                    out.append(Guess(seat, number, same_guess=True))
+        if ActionCard.PLACE_EXCHANGE in hand:
+            out += [Exchange(seat, n, n + 1) for n in GUESS_NUMBERS[:-1] if state.stack(n) and state.stack(n + 1)]
+        if placed:
+            out.append(EndTurn(seat))
     elif state.phase is Phase.ROLL:
         if state.tries < TRIES:
             out.append(Roll(seat))
@@ -545,7 +636,9 @@ def apply(state: SushiExpressState, action: Action, rng: random.Random | None = 
         if action.same_guess:
             state = _play(state, seat, ActionCard.SAME_GUESS)
         i = action.number - LOWEST_GUESS
-        state = replace(state, board=_set(state.board, i, state.board[i] + (seat,)), guess_turn=state.guess_turn + 1)
+        return replace(state, board=_set(state.board, i, state.board[i] + (seat,)))
+    if isinstance(action, EndTurn):
+        state = replace(state, guess_turn=state.guess_turn + 1)
         if state.guess_turn == state.seats:
             # Phase 1 ends: the order of play is fixed now, highest first, stacks top to bottom.
             order = state.on_board()
@@ -687,9 +780,22 @@ def random_game(
     """Play a whole game where every choice is a uniformly random legal action and every roll comes
     from ``random.Random(seed)``; return the final (scored) state. The same seed gives the same game.
 
-    ``players`` is a count (named from :data:`DEFAULT_NAMES`) or the names themselves.
+    ``seed`` is an int; ``players`` is a count (an int, named from :data:`DEFAULT_NAMES`) or the names
+    themselves (a list or tuple).
+
+    Raises:
+        ValueError: for a seed that is not an int, a bool or a string for ``players``, or the players
+            :func:`new_game` refuses.
     """
-    names = DEFAULT_NAMES[:players] if isinstance(players, int) else tuple(players)
+    _whole(seed, "seed")
+    if type(players) is int:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players} ({CONTENTS})")
+        names = DEFAULT_NAMES[:players]
+    elif isinstance(players, bool):
+        raise ValueError(f"players must be a count (int) or a list of names, got bool {players!r}")
+    else:
+        names = _check_players(players)
     rng = random.Random(seed)
     state = new_game(names, rng, options)
     while not state.is_over:
@@ -704,6 +810,11 @@ class SushiExpress:
     name = "sushi-express"
 
     def __init__(self, rng: random.Random) -> None:
+        """Raises: ValueError when ``rng`` is not a ``random.Random``."""
+        if not isinstance(rng, random.Random):
+            raise ValueError(
+                f"rng must be a random.Random (seed one: random.Random(seed)), got {type(rng).__name__} {rng!r}"
+            )
         self.rng = rng
 
     def legal_actions(self, state: SushiExpressState) -> tuple[Action, ...]:

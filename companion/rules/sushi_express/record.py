@@ -13,8 +13,13 @@ Per player: ``customers`` counts the customer cards of each colour (colour names
 tip customer cards, ``tip_actions`` the tip action cards, and ``actions_left`` the action cards left
 **other than tip cards** (the tie-break counts them without the tips, SCORING; the tip action cards are
 already given as ``tip_actions``). All four fields are required so that a forgotten count is never
-silently scored as 0. ``options`` is optional. Counts are checked against the box (CONTENTS): no more
+silently scored as 0. ``options`` is optional and is checked exactly as the engine checks it
+(``first_player`` must be a seat of this game). Counts are checked against the box (CONTENTS): no more
 cards of a kind, over all players, than the game has.
+
+The record holds the cards at game end, not the actions of the game, so nothing of phase 1 (guesses,
+exchanges, the end of each turn) appears in it. :func:`record_from_state` writes the record of a game
+the engine finished.
 """
 
 from __future__ import annotations
@@ -28,14 +33,17 @@ from companion.rules.score_table import format_score_table
 from companion.rules.sushi_express.scoring import SushiExpressResult, score_game
 from companion.rules.sushi_express.state import (
     ACTION_COUNTS,
+    COLOURS,
     CUSTOMER_COUNTS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     ActionCard,
     Customer,
     SushiExpressOptions,
+    SushiExpressState,
     parse_customer,
 )
+from companion.rules.wording import join_names
 
 PLAYER_FIELDS = ("customers", "tips", "tip_actions", "actions_left")
 #: Action cards other than tips (the most ``actions_left`` can add up to).
@@ -54,7 +62,8 @@ def score_sushi_express_record(record: Any) -> SushiExpressResult:
     Raises:
         MalformedGame: naming the field path (e.g. ``cards.Bo.customers.rose``) and the problem: not an
             object, missing or unknown fields, 3–6 distinct player names, counts that are not whole
-            numbers, unknown colours or options, or more cards of a kind than the game has.
+            numbers, unknown colours or options, an option the engine would refuse for this game
+            (``first_player`` not one of its seats), or more cards of a kind than the game has.
     """
     if not isinstance(record, Mapping):
         raise MalformedGame("", f"the game must be a JSON object, got {_type_name(record)}")
@@ -64,7 +73,6 @@ def score_sushi_express_record(record: Any) -> SushiExpressResult:
     for field in ("players", "cards"):
         if field not in record:
             raise MalformedGame(field, "missing")
-    options = SushiExpressOptions.from_mapping(record.get("options", {}))
     players = record["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
         raise MalformedGame("players", "must be a list of non-empty player names")
@@ -74,6 +82,8 @@ def score_sushi_express_record(record: Any) -> SushiExpressResult:
         raise MalformedGame(
             "players", f"Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}"
         )
+    # After the players: the options are checked against this game's seats, as new_game checks them.
+    options = SushiExpressOptions.from_mapping(record.get("options", {}), seats=len(players))
     cards = record["cards"]
     if not isinstance(cards, Mapping):
         raise MalformedGame("cards", f"must be an object with one entry per player, got {_type_name(cards)}")
@@ -151,14 +161,46 @@ def _key_of(colours: Mapping[str, Any], colour: Customer) -> str:
     return next(k for k in colours if parse_customer(k) is colour)
 
 
+def record_from_state(state: SushiExpressState) -> dict[str, Any]:
+    """The ``companion score --game sushi-express`` record of a finished game: the cards each player
+    holds at game end and the options in force, as a JSON-ready dict (the inverse of scoring it).
+
+    Raises:
+        ValueError: when ``state`` is not a SushiExpressState or the game is not over.
+    """
+    if not isinstance(state, SushiExpressState):
+        raise ValueError(f"state must be a SushiExpressState, got {type(state).__name__}")
+    if not state.is_over:
+        raise ValueError("the game is not over: a record holds the cards at game end (sushi-express.txt, GAME END)")
+    cards = {}
+    for seat, name in enumerate(state.players):
+        held = Counter(state.collected[seat])
+        cards[name] = {
+            "customers": {c.value: held[c] for c in COLOURS if held[c]},
+            "tips": held[Customer.TIP],
+            "tip_actions": state.hands[seat].count(ActionCard.TIP),
+            "actions_left": state.actions_left(seat),
+        }
+    return {"players": list(state.players), "cards": cards, "options": state.options.to_dict()}
+
+
 def format_sushi_express_table(result: SushiExpressResult) -> str:
     """A readable scoreboard: customer points, tip points and totals per player, the winners (with the
-    tie-break when it decided), then the breakdown player by player."""
+    tie-break on action cards: how it decided, or that the tie stays), then the breakdown player by
+    player (SCORING: "If players tie for most points, the player among them with the most action cards
+    left is the winner. The tip action cards are not counted")."""
     rows = [("Customers", result.customer_points), ("Tips", result.tip_points), ("Total", result.totals)]
     notes = []
     best = max(result.totals)
     if sum(1 for t in result.totals if t == best) > 1:
         tied = [(n, a) for n, t, a in zip(result.players, result.totals, result.tie_break) if t == best]
         counts = ", ".join(f"{n} {a}" for n, a in tied)
-        notes.append(f"Tie on {best} points broken by action cards left, tips not counted: {counts}")
+        if len(result.winners) == 1:
+            notes.append(f"Tie on {best} points broken by action cards left, tips not counted: {counts}")
+        else:
+            # The tie-break did not separate the leaders: say so instead of claiming it broke the tie.
+            notes.append(
+                f"Tie on {best} points not broken by action cards left, tips not counted: {counts};"
+                f" {join_names(list(result.winners))} stay tied and share the win"
+            )
     return format_score_table(result.players, rows, result.winners, result.breakdown, notes)

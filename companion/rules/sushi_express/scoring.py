@@ -6,10 +6,11 @@ Every point comes with a :class:`~companion.rules.core.ScoreLine` saying why; al
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from companion.rules.core import GAME_END, ScoreLine, pick_winners
+from companion.rules.core import GAME_END, ScoreLine, pick_winners, player_names
 from companion.rules.sushi_express.state import COLOURS, Customer, SushiExpressOptions
 from companion.rules.wording import join_names as _names
 
@@ -98,6 +99,33 @@ def _tip_line(seat: int, players: Sequence[str], tips: Sequence[int], tip_cards:
     return -most, f"{head}, fewest{tied_text}; the most is {most} ({_names(leaders)}) → {-most}"
 
 
+def _check_count(value: object, what: str) -> None:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{what} must be a whole number of cards (int, 0 or more), got {value!r}")
+
+
+def _check_score_inputs(players: object, customers: object, tip_actions: object, actions_left: object,
+                        options: object) -> None:
+    """Refuse inputs of the wrong shape before they are scored as something else (``"ABC"`` as three
+    players, ``True`` as one card)."""
+    n = len(player_names(players))  # a string of names is refused, not split into letters
+    for what, values in (("customers", customers), ("tip_actions", tip_actions), ("actions_left", actions_left)):
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) != n:
+            raise ValueError(f"{what} must be a list or tuple with one entry per player ({n}), got {values!r}")
+    for seat, held in enumerate(customers):  # type: ignore[arg-type]
+        if not isinstance(held, Mapping):
+            raise ValueError(f"customers[{seat}] must map Customer to a count, got {held!r}")
+        for card, count in held.items():
+            if not isinstance(card, Customer):
+                raise ValueError(f"customers[{seat}] must be keyed by Customer, got {card!r}")
+            _check_count(count, f"customers[{seat}][{card.value}]")
+    for what, values in (("tip_actions", tip_actions), ("actions_left", actions_left)):
+        for seat, value in enumerate(values):  # type: ignore[arg-type]
+            _check_count(value, f"{what}[{seat}]")
+    if options is not None and not isinstance(options, SushiExpressOptions):
+        raise ValueError(f"options must be a SushiExpressOptions or None, got {options!r}")
+
+
 def score_game(
     players: Sequence[str],
     customers: Sequence[Mapping[Customer, int]],
@@ -116,7 +144,13 @@ def score_game(
 
     Winners have the most points; a tie goes to the most action cards left, tip cards not counted;
     players still tied all win.
+
+    Raises:
+        ValueError: naming the argument when one is not of its shape: ``players`` a list or tuple of
+            names (a string is refused), the other three one entry per player, counts whole numbers
+            (ints, 0 or more; a bool is refused), ``options`` a SushiExpressOptions or None.
     """
+    _check_score_inputs(players, customers, tip_actions, actions_left, options)
     options = options or SushiExpressOptions()
     tips = tuple(customers[s].get(Customer.TIP, 0) + tip_actions[s] for s in range(len(players)))
     penalties = tip_penalties(tips, options)

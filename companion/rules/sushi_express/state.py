@@ -126,13 +126,38 @@ def parse_customer(name: str) -> Customer:
     """The Customer called ``name`` (``"light_blue"``; ``"light blue"`` is accepted too).
 
     Raises:
-        ValueError: naming the unknown customer and listing the valid names.
+        ValueError: naming the unknown customer (or a name that is not a string) and listing the valid
+            names.
     """
+    if not isinstance(name, str):
+        valid = ", ".join(c.value for c in Customer)
+        raise ValueError(f"a customer is named by a string, got {name!r}; valid customers are: {valid}")
     try:
         return Customer(name.strip().lower().replace(" ", "_").replace("-", "_"))
     except ValueError:
         valid = ", ".join(c.value for c in Customer)
         raise ValueError(f"unknown customer {name!r}; valid customers are: {valid}") from None
+
+
+def _option_problem(name: str, value: Any, seats: int | None) -> str | None:
+    """What is wrong with ``value`` for the option ``name`` (None when nothing is), so that the engine
+    (:class:`SushiExpressOptions`, :func:`~companion.rules.sushi_express.engine.new_game`) and the record
+    check (:meth:`SushiExpressOptions.from_mapping`) refuse exactly the same values.
+
+    ``seats``: the number of players when known; ``first_player`` must then be one of their seats.
+    """
+    if name == "first_player":
+        limit = MAX_PLAYERS if seats is None else seats
+        if type(value) is not int or not 0 <= value < limit:
+            game = f"a {seats}-player game has seats" if seats is not None else "seats are"
+            return (
+                f"must be the seat that guesses first, a whole number: {game} 0 to {limit - 1}, got {value!r}"
+                f" ({PREPARATION})"
+            )
+        return None
+    if type(value) is not bool:
+        return f"must be true or false, got {value!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -146,22 +171,41 @@ class SushiExpressOptions:
             nobody did, there is no such player, just as Sushi Go! gives no pudding points when all
             are equal.
         first_player: the seat that guesses first in round 1. The rulebook leaves the choice to the
-            players ("using whatever method they prefer", PREPARATION). Default 0.
+            players ("using whatever method they prefer", PREPARATION). Default 0. It must be a seat of
+            the game: :meth:`check_seats` (called by ``new_game`` and by the record check).
+
+    Raises:
+        ValueError: on construction, naming the option, for ``equal_tips_penalty`` not a bool or
+            ``first_player`` not an int from 0 to 5 (a bool is not a seat).
     """
 
     equal_tips_penalty: bool = False
     first_player: int = 0
 
     def __post_init__(self) -> None:
-        if type(self.first_player) is not int or not 0 <= self.first_player < MAX_PLAYERS:
-            raise ValueError(f"first_player must be a seat from 0 to {MAX_PLAYERS - 1}")
+        for f in fields(self):
+            problem = _option_problem(f.name, getattr(self, f.name), None)
+            if problem:
+                raise ValueError(f"option {f.name} {problem}")
 
-    @classmethod
-    def from_mapping(cls, data: Any, path: str = "options") -> SushiExpressOptions:
-        """Options from a JSON object such as ``{"equal_tips_penalty": true}``.
+    def check_seats(self, seats: int) -> None:
+        """Check the options against a game of ``seats`` players; return None if they fit.
 
         Raises:
-            MalformedGame: naming ``path.key`` for an unknown option or a value of the wrong type.
+            ValueError: when ``first_player`` is not one of the seats 0 to ``seats - 1`` (PREPARATION).
+        """
+        problem = _option_problem("first_player", self.first_player, seats)
+        if problem:
+            raise ValueError(f"option first_player {problem}")
+
+    @classmethod
+    def from_mapping(cls, data: Any, path: str = "options", seats: int | None = None) -> SushiExpressOptions:
+        """Options from a JSON object such as ``{"equal_tips_penalty": true}``, checked exactly as the
+        engine checks them; with ``seats`` (the number of players) also against the game's seats.
+
+        Raises:
+            MalformedGame: naming ``path.key`` for an unknown option, a value of the wrong type, or a
+                ``first_player`` that is not a seat of the game.
         """
         if not isinstance(data, Mapping):
             raise MalformedGame(path, f"must be an object of options, got {type(data).__name__}")
@@ -170,11 +214,9 @@ class SushiExpressOptions:
         for key, value in data.items():
             if key not in known:
                 raise MalformedGame(f"{path}.{key}", f"unknown option; valid options are: {', '.join(sorted(known))}")
-            if key == "first_player":
-                if type(value) is not int or not 0 <= value < MAX_PLAYERS:
-                    raise MalformedGame(f"{path}.{key}", f"must be a seat from 0 to {MAX_PLAYERS - 1}, got {value!r}")
-            elif type(value) is not bool:
-                raise MalformedGame(f"{path}.{key}", f"must be true or false, got {value!r}")
+            problem = _option_problem(key, value, seats)
+            if problem:
+                raise MalformedGame(f"{path}.{key}", problem)
             values[key] = value
         return cls(**values)
 
@@ -201,9 +243,10 @@ class Phase(str, Enum):
 
 @dataclass(frozen=True)
 class Guess:
-    """Phase 1: place your guess marker on ``number`` (2–12). With ``same_guess`` the "same guess" card
-    is played and the marker goes on top of the stack already on that number (1. place guesses; THE
-    ACTION CARDS, Same guess). Placing the marker ends your phase-1 turn."""
+    """Phase 1, your own turn: place your guess marker on ``number`` (an int, 2–12). With ``same_guess``
+    (a bool) the "same guess" card is played and the marker goes on top of the stack already on that
+    number (1. place guesses; THE ACTION CARDS, Same guess). Placing the marker does not end your turn:
+    you may still play "place exchange", then :class:`EndTurn`."""
 
     player: int
     number: int
@@ -212,9 +255,10 @@ class Guess:
 
 @dataclass(frozen=True)
 class Exchange:
-    """Phase 1, at any moment (before or after placing your own marker, on anyone's turn): play
-    "place exchange" to swap the stacks on the neighbouring spaces ``a`` and ``b`` (THE ACTION CARDS,
-    Place exchange).
+    """Phase 1, on your own turn, before or after placing your marker: play "place exchange" to swap
+    the stacks on the neighbouring spaces ``a`` and ``b`` (ints, 2–12) (THE ACTION CARDS: "On a
+    player's turn, he can play as many action cards as he has in his hand ... in the appropriate
+    phase"; Place exchange: "In phase 1").
 
     A swap is the same whichever space is named first, so the pair is stored lowest first: the
     action ``legal_actions`` lists and the one a player names are then equal values.
@@ -229,6 +273,16 @@ class Exchange:
             a, b = self.b, self.a
             object.__setattr__(self, "a", a)
             object.__setattr__(self, "b", b)
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """Phase 1: end your turn, after placing your marker and playing any "place exchange" cards (the
+    panel's OK). The last player's EndTurn ends phase 1, so every player, the last included, can
+    exchange after placing (1. place guesses; THE ACTION CARDS: "On a player's turn, he can play as
+    many action cards as he has")."""
+
+    player: int
 
 
 @dataclass(frozen=True)
@@ -274,8 +328,13 @@ class Move:
     take: Customer | None = None
 
     def __post_init__(self) -> None:
+        # A name such as "rose" is the customer; a name that is no customer is left as given, so that
+        # the engine refuses it (IllegalAction naming the valid customers) like any other illegal move.
         if isinstance(self.take, str) and not isinstance(self.take, Customer):
-            object.__setattr__(self, "take", parse_customer(self.take))
+            try:
+                object.__setattr__(self, "take", parse_customer(self.take))
+            except ValueError:
+                pass
 
 
 @dataclass(frozen=True)
@@ -287,7 +346,7 @@ class Deliver:
     keep: bool
 
 
-Action = Guess | Exchange | Roll | ReRoll | AcceptRoll | Move | Deliver
+Action = Guess | Exchange | EndTurn | Roll | ReRoll | AcceptRoll | Move | Deliver
 
 
 @dataclass(frozen=True)
@@ -301,7 +360,8 @@ class SushiExpressState:
         round: the round being played (1-based).
         phase: the phase being played.
         start_player: the seat that guessed first this round.
-        guess_turn: phase 1: how many players have placed their marker this round.
+        guess_turn: phase 1: how many players have ended their phase-1 turn this round (:class:`EndTurn`);
+            the current player has placed their marker when it is on the board.
         board: the guess board, ``board[n - 2]`` is the stack on number n, bottom first. Markers leave it
             after a failed roll (phase 2) or a move (phase 3).
         guesses: each seat's guess this round, fixed when phase 1 ends (None before).
