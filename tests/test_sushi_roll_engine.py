@@ -289,3 +289,91 @@ def test_same_seed_same_game_and_replay_from_the_log():
     assert state.result.totals == tuple(
         sum(l.points for l in state.result.breakdown if l.seat == s) for s in range(3)
     )
+
+
+# --- issue 13: payouts make change (7) and arguments of the wrong shape (10) ------------------------------
+
+
+def test_13_7_round_payouts_trade_when_the_supply_lacks_the_exact_tokens():
+    """sushi-roll.txt, SCORING A ROUND: each player takes scoring tokens equal to their points. With
+    every 5 and 1 out of the supply, A and B holding a 5 and four 1s, C the other 5s and 1s: any
+    amount is a number of 10s and 20s less 0 to 9 given back from one's own 5 and 1s, so every payout
+    of round 1 is exact, and any amount that is not a multiple of 10 needs a trade."""
+    rng = random.Random(7)
+    state = new_game(["A", "B", "C"], rng)
+    change = Tokens(points_5=1, points_1=4)
+    rest = Tokens(points_5=5, points_1=10)
+    state = replace(
+        state,
+        tokens=(state.tokens[0] + change, state.tokens[1] + change, state.tokens[2] + rest),
+        supply=state.supply - change - change - rest,
+    )
+    assert state.supply.points_5 == state.supply.points_1 == 0 and state.all_tokens() == FULL_SUPPLY
+    while not state.round_scores:
+        seat = state.current_player
+        state = apply(state, Roll() if seat is None else Take(seat, state.belts[seat][0]), rng)
+    paid = [p for p in state.payouts if p.round == 1]
+    assert len(paid) == 3
+    for p in paid:
+        assert p.short == 0 and p.taken.points - p.returned.points == p.points
+    # The first payout (turn order from the red belt) meets the supply without 5s and 1s: it is paid
+    # in 10s and 20s with change given back. (Change given back is in the supply for the next ones.)
+    first = paid[0]
+    assert first.points % 10 and first.taken.points_5 == first.taken.points_1 == 0
+    assert first.returned.points == first.taken.points - first.points > 0
+    assert state.all_tokens() == FULL_SUPPLY
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: new_game("AB", random.Random(1)), "players must be a sequence of player names"),
+        (lambda: new_game(("Ann", "Bo"), random.Random(1), red_seat=True), "red_seat must be a seat number (an int)"),
+        (lambda: new_game(["Ann", "Bo"], 5), "rng must be a random.Random"),
+        (lambda: new_game(["Ann", "Bo"], random.Random(1), options={"pudding_all_equal": "nobody"}),
+         "options must be a SushiRollOptions"),
+        (lambda: random_game(1, "ABC"), "players must be a sequence of player names"),
+        (lambda: random_game(1, True), "players must be a number of players"),
+        (lambda: random_game(True, 3), "seed must be an int"),
+        (lambda: replay("AB", 1, []), "players must be a sequence of player names"),
+        (lambda: replay(["A", "B"], 1, "RR"), "actions must be a sequence of Sushi Roll actions"),
+    ],
+)
+def test_13_10_setup_refuses_a_string_for_a_sequence_or_a_bool_for_an_int(call, expected):
+    """sushi-roll.txt, SET UP: a game has 2 to 5 named players. A string is a sequence of letters and a
+    bool is an int in Python, so both used to pass silently ("AB" made players "A" and "B", True made
+    seat 1); now the engine's setup error (ValueError) names the shape it expects."""
+    with pytest.raises(ValueError) as exc:
+        call()
+    assert expected in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: Menu(0, "tempura"), "Menu.reroll must be a sequence of faces"),
+        (lambda: Menu(0, ("tempura",), "maki"), "Menu.result must be a sequence of faces"),
+        (lambda: Roll(("maki", "tempura")), "Roll.faces[0] must be a sequence of faces"),
+        (lambda: Roll("maki"), "Roll.faces must be one sequence of faces per seat"),
+        (lambda: Take(True, "tempura"), "Take.player must be a seat number"),
+        (lambda: Chopsticks(0, "tempura", False, "maki"), "Chopsticks.other must be a seat number"),
+        (lambda: Chopsticks(0, ["tempura"], 1, "maki"), "Chopsticks.mine must be one face"),
+        (lambda: Take(0, "sushi"), "Take.face: unknown face 'sushi'"),
+    ],
+)
+def test_13_10_actions_refuse_a_string_for_a_sequence_or_a_bool_for_a_seat(make, expected):
+    """sushi-roll.txt, EVERYBODY TAKES A TURN: a menu re-rolls *dice* (a sequence of faces), a seat is
+    a number. ``Menu(0, "tempura")`` used to fail as "unknown face 't'"; ``Take(True, ...)`` compared
+    equal to ``Take(1, ...)``. Now the engine's IllegalAction (rule ``action-shape``) names the shape."""
+    with pytest.raises(IllegalAction) as exc:
+        make()
+    assert exc.value.rule == "action-shape"
+    assert expected in exc.value.message
+    assert exc.value.section.startswith("sushi-roll.txt, ")
+
+
+def test_13_10_sequences_of_the_right_shape_still_work(rolled):
+    # Lists and tuples of names, and seat 0 (an int, not False), are the shapes asked for.
+    assert apply(rolled, Menu(0, ["tempura"], ("sashimi",))).tokens[0].menu == 2
+    assert new_game(("Ann", "Bo"), red_seat=0).players == ("Ann", "Bo")
+    assert random_game(1, ["X", "Y"]).players == ("X", "Y")

@@ -67,14 +67,30 @@ def test_json_round_trips_and_keeps_the_shape(record):
 
 
 def test_tie_on_points_is_broken_by_most_pudding_tokens():
-    # Each round both score maki 6 (tied most) + 3 dumplings 8 + 2 tempura 5 = 19, so 57 each.
-    # Puddings Ann 3, Bo 6: Bo +6, and with 2 players Ann loses nothing. Ann's 12 leftover tokens give 6.
-    # 63 each: Bo has more pudding tokens and wins.
+    # Maki: 6 icons each every round, tied for the most: 6 each. 3 dumplings 8 each.
+    # Ann: round 1 salmon 2, rounds 2 and 3 one tempura 1; menu*2, chopsticks*2, menu*2 score 0 now:
+    #   16 + 15 + 15 = 46. Bo: one tempura 1 and an open wasabi 0 each round: 15 × 3 = 45.
+    # Puddings Ann 3, Bo 6: Bo +6, and with 2 players Ann loses nothing.
+    # Leftovers: Ann kept every token she could have, 3 + 2 + 2 = 7 menu and 2 + 2 = 4 chopsticks,
+    # 11 → 5 points; Bo 1 menu → 0. Totals 46 + 5 = 51 and 45 + 6 = 51: Bo has more pudding tokens.
     result = score_sushi_roll_record(load("two_players_tie"))
-    assert result.totals == (63, 63)
-    assert result.pudding_points == (0, 6) and result.leftover_points == (6, 0)
+    assert result.game.round_points == ((16, 15), (15, 15), (15, 15))
+    assert result.totals == (51, 51)
+    assert result.pudding_points == (0, 6) and result.leftover_points == (5, 0)
     assert result.winners == ("Bo",)
     assert "Bo (tie on points broken by pudding tokens)" in format_sushi_roll_table(result)
+
+
+def test_14_2_two_players_tie_fixture_is_a_possible_game():
+    """sushi-roll.txt, SET UP ("Each player takes 2 chopsticks and 3 menu tokens") and EVERYBODY
+    TAKES A TURN (tokens "by the type and number of icons"): the fixture used to claim 6 menu and 6
+    chopsticks left for a player who took no menu or chopsticks die."""
+    record = load("two_players_tie")
+    for name in record["players"]:
+        faces = [f for rnd in record["rounds"] for f in rnd[name]]
+        for kind, start in (("menu", 3), ("chopsticks", 2)):
+            icons = sum(int(f.partition("*")[2] or 1) for f in faces if f.partition("*")[0] == kind)
+            assert record["tokens"][name].get(kind, 0) <= start + icons, (name, kind)
 
 
 def test_all_equal_puddings_follow_the_option():
@@ -125,7 +141,7 @@ def malformed(record, path, contains=""):
         (lambda r: r["tokens"]["Ann"].update(menu=-1), "tokens.Ann.menu", "0 or more"),
         (lambda r: r["tokens"]["Ann"].update(menu=True), "tokens.Ann.menu", "whole number"),
         (lambda r: r["tokens"]["Ann"].update(pudding=1), "tokens.Ann.pudding", "unknown token"),
-        (lambda r: r["tokens"]["Bo"].update(chopsticks=12), "tokens", "only 12"),
+        (lambda r: r["tokens"]["Bo"].update(chopsticks=12), "tokens.Bo.chopsticks", "at most 4"),
         (lambda r: r.update(options={"dummy": True}), "options.dummy", "unknown option"),
         (lambda r: r.update(options={"pudding_all_equal": "all"}), "options.pudding_all_equal", "must be"),
     ],
@@ -162,3 +178,54 @@ def test_a_broken_faces_file_is_reported_as_malformed(record, monkeypatch):
     monkeypatch.setattr(rec, "load_dice_faces", broken)
     err = malformed(record, "", "cannot read the die faces")
     assert "sushi_roll_dice.toml" in str(err)
+
+
+# --- issue 13, item 2: leftover tokens must be possible ----------------------------------------------------
+
+
+def _two_player_record(ann_faces, bo_faces, tokens):
+    return {"players": ["Ann", "Bo"], "rounds": [{"Ann": a, "Bo": b} for a, b in zip(ann_faces, bo_faces)],
+            "tokens": tokens}  # fmt: skip
+
+
+PLAIN = ["maki", "dumpling", "dumpling", "tempura", "sashimi", "egg_nigiri", "pudding", "maki*2"]
+
+
+def test_13_2_leftover_tokens_above_start_refused():
+    """sushi-roll.txt, SET UP: "Each player takes 2 chopsticks and 3 menu tokens"; EVERYBODY TAKES A
+    TURN: tokens are taken only with a menu or chopsticks die, "by the type and number of icons". The
+    issue's record: Ann took no menu die and one chopsticks die, yet claims 16 menu and 10 chopsticks
+    left (within the box's 18 and 12). Ann can have at most 3 menu and 2 + 1 = 3 chopsticks."""
+    ann = [PLAIN[:7] + ["chopsticks"], PLAIN, PLAIN]
+    record = _two_player_record(ann, [PLAIN] * 3, {"Ann": {"menu": 16, "chopsticks": 10}, "Bo": {}})
+    err = malformed(record, "tokens.Ann.menu", "Ann has 16 menu tokens left, but can have at most 3")
+    assert "3 at the start plus 0 menu icons on the dice Ann took" in err.problem
+    assert "sushi-roll.txt, SET UP" in err.problem
+    record["tokens"]["Ann"]["menu"] = 3
+    err = malformed(record, "tokens.Ann.chopsticks", "Ann has 10 chopsticks tokens left, but can have at most 3")
+    assert "2 at the start plus 1 chopsticks icon on the dice Ann took" in err.problem
+
+
+def test_13_2_leftover_tokens_count_every_icon_and_the_bound_itself_is_accepted():
+    # Ann takes menu*2 in round 1 and menu in round 3, chopsticks*2 in round 2: at most 3 + 3 = 6 menu
+    # and 2 + 2 = 4 chopsticks.
+    ann = [PLAIN[:7] + ["menu*2"], PLAIN[:7] + ["chopsticks*2"], PLAIN[:7] + ["menu"]]
+    record = _two_player_record(ann, [PLAIN] * 3, {"Ann": {"menu": 6, "chopsticks": 4}, "Bo": {"menu": 3, "chopsticks": 2}})
+    assert score_sushi_roll_record(record).leftover_points == (5, 2)
+    record["tokens"]["Ann"]["menu"] = 7
+    malformed(record, "tokens.Ann.menu", "at most 6")
+    record["tokens"]["Ann"]["menu"] = 6
+    record["tokens"]["Bo"]["chopsticks"] = 3
+    malformed(record, "tokens.Bo.chopsticks", "Bo has 3 chopsticks tokens left, but can have at most 2")
+
+
+def test_more_tokens_in_all_than_the_box_holds_is_refused():
+    # sushi-roll.txt, CONTENTS: 18 menu tokens. Ann takes 3 menu*2 dice a round (bound 3 + 18 = 21),
+    # Bo 2 (bound 3 + 12 = 15): each claim is within its bound, but 16 + 3 = 19 menu in all.
+    ann = [PLAIN[:5] + ["menu*2"] * 3] * 3
+    bo = [PLAIN[:6] + ["menu*2"] * 2] * 3
+    record = _two_player_record(ann, bo, {"Ann": {"menu": 16}, "Bo": {"menu": 3}})
+    err = malformed(record, "tokens", "19 menu tokens in all, but the game has only 18")
+    assert "sushi-roll.txt, CONTENTS" in str(err)
+    record["tokens"]["Ann"]["menu"] = 15
+    assert score_sushi_roll_record(record).leftover_points == (7, 1)

@@ -13,7 +13,6 @@ from companion.rules.sushi_roll.scoring import (
 )
 from companion.rules.sushi_roll.state import (
     SushiRollOptions,
-    charge_points,
     pay_points,
     place_on_tray,
     take_puddings,
@@ -181,26 +180,105 @@ def test_breakdown_sums_to_totals_and_dict_shape():
 
 
 def test_pay_points_uses_the_fewest_tokens():
-    assert pay_points(FULL_SUPPLY, 37) == Tokens(points_20=1, points_10=1, points_5=1, points_1=2)
-    assert pay_points(FULL_SUPPLY, 0) == Tokens()
+    assert pay_points(FULL_SUPPLY, 37) == (Tokens(points_20=1, points_10=1, points_5=1, points_1=2), Tokens())
+    assert pay_points(FULL_SUPPLY, 0) == (Tokens(), Tokens())
 
 
 def test_pay_points_works_around_missing_denominations():
     supply = Tokens(points_20=0, points_10=0, points_5=7, points_1=18)
-    assert pay_points(supply, 23) == Tokens(points_5=4, points_1=3)
-    # No 1-point tokens left: 8 cannot be paid exactly, the most the supply can give is 5.
-    assert pay_points(Tokens(points_5=3), 8) == Tokens(points_5=1)
+    assert pay_points(supply, 23) == (Tokens(points_5=4, points_1=3), Tokens())
+    # No 1-point tokens anywhere: 8 cannot be paid exactly, the most the supply can give is 5.
+    assert pay_points(Tokens(points_5=3), 8) == (Tokens(points_5=1), Tokens())
 
 
-def test_charge_points_returns_exactly_when_possible_else_takes_change():
-    assert charge_points(Tokens(points_5=1, points_1=3, points_10=1), FULL_SUPPLY, 6) == (
-        Tokens(points_5=1, points_1=1),
-        Tokens(),
-    )
-    given, change = charge_points(Tokens(points_10=1), FULL_SUPPLY, 6)
-    assert given == Tokens(points_10=1) and change == Tokens(points_1=4)
+def test_a_penalty_is_returned_exactly_when_possible_else_with_change():
+    # sushi-roll.txt, ENDING THE GAME: "Take or return the corresponding points tokens".
+    held = Tokens(points_5=1, points_1=3, points_10=1)
+    assert pay_points(FULL_SUPPLY, -6, held) == (Tokens(), Tokens(points_5=1, points_1=1))
+    # Holding only a 10: return it and take 4 back, in 1s (a 5 back would make the loss 5, not 6).
+    assert pay_points(FULL_SUPPLY, -6, Tokens(points_10=1)) == (Tokens(points_1=4), Tokens(points_10=1))
     # Fewer points than the penalty: everything goes back.
-    assert charge_points(Tokens(points_1=2), FULL_SUPPLY, 6) == (Tokens(points_1=2), Tokens())
+    assert pay_points(FULL_SUPPLY, -6, Tokens(points_1=2)) == (Tokens(), Tokens(points_1=2))
+
+
+def test_13_7_payout_makes_change_by_a_trade():
+    """sushi-roll.txt, SCORING A ROUND: a player "takes scoring tokens equal to the points they
+    scored" (tokens 1, 5, 10, 20; CONTENTS). When the supply lacks the exact tokens the player trades,
+    as a person at the table would, moving the fewest tokens. Worked by hand:"""
+    # The 5s and 1s are gone from the supply; only 10s and 20s are left.
+    supply = Tokens(points_20=5, points_10=10)
+    held = Tokens(points_5=1, points_1=4)
+    # Owed 5: take a 10, give back the 5 (2 tokens).
+    assert pay_points(supply, 5, held) == (Tokens(points_10=1), Tokens(points_5=1))
+    # Owed 7: take a 10, give back three 1s (4 tokens); 10 - 5 = 5 and 10 - 5 - 1 = 4 miss.
+    assert pay_points(supply, 7, held) == (Tokens(points_10=1), Tokens(points_1=3))
+    # Owed 16: a 20 back 4 (5 tokens) beats a 10 and a 10 back 4 (6 tokens).
+    assert pay_points(supply, 16, held) == (Tokens(points_20=1), Tokens(points_1=4))
+    # Owed 1: a 10 back 5+1+1+1+1 = 9 is the only trade (6 tokens).
+    assert pay_points(supply, 1, held) == (Tokens(points_10=1), Tokens(points_5=1, points_1=4))
+    # Fewest tokens moved, even with 1s in the supply: 5 ones (5 tokens) lose to a 10 back a 5 (2).
+    assert pay_points(Tokens(points_10=1, points_1=18), 5, held) == (Tokens(points_10=1), Tokens(points_5=1))
+    # The exact tokens in the supply are no trade at all.
+    assert pay_points(Tokens(points_10=1, points_5=1), 5, held) == (Tokens(points_5=1), Tokens())
+
+
+def test_13_7_a_shortfall_only_when_no_trade_pays():
+    """sushi-roll.txt, EVERYBODY TAKES A TURN, Note: "take what's available" - only when no trade
+    pays exactly is the player paid short, and then the most that can be paid without passing the
+    points."""
+    supply = Tokens(points_10=3)
+    held = Tokens(points_5=1, points_1=1)
+    # Owed 4: 10 - 5 - 1 = 4, a trade.
+    assert pay_points(supply, 4, held) == (Tokens(points_10=1), Tokens(points_5=1, points_1=1))
+    # Owed 3: 10 back 5, 1 or 6 gives 5, 9 or 4; nothing makes 3 and nothing above 0 stays within it.
+    assert pay_points(supply, 3, held) == (Tokens(), Tokens())
+    # Owed 13: 10 (short 3) is the most that stays within 13.
+    assert pay_points(supply, 13, held) == (Tokens(points_10=1), Tokens())
+
+
+def test_make_change_finds_the_fewest_token_trade_of_a_brute_force_search():
+    """The routine against an independent brute force over every take and give-back, on small piles."""
+    import itertools
+    import random
+
+    from companion.rules.sushi_roll.change import make_change
+
+    values = (20, 10, 5, 1)
+    rng = random.Random(13)
+    for _ in range(40):
+        supply = tuple(rng.randrange(3) for _ in values)
+        held = tuple(rng.randrange(3) for _ in values)
+        amount = rng.randrange(1, 45)
+        worth = lambda counts: sum(v * c for v, c in zip(values, counts))  # noqa: E731
+        best = None
+        for take in itertools.product(*(range(n + 1) for n in supply)):
+            for give in itertools.product(*(range(n + 1) for n in held)):
+                if worth(take) - worth(give) == amount:
+                    moved = sum(take) + sum(give)
+                    best = moved if best is None else min(best, moved)
+        take, give = make_change(amount, values, supply, held)
+        assert all(t <= s for t, s in zip(take, supply)) and all(g <= h for g, h in zip(give, held))
+        if best is None:
+            assert worth(take) - worth(give) < amount
+        else:
+            assert worth(take) - worth(give) == amount and sum(take) + sum(give) == best
+
+
+def test_13_7_pudding_change_and_points_change_are_one_routine(monkeypatch):
+    """The pudding tokens (sushi-roll.txt, Pudding) and the scoring tokens make change through the
+    same routine: replacing it changes both."""
+    import companion.rules.sushi_roll.state as state
+
+    calls = []
+
+    def spy(amount, values, supply, held, **kw):
+        calls.append(values)
+        return (0,) * len(values), (0,) * len(values)
+
+    monkeypatch.setattr(state, "make_change", spy)
+    assert state.pay_points(FULL_SUPPLY, 5) == (Tokens(), Tokens())
+    assert state.take_puddings(FULL_SUPPLY, 2) == Tokens()
+    assert calls == [(20, 10, 5, 1), (3, 1)]
 
 
 def test_pudding_tokens_prefer_threes_and_take_what_is_left():

@@ -38,7 +38,11 @@ from companion.rules.sushi_roll.dice import (
 )
 from companion.rules.sushi_roll.scoring import final_result, score_round
 from companion.rules.sushi_roll.state import (
+    CHOPSTICKS,
     DICE_PER_BELT,
+    KEEP,
+    MENU,
+    PLAYING,
     ROUNDS,
     Action,
     Chopsticks,
@@ -50,19 +54,15 @@ from companion.rules.sushi_roll.state import (
     SushiRollState,
     Take,
     Tray,
-    charge_points,
     pay_points,
     place_on_tray,
+    shape_of,
     tokens_for_face,
     tray_dice,
 )
 
 SET_UP = "sushi-roll.txt, SET UP"
-PLAYING = "sushi-roll.txt, PLAYING A ROUND"
 TURN = "sushi-roll.txt, EVERYBODY TAKES A TURN"
-MENU = "sushi-roll.txt, EVERYBODY TAKES A TURN, Menu"
-CHOPSTICKS = "sushi-roll.txt, EVERYBODY TAKES A TURN, Chopsticks"
-KEEP = "sushi-roll.txt, EVERYBODY TAKES A TURN, 2 Choose 1 die to keep"
 SLIDE = "sushi-roll.txt, SLIDE AND ROLL"
 ENDING = "sushi-roll.txt, ENDING THE GAME"
 
@@ -85,10 +85,19 @@ def new_game(
     defaults to the faces in companion/data/sushi_roll_dice.toml.
 
     Raises:
-        ValueError: for fewer than 2 or more than 5 players, duplicate or empty names, a bad
-            ``red_seat``, or neither ``red_seat`` nor ``rng``.
+        ValueError: naming the expected shape for ``players`` that is not a sequence of names (a
+            string such as ``"AB"`` is refused, not split into players "A" and "B"), a ``red_seat``
+            that is not an int (``True`` is not seat 1), an ``rng`` that is not a ``random.Random``,
+            ``options`` or ``dice`` of the wrong type; for fewer than 2 or more than 5 players,
+            duplicate or empty names, a ``red_seat`` beyond the seats, or neither ``red_seat`` nor ``rng``.
     """
-    names = tuple(players)
+    names = _player_names(players)
+    if rng is not None and not isinstance(rng, random.Random):
+        raise ValueError(f"rng must be a random.Random (or None with red_seat), got {shape_of(rng)}")
+    if options is not None and not isinstance(options, SushiRollOptions):
+        raise ValueError(f"options must be a SushiRollOptions, got {shape_of(options)}")
+    if dice is not None and not isinstance(dice, DiceFaces):
+        raise ValueError(f"dice must be a DiceFaces (see load_dice_faces), got {shape_of(dice)}")
     if len(names) not in DICE_PER_BELT:
         raise ValueError(f"Sushi Roll is for 2 to 5 players, got {len(names)} ({SET_UP})")
     if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
@@ -97,8 +106,8 @@ def new_game(
         if rng is None:
             raise ValueError("give red_seat, or an rng to deal the conveyor belts")
         red_seat = rng.randrange(len(names))
-    if not isinstance(red_seat, int) or not 0 <= red_seat < len(names):
-        raise ValueError(f"red_seat must be a seat from 0 to {len(names) - 1}, got {red_seat!r}")
+    if type(red_seat) is not int or not 0 <= red_seat < len(names):
+        raise ValueError(f"red_seat must be a seat number (an int) from 0 to {len(names) - 1}, got {shape_of(red_seat)}")
     supply = FULL_SUPPLY
     for _ in names:
         supply = supply - START_TOKENS
@@ -116,6 +125,23 @@ def new_game(
         tokens=(START_TOKENS,) * len(names),
         supply=supply,
     )
+
+
+def _player_names(players: object) -> tuple[str, ...]:
+    """``players`` as a tuple of names, refusing what is not a sequence of names (a str is a
+    sequence of letters: ``"AB"`` would otherwise make players "A" and "B")."""
+    if isinstance(players, (str, bytes)) or not isinstance(players, Sequence):
+        raise ValueError(
+            f"players must be a sequence of player names, such as ['Ann', 'Bo'], got {shape_of(players)} ({SET_UP})"
+        )
+    return tuple(players)
+
+
+def _whole_number(value: object, name: str) -> int:
+    # bool is an int in Python; True as a seed or a count is a mistake.
+    if type(value) is not int:
+        raise ValueError(f"{name} must be an int, got {shape_of(value)}")
+    return value
 
 
 def _missing(pool: Sequence[Face], wanted: Sequence[Face]) -> Face | None:
@@ -210,7 +236,8 @@ def check(state: SushiRollState, action: Action) -> None:
             ``unknown-seat``, ``roll-first``, ``one-die`` (a second die in one turn), ``not-your-turn``,
             ``menu-token-needed``, ``chopsticks-token-needed``, ``reroll-none``, ``own-belt`` (a die on
             someone else's belt), ``never-tray`` (a die on a tray), ``die-not-on-belt``,
-            ``chopsticks-other-belt``.
+            ``chopsticks-other-belt``. (The action constructors themselves refuse values of the wrong
+            shape, e.g. ``Menu(0, "tempura")`` for ``Menu(0, ("tempura",))``, with ``action-shape``.)
     """
     if state.phase is Phase.OVER:
         raise IllegalAction("the game is over: no more dice are rolled or taken", rule="game-over", section=ENDING)
@@ -385,6 +412,8 @@ def legal_actions(state: SushiRollState) -> tuple[Action, ...]:
 def _need_rng(rng: random.Random | None) -> random.Random:
     if rng is None:
         raise ValueError("this roll has no faces given: pass the game's random.Random to draw them")
+    if not isinstance(rng, random.Random):
+        raise ValueError(f"rng must be a random.Random, got {shape_of(rng)}")
     return rng
 
 
@@ -471,6 +500,14 @@ def _take(state: SushiRollState, take: Take) -> SushiRollState:
     return _end_round(state)
 
 
+def _pay(seat: int, round_no: int | str, points: int, tokens: list[Tokens], supply: Tokens) -> Payout:
+    """Pay ``points`` (negative: charge them) to ``seat`` from ``supply``, making change with the
+    player's own tokens when needed (:func:`pay_points`); updates ``tokens[seat]`` in place."""
+    taken, returned = pay_points(supply, points, tokens[seat])
+    tokens[seat] = tokens[seat] + taken - returned
+    return Payout(seat, round_no, points, taken, returned, short=abs(points - (taken.points - returned.points)))
+
+
 def _turn_order(state: SushiRollState) -> list[int]:
     return [(state.red_seat + k) % state.seats for k in range(state.seats)]
 
@@ -483,10 +520,8 @@ def _end_round(state: SushiRollState) -> SushiRollState:
     payouts = list(state.payouts)
     for seat in _turn_order(state):
         # Paid in turn order from the red belt: only matters when the supply runs short.
-        pts = score.points[seat]
-        taken = pay_points(supply, pts)
-        tokens[seat], supply = tokens[seat] + taken, supply - taken
-        payouts.append(Payout(seat, state.round, pts, taken, short=pts - taken.points))
+        payouts.append(_pay(seat, state.round, score.points[seat], tokens, supply))
+        supply = supply - payouts[-1].taken + payouts[-1].returned
     state = replace(
         state,
         tokens=tuple(tokens),
@@ -518,16 +553,8 @@ def _end_game(state: SushiRollState) -> SushiRollState:
     tokens, supply = list(state.tokens), state.supply
     payouts = list(state.payouts)
     for seat in _turn_order(state):
-        pts = result.game.game_end_points[seat]
-        if pts >= 0:
-            taken, returned = pay_points(supply, pts), Tokens()
-            short = pts - taken.points
-        else:
-            returned, taken = charge_points(tokens[seat], supply, -pts)
-            short = -pts - (returned.points - taken.points)
-        tokens[seat] = tokens[seat] + taken - returned
-        supply = supply - taken + returned
-        payouts.append(Payout(seat, GAME_END, pts, taken, returned, short))
+        payouts.append(_pay(seat, GAME_END, result.game.game_end_points[seat], tokens, supply))
+        supply = supply - payouts[-1].taken + payouts[-1].returned
     return replace(
         state, tokens=tuple(tokens), supply=supply, payouts=tuple(payouts), phase=Phase.OVER, result=result
     )
@@ -545,7 +572,12 @@ def replay(
 
     Raises:
         IllegalAction: the first illegal action of the log.
+        ValueError: see :func:`new_game`; also a ``seed`` that is not an int (a bool is refused) or
+            ``actions`` that is not a sequence of actions (a string is refused).
     """
+    _whole_number(seed, "seed")
+    if isinstance(actions, (str, bytes)) or not isinstance(actions, Sequence):
+        raise ValueError(f"actions must be a sequence of Sushi Roll actions (Roll, Menu, ...), got {shape_of(actions)}")
     rng = random.Random(seed)
     state = new_game(players, rng, options=options, dice=dice)
     for action in actions:
@@ -580,8 +612,16 @@ def random_action(state: SushiRollState, rng: random.Random) -> Action:
 
 def random_game(seed: int, players: int | Sequence[str] = 4) -> SushiRollState:
     """A whole random game from ``seed``: ``players`` is a number of players (named P1, P2...) or the
-    names. Returns the final state (``state.result`` holds the result). Used by the benchmark."""
-    names = [f"P{i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
+    names. Returns the final state (``state.result`` holds the result). Used by the benchmark.
+
+    Raises:
+        ValueError: a ``seed`` or ``players`` count that is not an int (a bool is refused), names that
+            are not a sequence (a string is refused); see :func:`new_game`.
+    """
+    _whole_number(seed, "seed")
+    if isinstance(players, bool):
+        raise ValueError(f"players must be a number of players (2 to 5) or their names, got {shape_of(players)}")
+    names = [f"P{i + 1}" for i in range(players)] if isinstance(players, int) else _player_names(players)
     rng = random.Random(seed)
     state = new_game(names, rng)
     while state.phase is not Phase.OVER:

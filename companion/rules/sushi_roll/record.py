@@ -10,7 +10,9 @@ A record is a JSON object::
 Each round lists, per player, the faces of the dice they took, in the order taken: one die per turn, so
 as many as there are dice on a belt (8/7/6/5 for 2/3/4/5 players, sushi-roll.txt, SET UP). A nigiri
 taken after a wasabi goes on it. ``tokens`` gives each player's unused menu and chopsticks tokens at
-the end (a missing kind is 0). ``options`` is optional.
+the end (a missing kind is 0; every player must be listed, ``{}`` for none left), each at most the
+3 menu and 2 chopsticks every player starts with plus the icons of the menu and chopsticks dice they
+took (SET UP; EVERYBODY TAKES A TURN). ``options`` is optional.
 
 Pudding tokens are counted from the pudding faces: a record does not say in which order players took
 dice across the table, so it cannot tell who would have found the pudding supply empty (32 puddings).
@@ -32,6 +34,7 @@ from companion.rules.sushi_roll.dice import (
     DICE_COUNTS,
     DICE_FILE,
     FULL_SUPPLY,
+    START_TOKENS,
     DiceFaces,
     Face,
     Icon,
@@ -39,9 +42,18 @@ from companion.rules.sushi_roll.dice import (
     parse_face,
 )
 from companion.rules.sushi_roll.scoring import SushiRollResult, final_result, score_round
-from companion.rules.sushi_roll.state import DICE_PER_BELT, ROUNDS, SushiRollOptions, Tray, place_on_tray
+from companion.rules.sushi_roll.state import (
+    DICE_PER_BELT,
+    ROUNDS,
+    SushiRollOptions,
+    SushiRollState,
+    Tray,
+    place_on_tray,
+)
 
 TOKEN_KINDS = ("menu", "chopsticks")
+#: Where the rulebook says how many menu and chopsticks tokens a player can hold.
+TOKEN_SOURCES = "sushi-roll.txt, SET UP and EVERYBODY TAKES A TURN, Menus or Chopsticks"
 
 
 @dataclass(frozen=True)
@@ -95,10 +107,6 @@ def _parse_tokens(value: Any, players: tuple[str, ...]) -> tuple[tuple[int, int]
                 raise MalformedGame(f"{path}.{kind}", f"must be a whole number, 0 or more, got {n!r}")
             counts.append(n)
         unused.append((counts[0], counts[1]))
-    for i, kind in enumerate(TOKEN_KINDS):
-        total, supply = sum(u[i] for u in unused), getattr(FULL_SUPPLY, kind)
-        if total > supply:
-            raise MalformedGame("tokens", f"{total} {kind} tokens in all, but the game has only {supply} ({CONTENTS})")
     return tuple(unused)
 
 
@@ -110,7 +118,8 @@ def parse_sushi_roll_record(record: Any, dice: DiceFaces | None = None) -> Sushi
     Raises:
         MalformedGame: naming the field path (e.g. ``rounds[1].Bo[3]``, ``tokens.Ann.menu``) and the
             problem: missing or unknown fields, wrong types, unknown faces, faces no die shows, the wrong
-            number of rounds or dice, more dice of a type than the game has, impossible token counts;
+            number of rounds or dice, more dice of a type than the game has, impossible token counts
+            (more in all than the game has, or a player's above their start plus the icons they took);
             also (path "") when the shipped die-faces file cannot be read.
     """
     if dice is None:
@@ -163,7 +172,63 @@ def parse_sushi_roll_record(record: Any, dice: DiceFaces | None = None) -> Sushi
                 faces.append(face)
             seat_faces.append(tuple(faces))
         parsed.append(tuple(seat_faces))
-    return SushiRollRecord(names, options, tuple(parsed), _parse_tokens(record["tokens"], names))
+    unused = _parse_tokens(record["tokens"], names)
+    _check_tokens_possible(names, tuple(parsed), unused)
+    return SushiRollRecord(names, options, tuple(parsed), unused)
+
+
+def _check_tokens_possible(
+    names: tuple[str, ...], rounds: tuple[tuple[tuple[Face, ...], ...], ...], unused: tuple[tuple[int, int], ...]
+) -> None:
+    """Refuse a player's leftover menu or chopsticks tokens above what they could have: the tokens
+    they started with (3 menu, 2 chopsticks; sushi-roll.txt, SET UP) plus one per icon on the menu or
+    chopsticks dice they took ("take tokens corresponding to the type and number of icons on the
+    die", EVERYBODY TAKES A TURN). Tokens are only ever spent or kept, so nothing else adds to them.
+    Then the table's total against the box (18 menu, 12 chopsticks; CONTENTS).
+
+    Raises:
+        MalformedGame: at ``tokens.<player>.<kind>``, naming the player, the token and the bound; at
+            ``tokens`` for more of a kind in all than the game has.
+    """
+    start = {"menu": START_TOKENS.menu, "chopsticks": START_TOKENS.chopsticks}
+    icon_of = {"menu": Icon.MENU, "chopsticks": Icon.CHOPSTICKS}
+    for seat, name in enumerate(names):
+        for i, kind in enumerate(TOKEN_KINDS):
+            taken = sum(f.count for rnd in rounds for f in rnd[seat] if f.icon is icon_of[kind])
+            bound, left = start[kind] + taken, unused[seat][i]
+            if left > bound:
+                dice = f"{taken} {kind} icon{'s' if taken != 1 else ''} on the dice {name} took"
+                raise MalformedGame(
+                    f"tokens.{name}.{kind}",
+                    f"{name} has {left} {kind} tokens left, but can have at most {bound}: {start[kind]} at the"
+                    f" start plus {dice} ({TOKEN_SOURCES})",
+                )
+    for i, kind in enumerate(TOKEN_KINDS):
+        total, supply = sum(u[i] for u in unused), getattr(FULL_SUPPLY, kind)
+        if total > supply:
+            raise MalformedGame("tokens", f"{total} {kind} tokens in all, but the game has only {supply} ({CONTENTS})")
+
+
+def record_from_state(state: SushiRollState) -> dict[str, Any]:
+    """The ``companion score`` record of a finished engine game: each round's dice per player, the
+    menu and chopsticks tokens left, and the options. Scoring it gives the engine's result, except
+    when the pudding supply ran out during play (the record counts pudding icons, the engine tokens).
+
+    Each tray is listed in the order its dice were taken, a nigiri right after the wasabi it lies on:
+    :func:`record_trays` then rebuilds the same tray, because the engine lays a nigiri on the first
+    open wasabi, so every wasabi before it already had its nigiri (sushi-roll.txt, Nigiri and Wasabi).
+
+    Raises:
+        ValueError: the game is not over yet (a record holds all 3 rounds).
+    """
+    if not state.is_over:
+        raise ValueError("only a finished game has a record: the game is not over yet")
+    rounds = [
+        {name: [str(face) for placed in tray for face in placed.dice] for name, tray in zip(state.players, trays)}
+        for trays in state.round_trays
+    ]
+    tokens = {name: {"menu": t.menu, "chopsticks": t.chopsticks} for name, t in zip(state.players, state.tokens)}
+    return {"players": list(state.players), "rounds": rounds, "tokens": tokens, "options": state.options.to_dict()}
 
 
 def record_trays(faces: tuple[Face, ...]) -> Tray:

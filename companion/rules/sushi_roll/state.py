@@ -12,7 +12,8 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from companion.rules.core import RoundScore
-from companion.rules.errors import MalformedGame
+from companion.rules.errors import IllegalAction, MalformedGame
+from companion.rules.sushi_roll.change import make_change
 from companion.rules.sushi_roll.dice import DiceFaces, DieKind, Face, Icon, Tokens, as_face
 
 if TYPE_CHECKING:  # the scoring module imports this one
@@ -67,8 +68,48 @@ class SushiRollOptions:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def _faces(values: Sequence[Face | str] | None) -> tuple[Face, ...] | None:
-    return None if values is None else tuple(as_face(v) for v in values)
+#: Rulebook sections of the actions (the engine cites the same ones).
+PLAYING = "sushi-roll.txt, PLAYING A ROUND"
+MENU = "sushi-roll.txt, EVERYBODY TAKES A TURN, Menu"
+CHOPSTICKS = "sushi-roll.txt, EVERYBODY TAKES A TURN, Chopsticks"
+KEEP = "sushi-roll.txt, EVERYBODY TAKES A TURN, 2 Choose 1 die to keep"
+
+
+def shape_of(value: Any) -> str:
+    """How an argument of the wrong shape reads in a message: ``the string 'AB'``, ``True (a bool)``,
+    ``dict {'a': 1}`` (at most 80 characters)."""
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    if isinstance(value, bool):
+        return f"{value} (a bool)"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _refuse_shape(field: str, expected: str, value: Any, section: str) -> None:
+    raise IllegalAction(f"{field} must be {expected}, got {shape_of(value)}", rule="action-shape", section=section)
+
+
+def _seat(value: Any, field: str, section: str) -> int:
+    # bool is an int in Python; True as a seat is a mistake, never seat 1.
+    if type(value) is not int:
+        _refuse_shape(field, "a seat number (an int, 0 for the first seat)", value, section)
+    return value
+
+
+def _face(value: Any, field: str, section: str) -> Face:
+    if not isinstance(value, (Face, str)):
+        _refuse_shape(field, "one face, such as 'maki*2'", value, section)
+    try:
+        return as_face(value)
+    except ValueError as exc:
+        raise IllegalAction(f"{field}: {exc}", rule="action-shape", section=section) from None
+
+
+def _faces(values: Any, field: str, section: str) -> tuple[Face, ...]:
+    # A str is a sequence too: "maki*2" would otherwise be read as the faces 'm', 'a', 'k'...
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        _refuse_shape(field, "a sequence of faces, such as ('maki*2', 'tempura')", values, section)
+    return tuple(_face(v, f"{field}[{i}]", section) for i, v in enumerate(values))
 
 
 @dataclass(frozen=True)
@@ -76,15 +117,23 @@ class Roll:
     """Roll the dice on every belt: at the start of a round (drawing them from the bag first) or after
     the belts slide (sushi-roll.txt, PLAYING A ROUND and SLIDE AND ROLL). Nobody's turn: a chance action.
 
-    ``faces`` gives what was rolled, one tuple of faces per seat (e.g. read by the camera); the die types
-    follow from the faces. ``None`` draws the dice and their faces from the engine's ``random.Random``.
+    ``faces`` gives what was rolled, one sequence of faces per seat (e.g. read by the camera), such as
+    ``(("maki*2", "tempura", ...), ("wasabi", ...))``; the die types follow from the faces. ``None``
+    draws the dice and their faces from the engine's ``random.Random``.
+
+    Raises:
+        IllegalAction: (rule ``action-shape``) ``faces`` is not a sequence of sequences of face names,
+            e.g. one flat list or a string.
     """
 
     faces: tuple[tuple[Face, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.faces is not None:
-            object.__setattr__(self, "faces", tuple(_faces(seat) for seat in self.faces))
+            if isinstance(self.faces, str) or not isinstance(self.faces, Sequence):
+                _refuse_shape("Roll.faces", "one sequence of faces per seat", self.faces, PLAYING)
+            seats = tuple(_faces(seat, f"Roll.faces[{i}]", PLAYING) for i, seat in enumerate(self.faces))
+            object.__setattr__(self, "faces", seats)
 
 
 @dataclass(frozen=True)
@@ -93,6 +142,11 @@ class Menu:
 
     ``result`` optionally gives the new faces, position by position (same die types); ``None`` rolls
     them with the engine's ``random.Random``. Source: sushi-roll.txt, EVERYBODY TAKES A TURN.
+
+    Raises:
+        IllegalAction: (rule ``action-shape``) ``player`` is not an int (a bool is refused), or
+            ``reroll``/``result`` is not a sequence of face names (a single string is refused:
+            write ``("tempura",)``).
     """
 
     player: int
@@ -100,15 +154,22 @@ class Menu:
     result: tuple[Face, ...] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "reroll", _faces(self.reroll))
-        object.__setattr__(self, "result", _faces(self.result))
+        _seat(self.player, "Menu.player", MENU)
+        object.__setattr__(self, "reroll", _faces(self.reroll, "Menu.reroll", MENU))
+        if self.result is not None:
+            object.__setattr__(self, "result", _faces(self.result, "Menu.result", MENU))
 
 
 @dataclass(frozen=True)
 class Chopsticks:
     """Step 1, chopsticks: return 1 chopsticks token, then swap ``mine`` (a face on your own belt) with
     ``theirs`` (a face on seat ``other``'s belt), faces unchanged. Never a die on a tray.
-    Source: sushi-roll.txt, EVERYBODY TAKES A TURN."""
+    Source: sushi-roll.txt, EVERYBODY TAKES A TURN.
+
+    Raises:
+        IllegalAction: (rule ``action-shape``) ``player`` or ``other`` is not an int, or ``mine`` or
+            ``theirs`` is not one face name.
+    """
 
     player: int
     mine: Face
@@ -116,20 +177,28 @@ class Chopsticks:
     theirs: Face
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mine", as_face(self.mine))
-        object.__setattr__(self, "theirs", as_face(self.theirs))
+        _seat(self.player, "Chopsticks.player", CHOPSTICKS)
+        _seat(self.other, "Chopsticks.other", CHOPSTICKS)
+        object.__setattr__(self, "mine", _face(self.mine, "Chopsticks.mine", CHOPSTICKS))
+        object.__setattr__(self, "theirs", _face(self.theirs, "Chopsticks.theirs", CHOPSTICKS))
 
 
 @dataclass(frozen=True)
 class Take:
     """Step 2: move the die showing ``face`` from your own belt to your tray, face unchanged; this ends
-    your turn. Source: sushi-roll.txt, EVERYBODY TAKES A TURN (2 Choose 1 die to keep)."""
+    your turn. Source: sushi-roll.txt, EVERYBODY TAKES A TURN (2 Choose 1 die to keep).
+
+    Raises:
+        IllegalAction: (rule ``action-shape``) ``player`` is not an int, or ``face`` is not one face
+            name.
+    """
 
     player: int
     face: Face
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "face", as_face(self.face))
+        _seat(self.player, "Take.player", KEEP)
+        object.__setattr__(self, "face", _face(self.face, "Take.face", KEEP))
 
 
 Action = Roll | Menu | Chopsticks | Take
@@ -188,9 +257,9 @@ class Payout:
         round: the round (1-based), or GAME_END.
         points: the points scored (negative for the pudding penalty).
         taken: tokens the player takes from the supply.
-        returned: tokens the player returns to the supply.
-        short: points the supply could not pay (it holds 253 points in all). The score keeps the points;
-            only the tokens on the table fall short.
+        returned: tokens the player returns to the supply (change given back, or the penalty).
+        short: points no trade could pay (the supply holds 253 points in all). The score keeps the
+            points; only the tokens on the table fall short.
     """
 
     seat: int
@@ -201,7 +270,12 @@ class Payout:
     short: int = 0
 
 
-_DENOMINATIONS = (20, 10, 5, 1)
+POINT_VALUES = (20, 10, 5, 1)
+PUDDING_VALUES = (3, 1)
+
+
+def _point_counts(pile: Tokens) -> tuple[int, int, int, int]:
+    return (pile.points_20, pile.points_10, pile.points_5, pile.points_1)
 
 
 def _points(counts: Sequence[int]) -> Tokens:
@@ -209,88 +283,47 @@ def _points(counts: Sequence[int]) -> Tokens:
     return Tokens(points_20=c20, points_10=c10, points_5=c5, points_1=c1)
 
 
-def _held(pile: Tokens) -> tuple[int, int, int, int]:
-    return (pile.points_20, pile.points_10, pile.points_5, pile.points_1)
+def pay_points(supply: Tokens, amount: int, held: Tokens = Tokens()) -> tuple[Tokens, Tokens]:
+    """The scoring tokens a player takes and returns for scoring ``amount`` points (negative: losing
+    them, the pudding penalty), moving the fewest tokens.
 
+    When the supply lacks the exact tokens the player trades, as at the table: owed 5 with no 5-token
+    left, they take a 10 and give back a 5 of their own (:func:`~companion.rules.sushi_roll.change.make_change`,
+    the routine pudding tokens use too). Only when no trade pays ``amount`` exactly is the player paid
+    the closest worth short of it; ``amount - (taken - returned)`` is then the shortfall.
 
-def pay_points(supply: Tokens, amount: int) -> Tokens:
-    """The scoring tokens to take for ``amount`` points: the fewest tokens the supply can give that
-    make exactly ``amount``; if no combination does, the most points it can give (fewest tokens).
+    Args:
+        supply: the tokens in the middle of the table.
+        amount: the points scored (negative for a penalty).
+        held: the player's own tokens (their change).
 
-    Source: sushi-roll.txt, SCORING A ROUND ("takes scoring tokens equal to the points they scored").
+    Returns:
+        ``(taken, returned)``: scoring tokens taken from the supply, and given back to it.
+
+    Source: sushi-roll.txt, SCORING A ROUND ("takes scoring tokens equal to the points they scored")
+    and ENDING THE GAME ("Take or return the corresponding points tokens").
     """
-    if amount <= 0:
-        return Tokens()
-    a20, a10, a5, a1 = _held(supply)
-    best: tuple[int, int] | None = None
-    best_counts = (0, 0, 0, 0)
-    # Four denominations with at most 10 tokens each: trying every count of 20s, 10s and 5s (the 1s
-    # then fill what is left) is a few hundred steps and always finds the true optimum, which greedy
-    # change-making does not when some denominations have run out.
-    for c20 in range(min(a20, amount // 20) + 1):
-        for c10 in range(min(a10, (amount - 20 * c20) // 10) + 1):
-            for c5 in range(min(a5, (amount - 20 * c20 - 10 * c10) // 5) + 1):
-                c1 = min(a1, amount - 20 * c20 - 10 * c10 - 5 * c5)
-                value = 20 * c20 + 10 * c10 + 5 * c5 + c1
-                key = (value, -(c20 + c10 + c5 + c1))
-                if best is None or key > best:
-                    best, best_counts = key, (c20, c10, c5, c1)
-    return _points(best_counts)
-
-
-def charge_points(held: Tokens, supply: Tokens, amount: int) -> tuple[Tokens, Tokens]:
-    """The scoring tokens a player returns for losing ``amount`` points, and the change they take back.
-
-    The player returns the fewest tokens worth at least ``amount`` (exactly, when their tokens allow),
-    then takes the difference from the supply. A player holding fewer points than ``amount`` returns
-    everything (the score still goes down by the full amount).
-    Source: sushi-roll.txt, ENDING THE GAME ("Take or return the corresponding points tokens").
-    """
-    if amount <= 0:
-        return Tokens(), Tokens()
-    h20, h10, h5, h1 = _held(held)
-    if held.points <= amount:
-        return _points((h20, h10, h5, h1)), Tokens()
-    best: tuple[int, int] | None = None
-    best_pair = (Tokens(), Tokens())
-    # One more token of a denomination than ``amount`` needs can never help, so the loops stay tiny.
-    for c20 in range(min(h20, amount // 20 + 1) + 1):
-        for c10 in range(min(h10, amount // 10 + 1) + 1):
-            for c5 in range(min(h5, amount // 5 + 1) + 1):
-                for c1 in range(min(h1, amount) + 1):
-                    value = 20 * c20 + 10 * c10 + 5 * c5 + c1
-                    if value < amount:
-                        continue
-                    given = _points((c20, c10, c5, c1))
-                    change = pay_points(supply + given, value - amount)
-                    if change.points != value - amount:
-                        continue
-                    key = (value - amount, given.count + change.count)
-                    if best is None or key < best:
-                        best, best_pair = key, (given, change)
-    return best_pair
+    take, give = make_change(amount, POINT_VALUES, _point_counts(supply), _point_counts(held))
+    return _points(take), _points(give)
 
 
 def take_puddings(supply: Tokens, puddings: int, held: Tokens = Tokens()) -> Tokens:
-    """The pudding tokens a player gains (net) for ``puddings`` icons: as many 3-tokens as fit, then
-    1-tokens (sushi-roll.txt, EVERYBODY TAKES A TURN, Pudding).
+    """The pudding tokens a player gains (net) for ``puddings`` icons, moving the fewest tokens
+    (sushi-roll.txt, EVERYBODY TAKES A TURN, Pudding).
 
     When the 1-tokens run out while a 3-token is left, the player takes the 3-token and gives back
-    1-tokens of their own as change, as players do with any token money, so the count stays exact.
+    1-tokens of their own as change, as players do with any token money, so the count stays exact
+    (the same routine as scoring tokens, :func:`~companion.rules.sushi_roll.change.make_change`).
     A player with no change still takes the 3-token: "In the rare case that the tokens run out, take
     what's available" (Note), and a 3-token is what is available. That is one or two puddings more
     than the icons, never the whole award lost.
 
     Returns:
-        The net change to the player's tokens: a negative ``pudding_1`` is change given back.
+        The net change to the player's tokens: a negative count is change given back.
     """
-    threes = min(supply.pudding_3, puddings // 3)
-    rest = puddings - 3 * threes
-    ones = min(supply.pudding_1, rest)
-    if ones < rest and supply.pudding_3 > threes:
-        change = min(held.pudding_1, 3 - rest)
-        return Tokens(pudding_1=-change, pudding_3=threes + 1)
-    return Tokens(pudding_1=ones, pudding_3=threes)
+    counts = lambda pile: (pile.pudding_3, pile.pudding_1)  # noqa: E731
+    take, give = make_change(puddings, PUDDING_VALUES, counts(supply), counts(held), over=True)
+    return Tokens(pudding_3=take[0] - give[0], pudding_1=take[1] - give[1])
 
 
 def tokens_for_face(supply: Tokens, face: Face, held: Tokens = Tokens()) -> Tokens:
