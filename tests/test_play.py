@@ -124,7 +124,7 @@ class _RecordingTable:
         self.looked.append((int(frame[0, 0, 0]), fresh, threading.current_thread().name))
         return ("look", int(frame[0, 0, 0]), fresh)
 
-    def feed(self, frame, named=None, look=None):
+    def feed(self, frame, named=None, look=None, first=None):
         self.judged.append(("feed", int(frame[0, 0, 0]), look))
         return TurnOutcome("waiting", "waiting", 1, 1, waiting=(0,))
 
@@ -200,7 +200,7 @@ def test_a_refused_turn_beeps_names_the_rule_and_changes_nothing(tmp_path, deck,
     loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=3, panel=panel)
     refusal = TurnOutcome(ILLEGAL, "Bo took 2 cards without chopsticks (sushi-go.txt, USING CHOPSTICKS)", 1, 1,
                           rule="chopsticks-needed", player="Bo")
-    monkeypatch.setattr(loop.table, "feed", lambda frame, named=None, look=None: refusal)
+    monkeypatch.setattr(loop.table, "feed", lambda frame, named=None, look=None, first=None: refusal)
     state = loop.table.state
     loop.step()
     assert events[-1] == {"event": "refused", "rule": "chopsticks-needed", "player": "Bo",
@@ -417,6 +417,37 @@ def test_a_card_nobody_enrolled_is_named_on_the_panel_and_journalled(tmp_path, d
     applied = [e for e in events if e["event"] == "applied"]
     assert applied and applied[0]["plays"]["Ann"] == [truth]
     assert GO.rebuild(players, {}, journal.events(game_id)).turn == 2  # a "named" note replays as nothing
+
+
+def test_13_1_a_sight_that_fits_two_turns_is_asked_on_the_panel_and_the_answer_journalled(tmp_path, deck,
+                                                                                         monkeypatch):
+    """#13 A: the frame cannot tell which nigiri is on the wasabi: the picker asks, the answer is a
+    ``chose`` event, and the same frame is judged again with it; nothing is scored before."""
+    import companion.app.table_game as table_game
+    from companion.app.table_game import Question
+
+    players = ["Ann", "Bo"]
+    panel = open_panel("none")
+    loop, stream, journal, game_id, events = _loop(tmp_path, deck, players, 1, seed=12, panel=panel)
+    asked = Question(0, "which nigiri is on the wasabi? (sushi-go.txt, USING WASABI)", ("egg_nigiri", "squid_nigiri"))
+    judge = table_game._judge
+
+    def unsure_until_told(state, plays):  # stands in for two nigiri laid beside Ann's wasabi
+        return judge(state, plays) if loop.first else asked
+
+    monkeypatch.setattr(table_game, "_judge", unsure_until_told)
+    while loop.picking is None:
+        assert loop.step(), "the question never came"
+    assert loop.picking["question"].startswith("Which nigiri is on the wasabi")
+    assert loop.picking["candidates"] == ["egg_nigiri", "squid_nigiri"]
+    assert not [e for e in events if e["event"] == "applied"] and journal.events(game_id) == []
+    loop.press("right")
+    loop.press("ok")
+    assert [e.kind for e in journal.events(game_id)] == ["chose", "turn"]
+    assert journal.events(game_id)[0].payload == {"seat": 0, "first": "squid_nigiri"}
+    assert [e["event"] for e in events if e["event"] in ("ask", "chose", "applied")] == ["ask", "chose", "applied"]
+    assert GO.rebuild(players, {}, journal.events(game_id)).turn == 2  # a "chose" note replays as nothing
+    assert loop.first == {}  # the answer was for that turn only
 
 
 def test_a_journal_that_cannot_be_written_shows_nothing_as_applied_until_it_can(tmp_path, deck, monkeypatch):

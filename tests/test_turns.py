@@ -2,7 +2,7 @@
 
 import pytest
 
-from companion.app.turns import MOVE_TOLERANCE_MM, SeenCard, TurnReadError, infer_play
+from companion.app.turns import MOVE_TOLERANCE_MM, Ambiguous, SeenCard, TurnReadError, infer_play
 from companion.rules.sushi_go.cards import Card
 
 
@@ -42,9 +42,44 @@ def test_nigiri_beside_the_wasabi_reads_the_same():
     assert infer_play("Ann", BEFORE, BEFORE + [c("salmon_nigiri", 250)]) == (Card.SALMON_NIGIRI,)
 
 
-def test_chopsticks_turn_lists_a_nigiri_before_a_new_wasabi_so_it_never_triples():
+def test_a_nigiri_beside_a_new_wasabi_may_have_come_before_or_after_it():
+    """#13 A: with same_turn_wasabi_triples the order decides a triple; the frame does not show it."""
     after = [c("tempura", 100), c("wasabi", 200), c("wasabi", 250), c("squid_nigiri", 300)]
-    assert infer_play("Ann", BEFORE, after) == (Card.SQUID_NIGIRI, Card.WASABI)
+    assert infer_play("Ann", BEFORE, after) == Ambiguous(
+        ((Card.SQUID_NIGIRI, Card.WASABI), (Card.WASABI, Card.SQUID_NIGIRI)))
+
+
+def test_a_nigiri_lying_on_a_new_wasabi_came_after_it():
+    after = [c("tempura", 100), c("wasabi", 200), c("wasabi", 250), c("squid_nigiri", 256, 104)]
+    assert infer_play("Ann", BEFORE, after) == (Card.WASABI, Card.SQUID_NIGIRI)
+
+
+def test_13_1_the_nigiri_lying_on_the_wasabi_is_the_one_on_it():
+    """#13 item 1 (sushi-go.txt, USING WASABI): a squid laid on the open wasabi and an egg beside
+    it: the squid is listed first, so the engine lays it on the wasabi (10 points, not 6)."""
+    before = [c("chopsticks", 150), c("wasabi", 200)]
+    covering = [c("wasabi", 200), c("egg_nigiri", 300), c("squid_nigiri", 204, 103)]
+    assert infer_play("Ann", before, covering) == (Card.SQUID_NIGIRI, Card.EGG_NIGIRI)
+    hidden = [c("egg_nigiri", 300), c("squid_nigiri", 201)]  # the wasabi is out of sight under it
+    assert infer_play("Ann", before, hidden) == (Card.SQUID_NIGIRI, Card.EGG_NIGIRI)
+    # listed the other way round in detection order: the frame still decides
+    assert infer_play("Ann", before, [c("wasabi", 200), c("squid_nigiri", 204, 103), c("egg_nigiri", 300)]) \
+        == (Card.SQUID_NIGIRI, Card.EGG_NIGIRI)
+
+
+def test_13_1_two_nigiri_beside_the_wasabi_are_ambiguous():
+    before = [c("chopsticks", 150), c("wasabi", 200)]
+    after = [c("wasabi", 200), c("egg_nigiri", 300), c("squid_nigiri", 350)]
+    assert infer_play("Ann", before, after) == Ambiguous(
+        ((Card.EGG_NIGIRI, Card.SQUID_NIGIRI), (Card.SQUID_NIGIRI, Card.EGG_NIGIRI)))
+
+
+def test_chopsticks_cards_that_do_not_meet_a_wasabi_have_one_order():
+    before = [c("chopsticks", 150), c("wasabi", 200)]
+    after = [c("wasabi", 200), c("tempura", 300), c("squid_nigiri", 350)]
+    assert infer_play("Ann", before, after) == (Card.SQUID_NIGIRI, Card.TEMPURA)
+    twins = [c("wasabi", 200), c("egg_nigiri", 300), c("egg_nigiri", 350)]
+    assert infer_play("Ann", before, twins) == (Card.EGG_NIGIRI, Card.EGG_NIGIRI)
 
 
 def test_card_moved_far_pairs_with_its_new_place():

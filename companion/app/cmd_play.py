@@ -62,9 +62,11 @@ def plain(event: dict) -> str | None:
     if kind == "waiting":
         return f"waiting for {', '.join(event['seats'])}"
     if kind == "ask":
-        return f"{event['seat']}: which card is this? ({event['message']})"
+        return f"{event['seat']}: {event['question']} ({event['message']})"
     if kind == "named":
         return f"{event['seat']}'s card named {event['card']}"
+    if kind == "chose":
+        return f"{event['seat']} took {event['first'].replace('_', ' ')} first"
     if kind in ("resumed", "undone"):
         return f"{kind} at round {event['round']}, turn {event['turn']}"
     if kind == "game-over":

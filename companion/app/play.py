@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 from companion.app.journal import Journal, JournalError
 from companion.app.table_game import (
-    APPLIED, ILLEGAL, MISMATCH, NO_MAT, SYNCED, UNREADABLE, WAITING, TableGame, TurnOutcome,
+    AMBIGUOUS, APPLIED, ILLEGAL, MISMATCH, NO_MAT, SYNCED, UNREADABLE, WAITING, TableGame, TurnOutcome,
 )
 
 #: Frames in a row without a picture before the camera is reported as stopped.
@@ -112,6 +112,7 @@ class PlayLoop:
         self.confirm_turns = 0  # > 0 while the undo confirmation is on screen
         self.picking: dict[str, Any] | None = None  # the card picker, while a card is being named
         self.named: dict[tuple[float, float], str] = {}  # cards named this turn, by place (mm)
+        self.first: dict[int, str] = {}  # seat → the card the players said it took first, this turn
         self._last_frame = None  # (frame, index) of the last read, to read again once a card is named
         self._pending: tuple[TurnOutcome, int] | None = None  # a turn read, not yet in the journal
         self._retry_at = 0.0
@@ -270,7 +271,7 @@ class PlayLoop:
         if resync:
             outcome = self.table.resync(frame, self.resync_to, look=look)
         else:
-            outcome = self.table.feed(frame, self.named, look=look)
+            outcome = self.table.feed(frame, self.named, look=look, first=self.first)
         self._handle(outcome, index)
 
     def _handle(self, outcome: TurnOutcome, index: int) -> None:
@@ -314,8 +315,14 @@ class PlayLoop:
             self._event({"event": "ask", "seat": names[seat], "question": "which card is this?",
                          "message": outcome.message})
             self._picker_screen()
-        elif outcome.kind in (UNREADABLE, MISMATCH):
-            self._event({"event": "unreadable" if outcome.kind == UNREADABLE else "mismatch",
+        elif outcome.kind == AMBIGUOUS and self.panel is not None:
+            q = outcome.question
+            self.picking = {"seat": q.seat, "selected": 0, "candidates": list(q.options), "crop": None,
+                            "question": _headline(q.text), "kind": "first"}
+            self._event({"event": "ask", "seat": names[q.seat], "question": q.text, "message": outcome.message})
+            self._picker_screen()
+        elif outcome.kind in (UNREADABLE, MISMATCH, AMBIGUOUS):
+            self._event({"event": {UNREADABLE: "unreadable", MISMATCH: "mismatch"}.get(outcome.kind, outcome.kind),
                          "message": outcome.message})
             self._show(outcome.message, "error")
         elif outcome.kind == NO_MAT:
@@ -347,6 +354,7 @@ class PlayLoop:
         state = self.table.state
         names = state.players
         self.stats.applied_at.append(index)
+        self.first = {}
         self.stats.settled_at.append(self._settled_at)
         self.stats.read_ms.append(self._read_ms)
         self.stats.judge_ms.append((time.perf_counter() - self._judge_t0) * 1000)
@@ -412,14 +420,30 @@ class PlayLoop:
 
     def _pick(self, name: str) -> None:
         """The card picker: ◀ ▶ choose, OK names the card (a ``named`` event in the journal, then
-        the same frame is read again with it), BACK leaves it unnamed (fix the card instead)."""
+        the same frame is read again with it), BACK leaves it unnamed (fix the card instead).
+        Asked which card a seat took first (an ambiguous sight), OK answers it the same way (a
+        ``chose`` event), BACK leaves the turn unread until the table shows it plainly."""
         p = self.picking
         if name in ("left", "right"):
             p["selected"] = (p["selected"] + (1 if name == "right" else -1)) % len(p["candidates"])
             self._picker_screen()
         elif name == "back":
             self.picking = None
-            self._show("not named: straighten the card or check the light", "info")
+            self._show("not answered: lay the nigiri on its wasabi" if p.get("kind") == "first"
+                       else "not named: straighten the card or check the light", "info")
+        elif name == "ok" and p.get("kind") == "first":
+            label = p["candidates"][p["selected"]]
+            self.picking = None
+            try:
+                self.journal.append(self.game_id, "chose", {"seat": p["seat"], "first": label}, self._where())
+            except JournalError as exc:
+                self._devices["journal"] = ("cannot write", "error")
+                self._show(f"not answered: {exc}", "error")
+                return
+            self.first[p["seat"]] = label
+            self._event({"event": "chose", "seat": self.table.state.players[p["seat"]], "first": label})
+            if self._last_frame is not None:
+                self._read(*self._last_frame)
         elif name == "ok":
             label = p["candidates"][p["selected"]]
             card = p["card"]
@@ -442,7 +466,8 @@ class PlayLoop:
 
     def _picker_screen(self) -> None:
         p = self.picking
-        self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"], p["crop"]))
+        self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"], p["crop"],
+                                             question=p.get("question")))
 
     def _confirm_screen(self) -> None:
         last = self._rebuilt().turns[-1]
@@ -504,6 +529,13 @@ class PlayLoop:
             return
         self.panel.show_error(False)
         self.panel.show_waiting(waiting)
+
+
+def _headline(question: str) -> str:
+    """A question as a screen's header: capitalised, without its rulebook citation (the header
+    is one line at 480 px; the citation stays in the event and the log)."""
+    text = question.split(" (", 1)[0]
+    return text[:1].upper() + text[1:]
 
 
 def camera_position(camera, fallback: int) -> int:

@@ -10,12 +10,13 @@ frame's cards all stay as they were.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
-from companion.app.turns import MOVE_TOLERANCE_MM, SeenCard, TurnReadError, infer_play
+from companion.app.turns import MOVE_TOLERANCE_MM, Ambiguous, SeenCard, TurnReadError, infer_play
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_go import apply_turn, new_observed_game
 from companion.rules.sushi_go.cards import UNKNOWN, Card
@@ -31,6 +32,19 @@ if TYPE_CHECKING:  # numpy and cv2 are only needed once frames arrive
 APPLIED, NO_MAT, UNREADABLE, ILLEGAL, GAME_OVER = "applied", "no-mat", "unreadable", "illegal", "game-over"
 #: More outcome kinds: some seats have not revealed yet; the table matches (or not) the game's state.
 WAITING, SYNCED, MISMATCH = "waiting", "synced", "mismatch"
+#: The frame fits more than one legal turn that the rules score differently: the players are asked.
+AMBIGUOUS = "ambiguous"
+
+
+@dataclass(frozen=True)
+class Question:
+    """What to ask when a frame fits two legal turns (issue #13 A): ``seat`` took ``options``
+    (card labels) and ``text`` asks which came first; the answer goes to :meth:`TableGame.feed`
+    as ``first={seat: label}``."""
+
+    seat: int
+    text: str
+    options: tuple[str, ...]
 
 
 @dataclass
@@ -41,7 +55,9 @@ class TurnOutcome:
         not seen in this frame, or the frame is corrupt), ``"waiting"`` (some seats have not
         revealed yet: ``waiting`` lists them; a half-done reveal is never applied),
         ``"unreadable"`` (a zone did not show one play),
-        ``"illegal"`` (the rules refused the turn), ``"game-over"`` (a frame after the end), or,
+        ``"illegal"`` (the rules refused the turn), ``"ambiguous"`` (the frame fits two legal
+        turns that score differently: ``question`` says what to ask), ``"game-over"`` (a frame
+        after the end), or,
         from :meth:`TableGame.resync`, ``"synced"``/``"mismatch"``.
     message: one line for the table, naming the player and the rule where there is one.
     plays: seat → the cards taken, for an applied (or refused) turn.
@@ -63,6 +79,7 @@ class TurnOutcome:
     player: str | None = None
     error: IllegalAction | None = None
     unknown: tuple[int, SeenCard] | None = None
+    question: Question | None = None
 
     @property
     def ok(self) -> bool:
@@ -241,14 +258,16 @@ class TableGame:
         return TurnOutcome(SYNCED, "the table matches the game", **where)
 
     def feed(self, frame: np.ndarray, named: dict[tuple[float, float], str] | None = None,
-             look: Look | None = None) -> TurnOutcome:
+             look: Look | None = None, first: dict[int, str] | None = None) -> TurnOutcome:
         """Read the frame taken after a reveal and apply that turn.
 
         ``named``: cards the players named on the panel, by their place on the mat (mm) -> card
         name; an ``unknown`` card within :data:`~companion.app.turns.MOVE_TOLERANCE_MM` of such a
         place is read as that card. ``look``: this frame already read (:meth:`look`) against
-        the present reference, if it was. Nothing changes unless the outcome is ``"applied"``
-        (or ``"waiting"``, whose clean reading becomes the reference for the rest of the reveal).
+        the present reference, if it was. ``first``: seat → the card the players said that seat
+        took first, where the frame did not show it (``"ambiguous"``). Nothing changes unless
+        the outcome is ``"applied"`` (or ``"waiting"``, whose clean reading becomes the reference
+        for the rest of the reveal).
         """
         state = self.state
         where = dict(round=state.round, turn=state.turn)
@@ -262,20 +281,25 @@ class TableGame:
             return TurnOutcome(NO_MAT, look.message, **where)
         if named:
             seen = {seat: [_named(c, named) for c in cards] for seat, cards in seen.items()}
-        plays: dict[int, tuple[Card, ...]] = {}
+        plays: dict[int, tuple[tuple[Card, ...], ...]] = {}  # seat → the orders the frame allows
         problems: dict[int, TurnReadError] = {}
         for seat in range(state.seats):
             try:
-                plays[seat] = infer_play(state.players[seat], self._before[seat], seen.get(seat, []))
+                play = infer_play(state.players[seat], self._before[seat], seen.get(seat, []))
             except TurnReadError as exc:
                 problems[seat] = exc
+                continue
+            plays[seat] = play.plays if isinstance(play, Ambiguous) else (play,)
+            said = (first or {}).get(seat)
+            if said is not None and len(plays[seat]) > 1:
+                plays[seat] = tuple(p for p in plays[seat] if p[0].value == said) or plays[seat]
         real = [(seat, p) for seat, p in problems.items() if not p.waiting]
         if real:
-            seat, first = real[0]
-            message = str(first)
+            seat, problem = real[0]
+            message = str(problem)
             if seen.get(None):
                 message += f" ({len(seen[None])} card(s) lie outside every zone)"
-            unknown = (seat, first.unknown) if first.unknown is not None else None
+            unknown = (seat, problem.unknown) if problem.unknown is not None else None
             return TurnOutcome(UNREADABLE, message, unknown=unknown, **where)
         if problems:
             names = ", ".join(state.players[seat] for seat in problems)
@@ -284,11 +308,14 @@ class TableGame:
             # the reference for the next: the rest of the reveal is then all that is searched.
             self._accept(self._sighting)
             return TurnOutcome(WAITING, f"waiting for {names}: {why}", waiting=tuple(problems), **where)
-        try:
-            after = apply_turn(state, plays)
-        except IllegalAction as exc:
-            return TurnOutcome(ILLEGAL, str(exc), plays=plays, rule=exc.rule or "", player=exc.player, error=exc,
+        judged = _judge(state, plays)
+        if isinstance(judged, IllegalAction):
+            exc, refused = judged, {seat: options[0] for seat, options in plays.items()}
+            return TurnOutcome(ILLEGAL, str(exc), plays=refused, rule=exc.rule or "", player=exc.player, error=exc,
                                **where)
+        if isinstance(judged, Question):
+            return TurnOutcome(AMBIGUOUS, f"{state.players[judged.seat]}: {judged.text}", question=judged, **where)
+        plays, after = judged
         self.state = after
         self._accept(self._sighting)
         round_ended = after.round != state.round or after.is_over
@@ -297,6 +324,50 @@ class TableGame:
             # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE STARTING A NEW ROUND).
             self._before[seat] = [c for c in cards if c.label == Card.PUDDING.value] if round_ended else cards
         return TurnOutcome(APPLIED, _describe_plays(state, plays), plays=plays, **where)
+
+
+#: At most this many combinations of the seats' possible orders are tried (2 per ambiguous seat).
+MAX_READINGS = 64
+
+
+def _judge(state: SushiGoState, plays: dict[int, tuple[tuple[Card, ...], ...]]):
+    """The turn the rules make of the plays the frame allows (seat → its possible orders):
+    ``(plays, state after)`` when every legal combination comes to the same game (a wasabi order
+    that changes nothing is no question), the :class:`Question` to ask when they differ, or the
+    engine's ``IllegalAction`` for the first combination when none is legal (issue #13 A)."""
+    seats = sorted(plays)
+    legal: list[tuple[dict[int, tuple[Card, ...]], SushiGoState]] = []
+    refusal = None
+    for combo in itertools.islice(itertools.product(*(plays[s] for s in seats)), MAX_READINGS):
+        choice = dict(zip(seats, combo))
+        try:
+            legal.append((choice, apply_turn(state, choice)))
+        except IllegalAction as exc:
+            refusal = refusal or exc
+    if not legal:
+        return refusal
+    keys = [_outcome_key(after) for _, after in legal]
+    if all(k == keys[0] for k in keys):
+        return legal[0]
+    for seat in seats:
+        firsts = {choice[seat][0] for choice, _ in legal}
+        if len(firsts) > 1:
+            cards = [c.value for c in legal[0][0][seat]]
+            text = ("which nigiri is on the wasabi?" if all(Card(c).is_nigiri for c in cards)
+                    else "which card was taken first?")
+            return Question(seat, text + " (sushi-go.txt, USING WASABI)", tuple(sorted({c.value for c in firsts})))
+    return legal[0]  # pragma: no cover - differing games differ in some seat's order
+
+
+def _outcome_key(state: SushiGoState):
+    """What a turn's result is, whatever order the cards were listed in: the state with every
+    tableau as a sorted list (a tableau's order is only the order cards were laid)."""
+    def tidy(tableau):
+        return tuple(sorted(tableau, key=lambda p: (p.card.value, p.turn, getattr(p.nigiri, "value", ""),
+                                                    p.nigiri_turn or 0)))
+
+    return replace(state, tableaux=tuple(tidy(t) for t in state.tableaux),
+                   round_tableaux=tuple(tuple(tidy(t) for t in r) for r in state.round_tableaux))
 
 
 def _named(card: SeenCard, named: dict[tuple[float, float], str]) -> SeenCard:

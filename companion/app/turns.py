@@ -10,6 +10,14 @@ previous reveal, matched by label and position on the mat (mm), and infers the p
   (USING WASABI: "this nigiri must be placed on top of the wasabi"). A nigiri laid beside the
   wasabi, with the wasabi still showing, reads the same; the engine decides which wasabi it sits on.
 
+Which of a chopsticks turn's two cards came first matters when they meet a wasabi: the engine lays
+the first-listed nigiri on an open wasabi, and (with ``same_turn_wasabi_triples``) a nigiri on a
+wasabi taken before it in the same turn. The frame decides it where it can: a nigiri lying on
+(within :data:`MOVE_TOLERANCE_MM` of) a wasabi is the one on it. Where it cannot (both nigiri
+beside the wasabi), :func:`infer_play` returns both orders as an :class:`Ambiguous` sight;
+:meth:`companion.app.table_game.TableGame.feed` keeps the orders the rules allow, and if they
+score differently the players are asked; nothing is scored by a guess.
+
 The rules engine then checks the inferred plays; this module only reads the table. Cards that a
 player nudged between turns are matched by label within :data:`MOVE_TOLERANCE_MM`, and a card that
 moved further still pairs with a same-label card that appeared, as long as the turn still adds up.
@@ -43,6 +51,14 @@ class SeenCard:
     label: str
     center_mm: tuple[float, float]
     confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """A sight that fits more than one play: ``plays``, each a tuple of cards in the order taken
+    (the same cards, differently ordered). The caller keeps the legal ones and asks if they differ."""
+
+    plays: tuple[tuple[Card, ...], ...]
 
 
 class TurnReadError(ValueError):
@@ -99,19 +115,41 @@ def _drop_covered_wasabi(gone: list[SeenCard], new: list[SeenCard]) -> list[Seen
     return left
 
 
-def _as_play(gone: list[SeenCard], new: list[SeenCard]) -> tuple[Card, ...] | None:
-    """The play that explains (gone, new), or None if they do not add up to one."""
+def _as_play(gone: list[SeenCard], new: list[SeenCard], before: list[SeenCard]) -> tuple[Card, ...] | Ambiguous | None:
+    """The play that explains (gone, new), the orders it may have been taken in, or None if they
+    do not add up to one. ``before``: the zone's cards before the reveal (its wasabi)."""
     if len(new) == 1 and not gone:
         return (Card(new[0].label),)
     if len(new) == 2 and [g.label for g in gone] == [Card.CHOPSTICKS.value]:
-        # The camera cannot see which of the two was taken first. Listing a nigiri before a wasabi
-        # never triples it, which is what the default rule does anyway (same_turn_wasabi_triples).
-        cards = sorted((Card(n.label) for n in new), key=lambda c: not c.is_nigiri)
-        return tuple(cards)
+        return _chopsticks_order(new, before)
     return None
 
 
-def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) -> tuple[Card, ...]:
+def _chopsticks_order(new: list[SeenCard], before: list[SeenCard]) -> tuple[Card, ...] | Ambiguous:
+    """The two cards of a chopsticks turn in the order taken, as far as the frame shows it
+    (sushi-go.txt, USING WASABI: a nigiri taken after a wasabi goes on it, one per wasabi)."""
+    a, b = new
+    ca, cb = Card(a.label), Card(b.label)
+    meets = (ca.is_nigiri and cb.is_nigiri) or (Card.WASABI in (ca, cb) and (ca.is_nigiri or cb.is_nigiri))
+    if ca is cb or not meets:
+        # Order changes nothing: a nigiri first, so a listing never triples by accident.
+        return tuple(sorted((ca, cb), key=lambda c: not c.is_nigiri))
+    if Card.WASABI in (ca, cb):  # a nigiri and a new wasabi: lying on it, the wasabi came first
+        wasabi, nigiri = (a, b) if ca is Card.WASABI else (b, a)
+        if _dist(nigiri, wasabi) <= MOVE_TOLERANCE_MM:
+            return Card.WASABI, Card(nigiri.label)
+        return Ambiguous(((Card(nigiri.label), Card.WASABI), (Card.WASABI, Card(nigiri.label))))
+    # Two nigiri: the one lying where a wasabi is (hidden under it or showing beside) is on it.
+    wasabi = [w for w in before if w.label == Card.WASABI.value]
+    on = [n for n in (a, b) if any(_dist(n, w) <= MOVE_TOLERANCE_MM for w in wasabi)]
+    if len(on) == 1:
+        first = on[0]
+        second = b if first is a else a
+        return Card(first.label), Card(second.label)
+    return Ambiguous(((ca, cb), (cb, ca)))
+
+
+def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) -> tuple[Card, ...] | Ambiguous:
     """The cards ``seat_name`` took this turn, from their zone before and after the reveal.
 
     Args:
@@ -121,7 +159,9 @@ def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) ->
         after: the cards in the zone now.
 
     Returns:
-        1 card, or 2 cards for a chopsticks turn.
+        1 card, or 2 cards for a chopsticks turn in the order taken; or, where the frame cannot
+        tell that order and it may matter (a wasabi among or under them), :class:`Ambiguous`
+        with both orders.
 
     Raises:
         TurnReadError: a card is face down or unreadable, or the change is not one play (e.g. no
@@ -137,11 +177,11 @@ def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) ->
             )
     gone, new = _match(before, after, MOVE_TOLERANCE_MM)
     gone = _drop_covered_wasabi(gone, new)
-    play = _as_play(gone, new)
+    play = _as_play(gone, new, before)
     if play is None:
         # A card moved further than the tolerance looks like one gone plus one new of the same label.
         gone2, new2 = _match(gone, new, None)
-        play = _as_play(_drop_covered_wasabi(gone2, new2), new2)
+        play = _as_play(_drop_covered_wasabi(gone2, new2), new2, before)
         if play is None:
             raise TurnReadError(seat_name, _describe(gone, new), waiting=not gone and not new)
     return play

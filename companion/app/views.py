@@ -162,17 +162,21 @@ def card_candidates(state: SushiGoState) -> list[str]:
 
 
 def picker_view(
-    state: SushiGoState, seat: int, selected: int = 0, candidates: Sequence[str] | None = None, crop=None
+    state: SushiGoState, seat: int, selected: int = 0, candidates: Sequence[str] | None = None, crop=None,
+    question: str | None = None,
 ) -> PickerView:
     """Ask which card ``seat`` showed. ``candidates`` default to :func:`card_candidates`; ``crop``
-    is the camera's (H, W, 3) uint8 BGR view of the card, or None.
+    is the camera's (H, W, 3) uint8 BGR view of the card, or None. ``question``: another question
+    with cards for answers (default "Which card is this?"), e.g. which nigiri is on the wasabi.
 
     Raises:
         ValueError: ``seat`` is not a seat of ``state``.
     """
     _check_seats(state.seats, [seat], "picker")
     labels = list(candidates) if candidates is not None else card_candidates(state)
-    return PickerView(state.players[seat], labels, selected, seat=seat, crop=crop)
+    if question is None:
+        return PickerView(state.players[seat], labels, selected, seat=seat, crop=crop)
+    return PickerView(state.players[seat], labels, selected, question=question, seat=seat, crop=crop)
 
 
 def undo_view(

@@ -7,7 +7,10 @@ Journal events of a Sushi Go! game (:mod:`companion.app.journal`):
   engine's ``apply_turn`` (sushi-go.txt, PLAYING A ROUND);
 * ``"undo"``: ``{"turns": n}``, the last ``n`` applied turns taken back (an event, never a deletion);
 * ``"named"``: ``{"seat": s, "card": "..."}``, a card the camera could not name, named on the panel;
-  the turn event that follows holds the name, so replaying skips it.
+  the turn event that follows holds the name, so replaying skips it;
+* ``"chose"``: ``{"seat": s, "first": "..."}``, which of a chopsticks turn's cards the players said
+  was taken first where the frame could not show it (which nigiri is on the wasabi); the turn
+  event that follows lists its cards in that order, so replaying skips it too.
 
 Events are replayed from the start on every resume; the state must come out as it was.
 """
@@ -23,7 +26,7 @@ from companion.rules.sushi_go import apply_turn, new_observed_game
 from companion.rules.sushi_go.state import DUMMY_NAME, SushiGoOptions, SushiGoState
 
 #: Event kinds that change nothing when replayed (they explain a later event).
-NOTE_KINDS = ("named",)
+NOTE_KINDS = ("named", "chose")
 
 
 @dataclass(frozen=True)
