@@ -19,12 +19,12 @@ from companion.app.play_views import (
     WaitingView,
 )
 from companion.app.screens import FinalRow, FinalView, ScoreboardView, SeatView
-from companion.rules.core import GameResult
 from companion.rules.errors import RuleError
 from companion.rules.sushi_go.cards import Card
 from companion.rules.sushi_go.engine import DECK_COUNTS, known_counts
 from companion.rules.sushi_go.state import DUMMY_SEAT, SushiGoState
-from companion.rules.wording import join_names, plural
+from companion.rules.sushi_go.scoring import tie_break_text
+from companion.rules.wording import plural
 
 
 def _tableau_labels(state: SushiGoState, seat: int) -> list[str]:
@@ -70,27 +70,7 @@ def final_view(state: SushiGoState) -> FinalView:
         )
         for s in order
     ]
-    return FinalView(rows, list(result.winners), tie_break_text(result, state.real_seats))
-
-
-def tie_break_text(result: GameResult, eligible: tuple[int, ...]) -> str:
-    """How a tie on points was settled, or "" when the winner had the most points alone.
-
-    ``eligible``: the seats that can win (every seat but the two-player variant's dummy).
-    """
-    if not result.winners:
-        return ""
-    best = result.totals[result.players.index(result.winners[0])]
-    tied = [result.players[s] for s in eligible if result.totals[s] == best]
-    if len(tied) < 2:
-        return ""
-    names = join_names(tied)
-    if len(result.winners) == 1:
-        w = result.winners[0]
-        others = [result.tie_break[result.players.index(n)] for n in tied if n != w]
-        mine = result.tie_break[result.players.index(w)]
-        return f"{names} tied on {best}; {w} wins with more puddings ({mine} vs {max(others)})"
-    return f"{names} tied on {best} with {result.tie_break[result.players.index(result.winners[0])]} puddings each; they share the win"
+    return FinalView(rows, list(result.winners), tie_break_text(result))
 
 
 # ---------------------------------------------------------------------------------------------
