@@ -557,3 +557,84 @@ def test_sigterm_stops_play_cleanly_and_the_next_start_resumes(tmp_path):
 
     with open(lock) as f:  # the lock was released with the process
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _finished_game(journal, players, seed=5):
+    """A whole Sushi Go! game journalled turn by turn (random legal plays), ended as play ends it."""
+    from companion.rules.sushi_go import apply, legal_plays, new_game
+
+    rng = random.Random(seed)
+    state = new_game(players, rng)
+    game_id = journal.new_game("sushi-go", players, {})
+    while not state.is_over:
+        round_, turn, plays = state.round, state.turn, {}
+        for seat in state.waiting_for():
+            play = rng.choice(legal_plays(state, seat))
+            plays[seat] = play.cards
+            state = apply(state, play)
+        journal.append(game_id, "turn", GO.turn_payload(round_, turn, plays))
+    rebuilt = GO.rebuild(players, {}, journal.events(game_id))
+    assert rebuilt.is_over
+    journal.finish(game_id, GO.result(rebuilt))
+    return game_id
+
+
+class _Panel:
+    def __init__(self, names):
+        from companion.devices.panel import PanelEvent
+
+        self.events = [PanelEvent(n, float(i)) for i, n in enumerate(names)]
+        self.exhausted = False
+
+    def get(self, timeout=0):
+        if not self.events:
+            self.exhausted = True
+            return None
+        return self.events.pop(0)
+
+
+class _Display:
+    def __init__(self):
+        self.shown = []
+
+    def show(self, screen):
+        self.shown.append(type(screen.view).__name__)
+
+
+class _Notifier:
+    def alive(self):
+        pass
+
+
+def test_undo_on_the_final_screen_takes_the_last_turn_back_and_the_game_goes_on(tmp_path):
+    """#9: "Undo (panel) takes back the last applied turn" — the last turn of a game too: a misread
+    last reveal is put right from the final screen; the game is unfinished again, nothing deleted."""
+    from companion.app.cmd_play import final_screen
+
+    players = ["Ann", "Bo"]
+    journal = Journal(tmp_path / "j.sqlite3")
+    game_id = _finished_game(journal, players)
+    turns_before = len(GO.rebuild_turns(players, {}, journal.events(game_id)).turns)
+    events, display = [], _Display()
+    # UNDO, BACK (changed our mind), UNDO, OK: one turn taken back
+    outcome = final_screen(journal, game_id, GO, _Panel(["undo", "back", "undo", "ok"]), display, _Notifier(),
+                           events.append)
+    assert outcome == "undone"
+    assert display.shown == ["ConfirmView", "FinalView", "ConfirmView"]
+    entry = journal.game(game_id)
+    assert not entry.finished and journal.unfinished("sushi-go").id == game_id
+    assert [e.kind for e in journal.events(game_id)][-1] == "undo"
+    rebuilt = GO.rebuild_turns(players, {}, journal.events(game_id))
+    assert len(rebuilt.turns) == turns_before - 1 and not rebuilt.state.is_over
+    assert events == [{"event": "undone", "turns": 1, "round": 3, "turn": rebuilt.state.turn}]
+
+
+def test_ok_on_the_final_screen_leaves_the_game_ended(tmp_path):
+    from companion.app.cmd_play import final_screen
+
+    journal = Journal(tmp_path / "j.sqlite3")
+    game_id = _finished_game(journal, ["Ann", "Bo"])
+    assert final_screen(journal, game_id, GO, _Panel(["left", "ok"]), _Display(), _Notifier(), print) == "next"
+    assert journal.game(game_id).finished
+    with pytest.raises(Exception, match="has not ended"):
+        journal.reopen(journal.new_game("sushi-go", ["Ann", "Bo"], {}), "undo", {"turns": 1})

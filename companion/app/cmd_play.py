@@ -232,12 +232,16 @@ def _play(args, journal, adapter, players, options, emit) -> int:
                 choice = setup_menu(journal, panel, display, notifier, emit)
                 players, options = list(choice.players), dict(choice.options)
                 adapter = game_adapter(choice.game)
-            code = _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier)
-            if not appliance or code != 0 or panel is None:
+            code, game_id = _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier)
+            if code != 0 or panel is None or display is None:
                 return code
-            # the final screen stays until OK is pressed; then the setup menu for the next game
-            _wait_for(panel, "ok", notifier, display)
-            entry, players, options = None, None, {}
+            # The final screen stays until OK; UNDO there takes the last turn back and plays on.
+            if final_screen(journal, game_id, adapter, panel, display, notifier, emit) == "undone":
+                entry = journal.game(game_id)
+                continue
+            if not appliance:
+                return code
+            entry, players, options = None, None, {}  # then the setup menu for the next game
     finally:
         notifier.stopping()  # STOPPING=1: systemd sees a stop on purpose, not a hang
         if panel is not None:
@@ -257,6 +261,49 @@ def _wait_for(panel, name: str, notifier, display) -> None:
             return
         if event is None and getattr(panel, "exhausted", False):
             raise KeyboardInterrupt  # a panel script has nothing more to say: stop as Ctrl-C does
+
+
+def final_screen(journal, game_id, adapter, panel, display, notifier, emit) -> str:
+    """Keep the final screen up until OK (``"next"``), or until UNDO (hold: more turns) is
+    confirmed with OK: the last turn(s) are taken back in the journal (:meth:`Journal.reopen`)
+    and the game is unfinished again (``"undone"``; it resumes, and the table is checked against
+    the earlier state). BACK on the confirmation returns to the final screen. A panel script that
+    ends here ends the game as OK would. Pings the watchdog while it waits."""
+    from companion.app.play_views import PlayScreen
+
+    entry = journal.game(game_id)
+    turns = 0  # > 0 while the undo confirmation is on screen
+    while True:
+        notifier.alive()
+        if getattr(display, "poll_quit", None) is not None and display.poll_quit():
+            raise KeyboardInterrupt
+        event = panel.get(timeout=0.2)
+        if event is None:
+            if getattr(panel, "exhausted", False):
+                return "next"
+            continue
+        rebuilt = adapter.rebuild_turns(list(entry.players), dict(entry.options), journal.events(game_id))
+        views = adapter.views()
+        if not turns and event.name == "ok":
+            return "next"
+        if not turns and event.name in ("undo", "undo_turn"):
+            turns = min(len(rebuilt.turns), 2 if event.name == "undo_turn" else 1)
+        elif turns and event.name in ("left", "right"):
+            turns = max(1, min(len(rebuilt.turns), turns + (1 if event.name == "right" else -1)))
+        elif turns and event.name == "back":
+            turns = 0
+            display.show(PlayScreen(views.final_view(rebuilt.state)))
+            continue
+        elif turns and event.name == "ok":
+            journal.reopen(game_id, "undo", {"turns": turns})
+            state = adapter.rebuild(list(entry.players), dict(entry.options), journal.events(game_id))
+            emit({"event": "undone", "turns": turns, "round": state.round, "turn": state.turn})
+            return "undone"
+        else:
+            continue
+        if turns:
+            last = rebuilt.turns[-1]
+            display.show(PlayScreen(views.undo_view(list(entry.players), last.plays, last.round, last.turn, turns)))
 
 
 def setup_menu(journal, panel, display, notifier, emit):
@@ -291,7 +338,8 @@ def setup_menu(journal, panel, display, notifier, emit):
             return choice
 
 
-def _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier) -> int:
+def _run_game(args, journal, adapter, entry, players, options, emit, display, panel, notifier) -> tuple[int, int]:
+    """Play one game (a new one, or `entry` resumed) to its end; (exit code, the game's id)."""
     from companion.app.play import PlayLoop, camera_position
 
     resumed = entry is not None
@@ -304,7 +352,11 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
             result = adapter.result(state)
             journal.finish(game_id, result)
             emit({"event": "game-over", "result": result})
-            return 0
+            if display is not None:
+                from companion.app.play_views import PlayScreen
+
+                display.show(PlayScreen(adapter.views().final_view(state)))
+            return 0, game_id
         last_frame = max((e.source or {}).get("frame", -1) for e in events) if events else -1
     else:
         try:  # checks players and options before anything opens
@@ -341,7 +393,7 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
         st = table.state
         err(f"play: the camera ran out of frames at round {st.round}, turn {st.turn}; "
             "the game stays in the journal to resume")
-    return code
+    return code, game_id
 
 
 class _link:

@@ -275,6 +275,31 @@ class Journal:
             (now, json.dumps(result, sort_keys=True), game_id),
         ))
 
+    def reopen(self, game_id: int, kind: str, payload: dict[str, Any]) -> Event:
+        """Take an ended game up again with one event (an ``undo`` of its last turn, pressed on the
+        final screen), in one transaction: the game is unfinished again (its result cleared, to be
+        written anew when it ends) and the event is recorded; nothing is deleted.
+
+        Raises:
+            JournalError: the game does not exist or has not ended, or the write failed (nothing
+                changes then).
+        """
+        now = time.time()
+        body = json.dumps(payload, sort_keys=True)
+
+        def steps(con):
+            row = con.execute("SELECT ended FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None or row[0] is None:
+                raise JournalError(f"journal {self.path}: game {game_id} has not ended; nothing to reopen")
+            con.execute("UPDATE games SET ended = NULL, result = NULL WHERE id = ?", (game_id,))
+            seq = con.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE game_id = ?", (game_id,)).fetchone()[0]
+            con.execute("INSERT INTO events(game_id, seq, kind, payload, source, t) VALUES (?, ?, ?, ?, ?, ?)",
+                        (game_id, seq, kind, body, None, now))
+            return seq
+
+        seq = self._write(f"the event {kind!r} reopening game {game_id}", steps)
+        return Event(seq, kind, json.loads(body), None, now)
+
     # ---- reading ----------------------------------------------------------------------------
     def games(self) -> list[GameEntry]:
         """Every game, oldest first."""
