@@ -176,8 +176,18 @@ class _FakePicamera2:
     def start(self):
         self.calls.append(("start",))
 
-    def capture_request(self):
+    stalled = False  # True: no frame comes (a camera that stopped delivering)
+
+    def capture_request(self, wait=None):
+        assert wait is False, "Picamera2Source must not block on the camera"
         self.requests = getattr(self, "requests", [])
+        self.jobs = getattr(self, "jobs", 0) + 1
+        return "job"
+
+    def wait(self, job, timeout=None):
+        assert timeout is not None and timeout <= 1.0
+        if self.stalled:
+            raise TimeoutError
         request = _FakeRequest(self, len(self.requests))
         self.requests.append(request)
         return request
@@ -230,6 +240,22 @@ def test_pi_source_gives_the_main_frame_of_the_same_request_as_lores_and_release
         assert cam.main_for_lores() is None  # taken already: the loop then reads a new frame
         cam.read_lores()
     assert fake.requests[2].released  # closing the camera releases a held request
+
+
+def test_a_stalled_pi_camera_gives_no_frame_within_its_timeout_and_no_request_is_lost(monkeypatch):
+    """#9: the loop never blocks on a device: a camera that stops delivering is a dropped frame
+    (the loop reports "no picture"), and the request asked for is waited for again, not asked twice."""
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _FakePicamera2
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with open_camera("pi:640x480") as cam:
+        fake = _FakePicamera2.instances[-1]
+        fake.stalled = True
+        assert cam.read_lores() is None and cam.read_lores() is None
+        assert fake.jobs == 1  # the same job waited for again
+        fake.stalled = False
+        assert cam.read_lores().shape == (240, 320, 3)
+        assert fake.jobs == 1 and cam.read_lores() is not None and fake.jobs == 2
 
 
 def test_recorded_sources_give_the_frame_their_small_one_was_made_from():

@@ -42,6 +42,9 @@ LORES_SIZE = (320, 240)
 PI_MAIN_SIZE = (2028, 1520)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+#: Longest wait for the Pi camera's next frame, s (6 frames at 30 fps): longer, and the frame is
+#: taken as dropped, so a stalled camera shows as a status instead of freezing the loop.
+CAPTURE_TIMEOUT_S = 0.2
 
 
 class CameraError(RuntimeError):
@@ -338,9 +341,9 @@ class Picamera2Source(_Source):
             frame = frame[:, :, :3]
         return np.ascontiguousarray(frame[:, : self.size[0]])
 
-    def read_lores(self) -> np.ndarray:
+    def read_lores(self) -> np.ndarray | None:
         """Capture one request now and return its lores stream: (h, w, 3) uint8 BGR, about
-        320×240. The request is held (one of the four buffers) until :meth:`main_for_lores` or
+        320×240, or None if the camera gave no frame within :data:`CAPTURE_TIMEOUT_S`. The request is held (one of the four buffers) until :meth:`main_for_lores` or
         the next capture, so its main stream can still be had without a copy per frame
         (Picamera2 manual §6.2, ``capture_request``: a request must be released)."""
         import cv2
@@ -348,7 +351,9 @@ class Picamera2Source(_Source):
         self._check_open()
         self._release()
         w, h = self.lores_size
-        self._request = self._cam.capture_request()
+        self._request = self._capture()
+        if self._request is None:
+            return None
         yuv = self._request.make_array("lores")
         if yuv.ndim == 2 and yuv.shape == (h * 3 // 2, w):
             return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
@@ -369,6 +374,20 @@ class Picamera2Source(_Source):
         if frame.ndim == 3 and frame.shape[2] == 4:
             frame = frame[:, :, :3]
         return np.ascontiguousarray(frame[:, : self.size[0]])
+
+    def _capture(self):
+        """The next completed request, or None if none came within :data:`CAPTURE_TIMEOUT_S` (a
+        stalled camera is then a dropped frame, which the loop reports, not a hang). The request
+        asked for is kept and waited for again next time, so no buffer is lost (Picamera2 manual
+        §6.4: ``capture_request(wait=False)`` returns a job; ``wait(job, timeout)``)."""
+        if getattr(self, "_job", None) is None:
+            self._job = self._cam.capture_request(wait=False)
+        try:
+            request = self._cam.wait(self._job, timeout=CAPTURE_TIMEOUT_S)
+        except TimeoutError:
+            return None
+        self._job = None
+        return request
 
     def _release(self) -> None:
         request, self._request = getattr(self, "_request", None), None
