@@ -1,0 +1,196 @@
+"""Turning what the camera sees between two settles into Sushi Roll actions (issue #10).
+
+Pure logic (no cv2), the dice game's counterpart of :mod:`companion.app.turns`: it compares the dice
+on every conveyor belt and tray now with the dice there at the last settle, and explains the change
+as the active player's actions (sushi-roll.txt, EVERYBODY TAKES A TURN):
+
+* a die gone from a belt of another seat, and one of the active player's dice arriving there, while
+  that seat's die arrives on the active belt, faces unchanged → a :class:`Chopsticks` swap;
+* a die gone from the active belt and arriving on the active tray, face unchanged → the
+  :class:`Take` that ends the turn;
+* what is left on the active belt: dice that show other faces of the same die types → a
+  :class:`Menu` re-roll (one menu token, however many dice).
+
+Dice are told apart by their faces (a belt is a multiset of faces, as the engine keeps it), so a
+die that only moved along its own belt is no change. The engine then checks every action; a change
+that no order of these actions explains (a die taken from another belt, a face changed on the way
+to the tray, two dice taken) raises :class:`MoveReadError` naming the seat and the rule, and
+changes nothing.
+
+Sights the camera cannot separate, returned as :class:`~companion.app.turns.Ambiguous` for the
+caller to ask about (never guessed):
+
+* re-rolled dice that all landed on the faces they showed: the belt looks as before, but dice moved
+  on it. Whether a menu token was spent is asked (:func:`infer_actions` with ``moved``).
+* a swap and a re-roll of the same faces in either order, when both orders are legal and end
+  differently (rare: the engine decides when only one is legal).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from companion.app.turns import Ambiguous
+from companion.rules.errors import IllegalAction
+from companion.rules.sushi_roll import apply
+from companion.rules.sushi_roll.dice import Face, as_face
+from companion.rules.sushi_roll.state import Chopsticks, Menu, SushiRollState, Take
+
+TURN = "sushi-roll.txt, EVERYBODY TAKES A TURN"
+#: How far (mm) a die may lie from where it lay and still be the same die, at rest. Sushi Roll dice
+#: are about 16 mm a side; a nudge is less than half that.
+DIE_TOLERANCE_MM = 8.0
+
+
+@dataclass(frozen=True)
+class SeenDie:
+    """A die as read from one frame: ``face`` (``"maki*2"``, ``"tempura"``...), ``center_mm`` on
+    the mat (mm)."""
+
+    face: str
+    center_mm: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TableDice:
+    """Every zone's dice in one frame: ``belts[s]`` and ``trays[s]`` for each seat ``s``."""
+
+    belts: tuple[tuple[SeenDie, ...], ...]
+    trays: tuple[tuple[SeenDie, ...], ...]
+
+
+class MoveReadError(ValueError):
+    """The change on the table is not one legal sequence of the active player's actions.
+
+    ``seat_name``: whom it concerns; ``rule``: the engine's rule id where there is one;
+    ``waiting``: True when nothing changed at all (the table waits for the active player)."""
+
+    def __init__(self, seat_name: str, problem: str, rule: str = "", waiting: bool = False) -> None:
+        self.seat_name, self.problem, self.rule, self.waiting = seat_name, problem, rule, waiting
+        super().__init__(f"{seat_name}: {problem}")
+
+
+def _faces(dice: Sequence[SeenDie]) -> Counter[Face]:
+    return Counter(as_face(d.face) for d in dice)
+
+
+def _moved(before: Sequence[SeenDie], after: Sequence[SeenDie]) -> list[Face]:
+    """The faces of the dice of ``after`` that lie nowhere near a die of the same face in ``before``."""
+    left, out = list(before), []
+    for die in after:
+        near = [b for b in left if b.face == die.face and math.dist(b.center_mm, die.center_mm) <= DIE_TOLERANCE_MM]
+        if not near:
+            out.append(as_face(die.face))
+            continue
+        left.remove(min(near, key=lambda b: math.dist(b.center_mm, die.center_mm)))
+    return out
+
+
+def _names(faces: Counter[Face]) -> str:
+    return ", ".join(str(f) for f in sorted(faces.elements(), key=str)) or "nothing"
+
+
+def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) -> tuple | Ambiguous:
+    """The actions the active player took between two readings of the table, in the order taken.
+
+    Args:
+        state: the game as the engine has it at ``before`` (``state.current_player`` is acting).
+        before, after: the table at the last settle and now.
+
+    Returns:
+        A tuple of :class:`Chopsticks`, :class:`Menu` and at most one :class:`Take` (last), each
+        legal in turn; or :class:`~companion.app.turns.Ambiguous` whose ``plays`` are such
+        tuples, when the frames fit more than one and they end differently.
+
+    Raises:
+        MoveReadError: nothing changed (``waiting``), a change outside the active player's reach,
+            or a change no legal order of actions explains; the message names the seat and the
+            rule (sushi-roll.txt, EVERYBODY TAKES A TURN).
+    """
+    p = state.current_player
+    if p is None:
+        raise MoveReadError("the table", "no one's turn: the dice on the belts are to be rolled first", "roll-first")
+    names = state.players
+    belt_gone = [_faces(before.belts[s]) - _faces(after.belts[s]) for s in range(state.seats)]
+    belt_new = [_faces(after.belts[s]) - _faces(before.belts[s]) for s in range(state.seats)]
+    for s in range(state.seats):
+        tray_gone = _faces(before.trays[s]) - _faces(after.trays[s])
+        if tray_gone:
+            raise MoveReadError(names[s], f"{_names(tray_gone)} left {names[s]}'s tray: a die on a tray stays "
+                                          f"there until the round ends ({TURN})", "never-tray")
+        if s != p and _faces(after.trays[s]) != _faces(before.trays[s]):
+            raise MoveReadError(names[s], f"a die arrived on {names[s]}'s tray, but it is {names[p]}'s turn ({TURN})",
+                                "not-your-turn")
+    # Swaps: every other belt that changed traded dice with the active belt, faces unchanged.
+    swaps: list[Chopsticks] = []
+    given: Counter[Face] = Counter()
+    received: Counter[Face] = Counter()
+    for o in range(state.seats):
+        if o == p or not (belt_gone[o] or belt_new[o]):
+            continue
+        theirs, mine = list(belt_gone[o].elements()), list(belt_new[o].elements())
+        taken_here = belt_gone[o] & (_faces(after.trays[p]) - _faces(before.trays[p]))
+        if len(theirs) > len(mine) and taken_here:
+            raise MoveReadError(names[p], f"{names[p]} took {_names(taken_here)} from {names[o]}'s belt: a player "
+                                          f"takes a die from their own belt ({TURN})", "own-belt")
+        if len(theirs) != len(mine):
+            raise MoveReadError(names[o], f"{names[o]}'s belt lost {_names(belt_gone[o])} and gained "
+                                          f"{_names(belt_new[o])}: only a chopsticks swap (one die for one) "
+                                          f"changes another player's belt ({TURN})", "chopsticks-other-belt")
+        for a, b in zip(sorted(mine, key=str), sorted(theirs, key=str)):
+            swaps.append(Chopsticks(p, a, o, b))
+        given += belt_new[o]
+        received += belt_gone[o]
+    tray_new = _faces(after.trays[p]) - _faces(before.trays[p])
+    if sum(tray_new.values()) > 1:
+        raise MoveReadError(names[p], f"{_names(tray_new)} arrived on {names[p]}'s tray: one die per turn ({TURN})",
+                            "one-die")
+    takes = [Take(p, f) for f in tray_new.elements()]
+    # The active belt after the swaps, against what is on that belt or was taken from it now: what
+    # differs was re-rolled (a die re-rolled and then taken or swapped is a menu and a take or a
+    # swap). Signed counts: a die swapped away may have been re-rolled into the face it left with.
+    base = Counter(_faces(before.belts[p]))
+    base.update(received)
+    base.subtract(given)
+    now = _faces(after.belts[p]) + tray_new
+    delta = Counter(now)
+    delta.subtract(base)
+    rerolled = Counter({f: -n for f, n in delta.items() if n < 0})
+    result = Counter({f: n for f, n in delta.items() if n > 0})
+    menus: list[Menu] = []
+    if rerolled or result:
+        if Counter(f.kind for f in rerolled.elements()) != Counter(f.kind for f in result.elements()):
+            raise MoveReadError(names[p], f"{names[p]}'s belt and tray show {_names(result)} where "
+                                          f"{_names(rerolled)} should be: a re-roll keeps each die's type, and a "
+                                          f"die keeps its face when taken or swapped ({TURN})", "die-faces")
+        old = sorted(rerolled.elements(), key=lambda f: (f.kind.value, str(f)))
+        new = sorted(result.elements(), key=lambda f: (f.kind.value, str(f)))
+        menus.append(Menu(p, tuple(old), tuple(new)))
+    elif not swaps and not takes:
+        moved = _moved(before.belts[p], after.belts[p])
+        if moved:
+            # Dice moved but show the same faces: re-rolled and landed the same, or only nudged.
+            same = tuple(sorted(moved, key=str))
+            return Ambiguous(((), (Menu(p, same, same),)))
+        raise MoveReadError(names[p], f"no change on {names[p]}'s belt or tray yet ({TURN})", waiting=True)
+    orders = [tuple(swaps) + tuple(menus) + tuple(takes)]
+    if swaps and menus:
+        orders.append(tuple(menus) + tuple(swaps) + tuple(takes))
+    legal, refusal = [], None
+    for order in orders:
+        s = state
+        try:
+            for action in order:
+                s = apply(s, action)
+        except IllegalAction as exc:
+            refusal = refusal or exc
+            continue
+        legal.append((order, s))
+    if not legal:
+        raise MoveReadError(names[p], str(refusal), refusal.rule or "")
+    if len(legal) > 1 and legal[0][1] != legal[1][1]:
+        return Ambiguous(tuple(order for order, _ in legal))
+    return legal[0][0]
