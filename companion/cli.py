@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("mat", help="render the printable play mat")
     s.add_argument("--players", type=int, required=True, choices=range(2, 6), metavar="N")
+    s.add_argument("--game", default="sushi-go", choices=("sushi-go", "sushi-roll"),
+                   help="which game's mat: card zones (sushi-go) or a conveyor belt and a tray per seat (sushi-roll)")
     s.add_argument("--out", required=True, metavar="mat.png")
     s.add_argument("--dpi", type=int, default=300)
 
@@ -127,9 +129,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _printable_stdout() -> None:
+    """Let stdout write any text: a character its encoding cannot hold (a name on a Latin-1
+    terminal, a lone surrogate that got through) is written as a backslash escape instead of
+    raising UnicodeEncodeError half-way through a table (stderr does this already, Python's
+    default). Streams that cannot be reconfigured (a test's StringIO) are left as they are."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # io.UnsupportedOperation is both
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``companion`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    _printable_stdout()
     module = importlib.import_module(_HANDLERS[args.command])
     try:
         return int(module.run(args) or 0)

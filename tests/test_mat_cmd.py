@@ -36,3 +36,16 @@ def test_not_png_exits_2(tmp_path, capsys):
 def test_bad_dpi_exits_2(tmp_path, capsys):
     assert main(["mat", "--players", "2", "--out", str(tmp_path / "mat.png"), "--dpi", "0"]) == 2
     assert "--dpi" in capsys.readouterr().err
+
+
+def test_the_sushi_roll_mat_prints_with_markers_the_tracker_finds(tmp_path, capsys):
+    """#10: ``companion mat --game sushi-roll`` — the same markers, found on the printed image."""
+    from companion.vision.mat import MatTracker
+    from companion.vision.mat_layout import load_mat_layout
+
+    out = tmp_path / "roll.png"
+    assert main(["mat", "--game", "sushi-roll", "--players", "4", "--out", str(out), "--dpi", "60"]) == 0
+    assert "sushi-roll-4p" in capsys.readouterr().out
+    img = cv2.imread(str(out))
+    status = MatTracker(load_mat_layout(4, game="sushi-roll")).update(img)
+    assert status.found and status.homography is not None

@@ -1,4 +1,5 @@
-"""``companion mat --players N --out mat.png [--dpi 300]``: write the printable play mat."""
+"""``companion mat [--game sushi-go|sushi-roll] --players N --out mat.png [--dpi 300]``: write the
+printable play mat."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion mat: cannot write {out}: folder {out.parent} does not exist", file=sys.stderr)
         return 2
     try:
-        layout = load_mat_layout(args.players)
+        layout = load_mat_layout(args.players, game=getattr(args, "game", "sushi-go"))
     except MatLayoutError as exc:
         print(f"companion mat: {exc}", file=sys.stderr)
         return 2

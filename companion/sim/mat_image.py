@@ -1,4 +1,5 @@
-"""The printable play mat: 4 ArUco corner markers, one outlined zone per seat, labels and a title.
+"""The printable play mat: 4 ArUco corner markers, the outlined zones of each seat (a tableau, or a
+conveyor belt and a tray), labels and a title.
 
 The same image serves the printer (``companion mat``, 300 dpi) and the simulator (drawn at
 ~2 px/mm, then warped into the camera view), so what the tracker sees in simulation is exactly
@@ -107,16 +108,28 @@ def _draw_zone(img: np.ndarray, zone: Zone, layout: MatLayout, ppm: float) -> No
     p1 = (int(round((x + w) * ppm)) - 1, int(round((y + h) * ppm)) - 1)
     cv2.rectangle(img, p0, p1, ZONE_FILL, -1)
     cv2.rectangle(img, p0, p1, ZONE_EDGE, max(1, int(round(1.2 * ppm))), cv2.LINE_AA)
+    facing_180 = zone.facing % 360 == 180
+    if zone.kind == "belt":
+        # A conveyor belt lies between its tray and the middle: its label goes inside it, along the
+        # player's side, small enough to leave the dice room (sushi-roll.txt, SET UP).
+        text_px = max(6, int(round(min(7.0, h * 0.18) * ppm)))
+        label = _text_mask(zone.name.upper() + "  -  ROLL THE DICE HERE", text_px)
+        cy = (y + text_px / ppm) if facing_180 else (y + h - text_px / ppm)
+        _stamp(img, label, ((x + w / 2) * ppm, cy * ppm), INK, facing_180)
+        return
     # The label sits in the strip between the zone and the player's mat edge, reading upright
     # for that player; the arrow shows which way card tops point (away from the player).
-    facing_180 = zone.facing % 360 == 180
     strip_mm = y if facing_180 else layout.height_mm - (y + h)
     text_mm = max(3.0, min(9.0, strip_mm * 0.5))
     text_px = max(6, int(round(text_mm * ppm)))
     label = _text_mask(zone.name.upper(), text_px)
-    hint = _text_mask("card tops this way", max(5, int(round(text_px * 0.55))))
-    arrow = _up_arrow_mask(int(round(text_px * 1.3)))
-    mask = _hstack_masks([label, arrow, hint], gap=int(round(text_px * 0.8)))
+    if zone.kind == "tableau":
+        hint = _text_mask("card tops this way", max(5, int(round(text_px * 0.55))))
+        arrow = _up_arrow_mask(int(round(text_px * 1.3)))
+        mask = _hstack_masks([label, arrow, hint], gap=int(round(text_px * 0.8)))
+    else:  # a Sushi Roll tray: the dice a player keeps
+        hint = _text_mask("the dice you keep", max(5, int(round(text_px * 0.55))))
+        mask = _hstack_masks([label, hint], gap=int(round(text_px * 0.8)))
     cy = (y - strip_mm / 2) if facing_180 else (y + h + strip_mm / 2)
     _stamp(img, mask, ((x + w / 2) * ppm, cy * ppm), INK, facing_180)
 
@@ -156,7 +169,8 @@ def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
     band_bottom = min(bottoms, default=layout.height_mm)
     cy = (band_top + band_bottom) / 2
     cx = layout.width_mm / 2
-    title = _text_mask("SUSHI GO!  COMPANION MAT", max(8, int(round(22 * ppm))))
+    title = _text_mask(f"{'SUSHI ROLL' if layout.game == 'sushi-roll' else 'SUSHI GO!'}  COMPANION MAT",
+                       max(8, int(round(22 * ppm))))
     sub = _text_mask(
         f"{layout.players} players  -  print at 100%: {layout.width_mm:g} x {layout.height_mm:g} mm"
         "  -  keep the 4 corner markers uncovered",

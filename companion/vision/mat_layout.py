@@ -1,9 +1,13 @@
-"""The play mat's geometry: marker positions and one zone per seat, in mm.
+"""The play mat's geometry: marker positions and the zones of each seat, in mm.
 
 Pure data (no cv2): the simulator draws it, the mat tracker detects it. The layouts live in
-``calibration/mats/sushi-go-{N}p.toml``. Coordinates are mat millimetres, origin at the top-left
+``calibration/mats/{game}-{N}p.toml``. Coordinates are mat millimetres, origin at the top-left
 corner, x to the right, y down. Seats run clockwise seen from above, so "pass left"
-(sushi-go.txt, "PLAYING A ROUND") is seat ``i`` → seat ``i + 1``.
+(sushi-go.txt, "PLAYING A ROUND"; sushi-roll.txt, SLIDE AND ROLL) is seat ``i`` → seat ``i + 1``.
+
+A Sushi Go! mat has one ``tableau`` zone per seat. A Sushi Roll mat has two per seat: the
+``belt`` (the conveyor belt's dice, nearer the middle of the table) and the ``tray`` (the dice the
+player keeps, nearer the player) (sushi-roll.txt, SET UP).
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ class Marker:
 
 @dataclass(frozen=True)
 class Zone:
-    """The area in front of one seat where that player's tableau lies.
+    """An area in front of one seat: where that player's tableau lies (``kind`` ``"tableau"``), or,
+    in Sushi Roll, their conveyor belt (``"belt"``) or tray (``"tray"``).
 
     ``rect_mm`` is ``(x, y, w, h)``; ``facing`` is the rotation in degrees that makes a card
     read upright for the seated player (0 for a seat at the bottom edge, 180 at the top).
@@ -46,6 +51,7 @@ class Zone:
     name: str
     rect_mm: tuple[float, float, float, float]
     facing: int
+    kind: str = "tableau"
 
     def contains(self, x_mm: float, y_mm: float) -> bool:
         """True if the point (mm) lies inside this zone (edges included)."""
@@ -55,7 +61,8 @@ class Zone:
 
 @dataclass(frozen=True)
 class MatLayout:
-    """A whole mat: size (mm), card size (mm), 4 corner markers, and the seat zones in seat order."""
+    """A whole mat: size (mm), card size (mm), 4 corner markers, and the seat zones in seat order;
+    ``game``: ``"sushi-go"`` or ``"sushi-roll"`` (which zones each seat has, see the module doc)."""
 
     name: str
     players: int
@@ -65,6 +72,14 @@ class MatLayout:
     aruco_dictionary: str
     markers: tuple[Marker, ...]
     zones: tuple[Zone, ...]
+    game: str = "sushi-go"
+
+    def zone_of(self, seat: int, kind: str) -> Zone:
+        """Seat ``seat``'s zone of ``kind``. Raises KeyError if the mat has none."""
+        for zone in self.zones:
+            if zone.seat == seat and zone.kind == kind:
+                return zone
+        raise KeyError(f"mat {self.name} has no {kind} zone for seat {seat}")
 
     def zone_at(self, x_mm: float, y_mm: float) -> Zone | None:
         """The zone holding the point (mm), or None if it lies outside every zone."""
@@ -74,21 +89,28 @@ class MatLayout:
         return None
 
 
-def mat_path(players: int) -> Path:
-    """The layout file for a ``players``-seat Sushi Go! mat."""
-    return calibration_dir() / "mats" / f"sushi-go-{players}p.toml"
+#: The games with mats, and the zone kinds each seat has on them.
+GAME_ZONES = {"sushi-go": ("tableau",), "sushi-roll": ("belt", "tray")}
+_TITLES = {"sushi-go": "Sushi Go!", "sushi-roll": "Sushi Roll"}
 
 
-def load_mat_layout(players: int | None = None, path: Path | str | None = None) -> MatLayout:
-    """Load a mat layout by player count (2–5) or from an explicit TOML ``path``.
+def mat_path(players: int, game: str = "sushi-go") -> Path:
+    """The layout file for a ``players``-seat mat of ``game``."""
+    return calibration_dir() / "mats" / f"{game}-{players}p.toml"
+
+
+def load_mat_layout(players: int | None = None, path: Path | str | None = None, game: str = "sushi-go") -> MatLayout:
+    """Load a mat layout by game and player count (2–5) or from an explicit TOML ``path``.
 
     Raises:
-        MatLayoutError: no layout for that player count, or a field is missing or wrong.
+        MatLayoutError: no layout for that game or player count, or a field is missing or wrong.
     """
+    if game not in GAME_ZONES:
+        raise MatLayoutError(f"no mats for the game {game!r}; mats exist for {', '.join(GAME_ZONES)}")
     if path is None:
-        if players is None or not 2 <= players <= 5:
-            raise MatLayoutError(f"players must be 2 to 5 for a Sushi Go! mat, not {players!r}")
-        path = mat_path(players)
+        if players is None or isinstance(players, bool) or not 2 <= players <= 5:
+            raise MatLayoutError(f"players must be 2 to 5 for a {_TITLES[game]} mat, not {players!r}")
+        path = mat_path(players, game)
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -102,7 +124,8 @@ def load_mat_layout(players: int | None = None, path: Path | str | None = None) 
             for m in data["markers"]
         )
         zones = tuple(
-            Zone(int(z["seat"]), str(z["name"]), tuple(float(v) for v in z["rect_mm"]), int(z["facing"]))
+            Zone(int(z["seat"]), str(z["name"]), tuple(float(v) for v in z["rect_mm"]), int(z["facing"]),
+                 str(z.get("kind", "tableau")))
             for z in data["zones"]
         )
         layout = MatLayout(
@@ -114,6 +137,7 @@ def load_mat_layout(players: int | None = None, path: Path | str | None = None) 
             aruco_dictionary=str(data["aruco_dictionary"]),
             markers=markers,
             zones=zones,
+            game=str(data.get("game", "sushi-go")),
         )
     except KeyError as exc:
         raise MatLayoutError(f"{path}: missing field {exc.args[0]!r}") from None
@@ -121,6 +145,12 @@ def load_mat_layout(players: int | None = None, path: Path | str | None = None) 
         raise MatLayoutError(f"{path}: malformed field: {exc}") from None
     if len(markers) != 4:
         raise MatLayoutError(f"{path}: markers: a mat needs exactly 4 corner markers, found {len(markers)}")
-    if [z.seat for z in zones] != list(range(layout.players)):
-        raise MatLayoutError(f"{path}: zones: need seats 0..{layout.players - 1} in order, one zone each")
+    kinds = GAME_ZONES.get(layout.game)
+    if kinds is None:
+        raise MatLayoutError(f"{path}: game: {layout.game!r} has no mats; games are {', '.join(GAME_ZONES)}")
+    want = [(seat, kind) for seat in range(layout.players) for kind in kinds]
+    if [(z.seat, z.kind) for z in zones] != want:
+        each = " and ".join(kinds)
+        raise MatLayoutError(f"{path}: zones: need seats 0..{layout.players - 1} in order, each with its {each} zone"
+                             f" ({_TITLES[layout.game]})")
     return layout
