@@ -114,3 +114,24 @@ def test_a_broken_game_json_is_a_named_error(tmp_path, capsys, content):
     assert run(Namespace(fixture=str(fixture), json=False, screens=None)) == 2
     err = capsys.readouterr().err
     assert "game.json" in err and "Traceback" not in err
+
+
+def test_13_1_replay_stops_at_a_sight_that_fits_two_turns_naming_the_question(monkeypatch):
+    """#13 A: where the frame cannot tell which nigiri is on the wasabi, replay stops with the
+    question (a named status), and nothing is scored by a guess."""
+    import companion.app.table_game as table_game
+
+    judge, calls = table_game._judge, []
+
+    def unsure_at_the_third_turn(state, plays):
+        calls.append(1)
+        if len(calls) == 3:
+            return table_game.Question(0, "which nigiri is on the wasabi? (sushi-go.txt, USING WASABI)",
+                                       ("egg_nigiri", "squid_nigiri"))
+        return judge(state, plays)
+
+    monkeypatch.setattr(table_game, "_judge", unsure_at_the_third_turn)
+    game, outcomes, stopped = replay(FIXTURES / "sushi-go-4p")
+    assert [o.kind for o in outcomes] == ["applied", "applied", "ambiguous"]
+    assert "which nigiri is on the wasabi" in stopped and "round 1 turn 3" in stopped
+    assert game.state.turn == 3  # the two turns before it stand; the third is not scored
