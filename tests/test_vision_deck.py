@@ -258,8 +258,8 @@ def test_read_image_errors_name_the_file(tmp_path):
     with pytest.raises(ImageReadError, match="directory"):
         read_image(tmp_path)
     grey = tmp_path / "grey.png"
-    cv2.imwrite(str(grey), np.zeros((5, 7), np.uint8))
-    assert read_image(grey).shape == (5, 7, 3)
+    cv2.imwrite(str(grey), np.zeros((20, 28), np.uint8))
+    assert read_image(grey).shape == (20, 28, 3)
 
 
 def _pip_card(count: int, colour: tuple[int, int, int], shape: str) -> np.ndarray:

@@ -168,7 +168,8 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.
     """Rough quads (full-res px) from contours of the reduced image's edge map."""
     h, w = frame.shape[:2]
     scale = min(1.0, _WORK_PX / max(h, w))
-    small = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) \
+    # At least 1 px each way: a 1 × 3000 strip would otherwise round to 0 rows (cv2.error, issue #14).
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
         if scale < 1.0 else frame
     sh, sw = small.shape[:2]
     edges = _edges(small)
@@ -384,6 +385,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     """
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")
+    if frame.size == 0:
+        return []  # an empty image shows no card
     h, w = frame.shape[:2]
     area = float(h * w)
     lo, hi = min_area_frac * area, max_area_frac * area
@@ -570,6 +573,8 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
 
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")
+    if frame.size == 0:
+        return []  # an empty image shows no card
     work, shrink = working_copy(frame, READ_MAX_SIDE)
     with one_blas_thread():
         results = read_card_results(work, deck)

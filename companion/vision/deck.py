@@ -59,6 +59,14 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``fine_label``     (E,) int64, index into ``labels`` for each row of ``fine``
 ``white_balance``  0-d bool, whether the templates were made from white-balanced patches
                    (optional: a deck without it was not, and its cards are read the same way)
+
+:meth:`Deck.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`:
+member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
+printable, non-empty, at most ``MAX_LABEL_CHARS``; every template finite and of unit length;
+``0 < threshold < 1``; ``examples`` ≥ 1 each. The bounds are what a real deck can hold
+(``MAX_LABELS``, ``MAX_EXAMPLES``): the largest deck they allow is 34 MB uncompressed, and
+enrolment refuses to make a bigger one. Every refusal is a :class:`DeckError` naming the file and
+the field (issue #14 item 8).
 """
 
 from __future__ import annotations
@@ -71,6 +79,7 @@ import numpy as np
 
 from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision.imageio import ImageReadError, example_folders, read_working, to_original_px, working_copy
+from companion.vision.npz_schema import Field, check_finite, check_names, name_problem, read_npz
 
 DESCRIPTOR_VERSION = 1
 FORMAT_NAME = "companion-deck"
@@ -101,9 +110,44 @@ FINE_SHIFT = 4
 #: Fraction of a pair's largest difference above which a fine pixel belongs to its region.
 _REGION_LEVEL = 0.3
 
+#: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
+#: about 45 kinds of card; twice the first leaves room for a bigger game.
+MAX_LABELS = 128
+#: Most example images a deck may be enrolled from, all labels together: two of each card of a
+#: 52-card deck and more. Each makes ``1 + _N_AUG`` = 13 templates of 15.5 KB, so the templates
+#: are at most 25.8 MB, the look-alike faces 7.9 MB (the deck's memory once loaded, with its two
+#: orientation banks: about 85 MB).
+MAX_EXAMPLES = 128
+#: Longest label, characters (a sub-folder name such as "salmon_nigiri" or "queen_of_hearts").
+MAX_LABEL_CHARS = 64
+
+#: DECK.npz's schema (module doc); sizes L labels, M templates, E example faces.
+_DECK_FIELDS = {
+    "format": Field("str", (), max_chars=64),
+    "version": Field("int"),
+    "patch_size": Field("int", (2,)),
+    "labels": Field("str", ("L",), max_chars=MAX_LABEL_CHARS),
+    "templates": Field("float", ("M", 3 * PATCH_W * PATCH_H), itemsize=4),
+    "template_label": Field("int", ("M",)),
+    "threshold": Field("float"),
+    "examples": Field("int", ("L",)),
+    "fine": Field("float", ("E", 3, FINE_H, FINE_W), required=False, itemsize=4),
+    "fine_label": Field("int", ("E",), required=False),
+    "white_balance": Field("bool", (), required=False),
+}
+
 
 class DeckError(ValueError):
-    """A DECK.npz file is missing, corrupt, or not a deck this version can use. Names the file."""
+    """A DECK.npz file is missing, corrupt, or not a deck this version can use. Names the file.
+
+    Attributes:
+        path: the file, as given (None when raised without one).
+        field: the field (member) that broke a rule, or None for the file as a whole.
+    """
+
+    def __init__(self, message: str, path: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.path, self.field = path, field
 
 
 class EnrollError(ValueError):
@@ -482,72 +526,67 @@ class Deck:
 
     @classmethod
     def load(cls, path: Path | str) -> "Deck":
-        """Read a DECK.npz written by :meth:`save`.
+        """Read a DECK.npz written by :meth:`save`, its schema checked before any array is read.
 
         Raises:
-            DeckError: missing or unreadable file, not an .npz, a missing or malformed field,
-                or a descriptor version / patch size this code does not use. Names the file.
+            DeckError: missing, not a regular file, or not an .npz; an unknown, missing or twice
+                stored field; a field of the wrong dtype (text where numbers go, Python objects),
+                shape or size (over ``MAX_LABELS``, ``MAX_EXAMPLES``); corrupt data; or a value
+                out of its range (module doc); or a descriptor version / patch size this code does
+                not use. The message names the file and the field (``exc.field``).
         """
         p = Path(path)
-        try:
-            with np.load(p, allow_pickle=False) as z:
-                data = {k: z[k] for k in z.files}
-        except FileNotFoundError:
-            raise DeckError(f"{p}: deck file not found") from None
-        except IsADirectoryError:
-            raise DeckError(f"{p}: is a directory, not a deck file") from None
-        except Exception as exc:  # zipfile/pickle/ValueError/EOFError: all mean "not a deck"
-            raise DeckError(f"{p}: not a readable deck file ({type(exc).__name__}: {exc})") from None
-        if not isinstance(data, dict):
-            raise DeckError(f"{p}: not a deck file (a single array, not an .npz archive)")
-        try:
-            if str(data["format"]) != FORMAT_NAME:
-                raise DeckError(f"{p}: not a deck file (format {str(data['format'])!r})")
-            version = int(data["version"])
-            if version != DESCRIPTOR_VERSION:
-                raise DeckError(f"{p}: descriptor version {version}, this program reads "
-                                f"version {DESCRIPTOR_VERSION}; enrol the deck again")
-            if [int(v) for v in data["patch_size"]] != [PATCH_W, PATCH_H]:
-                raise DeckError(f"{p}: patch size {data['patch_size'].tolist()} is not "
-                                f"{[PATCH_W, PATCH_H]}; enrol the deck again")
-            labels = tuple(str(s) for s in data["labels"].reshape(-1))
-            templates = data["templates"]
-            tl = data["template_label"]
-            threshold = float(data["threshold"])
-            examples = data["examples"].astype(np.int64).reshape(-1)
-        except DeckError:
-            raise
-        except KeyError as exc:
-            raise DeckError(f"{p}: deck file lacks field {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise DeckError(f"{p}: malformed deck field: {exc}") from None
-        d = 3 * PATCH_W * PATCH_H
-        if (templates.dtype != np.float32 or templates.ndim != 2 or templates.shape[1] != d
-                or templates.shape[0] == 0 or not np.all(np.isfinite(templates))):
-            raise DeckError(f"{p}: templates must be a non-empty (M, {d}) float32 array, "
-                            f"got {templates.dtype} {templates.shape}")
-        if (tl.shape != (templates.shape[0],) or not np.issubdtype(tl.dtype, np.integer)
-                or tl.min() < 0 or tl.max() >= len(labels)):
-            raise DeckError(f"{p}: template_label must give a label index for every template")
-        if not labels or len(set(labels)) != len(labels) or UNKNOWN in labels:
-            raise DeckError(f"{p}: labels must be unique, non-empty and not {UNKNOWN!r}")
+
+        def error(field: str | None, reason: str) -> DeckError:
+            where = f"{p}: field {field!r}: " if field else f"{p}: "
+            return DeckError(where + reason, str(p), field)
+
+        data = read_npz(p, _DECK_FIELDS, {"L": MAX_LABELS, "M": (1 + _N_AUG) * MAX_EXAMPLES, "E": MAX_EXAMPLES},
+                        error, "deck", " (enrol one with 'companion enroll --deck DIR --out DECK.npz')",
+                        identity=("format", FORMAT_NAME))
+        version = int(data["version"])
+        if version != DESCRIPTOR_VERSION:
+            raise error("version", f"descriptor version {version}, this program reads version "
+                                   f"{DESCRIPTOR_VERSION}; enrol the deck again")
+        if data["patch_size"].tolist() != [PATCH_W, PATCH_H]:
+            raise error("patch_size", f"patch size {data['patch_size'].tolist()} is not "
+                                      f"{[PATCH_W, PATCH_H]}; enrol the deck again")
+        labels = check_names("labels", data["labels"], MAX_LABEL_CHARS, error, reserved=UNKNOWN)
+        if not labels:
+            raise error("labels", "no labels")
+        examples = data["examples"].astype(np.int64)
+        if examples.min() < 1:
+            i = int(np.argmin(examples))
+            raise error("examples", f"label {labels[i]!r} has {examples[i]} example images; each has at least 1")
+        if examples.sum() > MAX_EXAMPLES:
+            raise error("examples", f"{int(examples.sum())} example images in all; a deck has at most {MAX_EXAMPLES}")
+        templates, tl = data["templates"].astype(np.float32), data["template_label"].astype(np.int64)
+        if len(templates) == 0:
+            raise error("templates", "no templates")
+        check_finite("templates", templates, error)
+        norms = np.linalg.norm(templates, axis=1)
+        if np.any(np.abs(norms - 1.0) > 1e-3):
+            raise error("templates", f"{int(np.count_nonzero(np.abs(norms - 1.0) > 1e-3))} template(s) are not "
+                                     "unit-length descriptors (all zero, or not made by enrolment)")
+        if tl.min() < 0 or tl.max() >= len(labels):
+            raise error("template_label", f"must give a label index 0..{len(labels) - 1} for every template")
         if len(np.unique(tl)) != len(labels):
-            raise DeckError(f"{p}: some label has no template")
-        if not -1.0 <= threshold <= 1.0 or examples.shape != (len(labels),):
-            raise DeckError(f"{p}: malformed threshold or examples field")
+            raise error("template_label", "some label has no template")
+        threshold = float(data["threshold"])
+        if not 0.0 < threshold < 1.0:  # NaN fails too
+            raise error("threshold", f"{threshold} is not a correlation between 0 and 1 (exclusive)")
         fine = fine_label = None
+        if ("fine" in data) != ("fine_label" in data):
+            raise error("fine" if "fine" not in data else "fine_label", "fine and fine_label come together")
         if "fine" in data:
-            fine, fine_label = data["fine"], data.get("fine_label")
-            if (fine.dtype != np.float32 or fine.shape[1:] != (3, FINE_H, FINE_W) or fine_label is None
-                    or fine_label.shape != (len(fine),) or not np.issubdtype(fine_label.dtype, np.integer)
-                    or (len(fine_label) and (fine_label.min() < 0 or fine_label.max() >= len(labels)))
-                    or not np.all(np.isfinite(fine))):
-                raise DeckError(f"{p}: malformed fine templates (fine, fine_label)")
-            fine_label = fine_label.astype(np.int64)
-        balanced = data.get("white_balance")
-        if balanced is not None and (balanced.shape != () or balanced.dtype != np.bool_):
-            raise DeckError(f"{p}: malformed white_balance field (expected a 0-d bool)")
-        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced is not None and bool(balanced))
+            fine, fine_label = data["fine"].astype(np.float32), data["fine_label"].astype(np.int64)
+            check_finite("fine", fine, error)
+            if fine.size and np.abs(fine).max() > 256.0:
+                raise error("fine", "values beyond ±256: not zero-mean CIE Lab")
+            if len(fine_label) and (fine_label.min() < 0 or fine_label.max() >= len(labels)):
+                raise error("fine_label", f"must give a label index 0..{len(labels) - 1} for every row of fine")
+        balanced = bool(data["white_balance"]) if "white_balance" in data else False
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced)
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray, quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -748,7 +787,12 @@ def classify_image(image: np.ndarray, deck: Deck, scale: float = 1.0) -> Classif
     Returns:
         The :class:`Classification`; its quad is where the card was taken to be, px of the
         original image.
+
+    Raises:
+        ValueError: ``image`` is empty (no pixels: it shows no card).
     """
+    if np.asarray(image).size == 0:
+        raise ValueError(f"classify_image: an empty image (shape {np.asarray(image).shape}) shows no card")
     image, shrink = working_copy(image, CLASSIFY_MAX_SIDE)
     hyps = [_order_portrait(whole_image_quad(image))]
     group = _found_card(image)
@@ -800,6 +844,44 @@ def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: flo
     return out
 
 
+#: The least grey-level spread (standard deviation) of an example image: a blank picture holds no
+#: card, and its descriptor would be all zero (the dice enrolment's ``MIN_EXAMPLE_SPREAD``).
+MIN_EXAMPLE_SPREAD = 4.0
+
+
+def _check_counts(counts: dict[str, int]) -> None:
+    """Raise EnrollError unless the labels and example counts fit what a deck file may hold
+    (``MAX_LABELS``, ``MAX_EXAMPLES``, ``MAX_LABEL_CHARS``), so a deck enrolled is one that loads."""
+    if not counts:
+        raise EnrollError("no labels to enrol")
+    if len(counts) > MAX_LABELS:
+        raise EnrollError(f"{len(counts)} labels; a deck has at most {MAX_LABELS}")
+    for label, n in counts.items():
+        if label == UNKNOWN:
+            raise EnrollError(f"{UNKNOWN!r} is reserved for cards that match nothing; rename that label")
+        why = name_problem(label, MAX_LABEL_CHARS)
+        if why:
+            raise EnrollError(f"label {label!r}: {why}; rename it")
+        if n == 0:
+            raise EnrollError(f"label {label!r} has no example images")
+    total = sum(counts.values())
+    if total > MAX_EXAMPLES:
+        raise EnrollError(f"{total} example images; a deck is enrolled from at most {MAX_EXAMPLES} "
+                          "(one or two a card is enough)")
+
+
+def _canonical_example(label: str, img: np.ndarray) -> np.ndarray:
+    """:func:`_canonical` of one example, refused (EnrollError naming the label) unless it is an
+    (H, W, 3) uint8 picture that is not blank."""
+    img = np.asarray(img)
+    if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 1:
+        raise EnrollError(f"label {label!r}: an example is not an (H, W, 3) uint8 BGR picture "
+                          f"(got {img.dtype} {img.shape})")
+    if float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < MIN_EXAMPLE_SPREAD:
+        raise EnrollError(f"label {label!r}: an example picture is blank (one flat colour): no card in it")
+    return _canonical(img)
+
+
 def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
     """Build a deck from example images.
 
@@ -812,31 +894,32 @@ def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
         The :class:`Deck`, threshold calibrated.
 
     Raises:
-        EnrollError: no labels, a label with no images, or the reserved label ``"unknown"``.
+        EnrollError: no labels, a label with no images, the reserved label ``"unknown"``, a label
+            that could not be printed or is over ``MAX_LABEL_CHARS``, more than ``MAX_LABELS``
+            labels or ``MAX_EXAMPLES`` images, or an image that is not (H, W, 3) uint8 or is blank.
     """
-    if not examples:
-        raise EnrollError("no labels to enrol")
+    _check_counts({label: len(imgs) for label, imgs in examples.items()})
+    return _enroll_canonical({label: [_canonical_example(label, img) for img in examples[label]]
+                              for label in sorted(examples)}, seed)
+
+
+def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
+    """:func:`enroll_images` from each example's :func:`_canonical` view (labels in sorted order)."""
     rng = np.random.default_rng(seed)
-    labels = tuple(sorted(examples))
-    if UNKNOWN in labels:
-        raise EnrollError(f"{UNKNOWN!r} is reserved for cards that match nothing; rename that label")
+    labels = tuple(sorted(canons))
     patches, plabel, held, hlabel, fine, flabel = [], [], [], [], [], []
     whole = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
     for li, label in enumerate(labels):
-        if not examples[label]:
-            raise EnrollError(f"label {label!r} has no example images")
-        for img in examples[label]:
-            canon = _canonical(img)
+        for canon in canons[label]:
             fine.append(_zero_mean(_fine_lab(fine_patch(canon, whole, margin=False))))
             flabel.append(li)
-            patches.append(card_patch(canon, np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H],
-                                                       [0, _CANON_H]], np.float32)))
+            patches.append(card_patch(canon, whole))
             patches += _variants(canon, rng, _N_AUG, 1.0)
             plabel += [li] * (_N_AUG + 1)
             held += _variants(canon, rng, _N_CAL, 1.3)
             hlabel += [li] * _N_CAL
     templates = describe(np.stack(patches))
-    counts = np.array([len(examples[lb]) for lb in labels], np.int64)
+    counts = np.array([len(canons[lb]) for lb in labels], np.int64)
     deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts,
                 np.stack(fine).astype(np.float32), np.array(flabel, np.int64), balanced=True)
     deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
@@ -871,15 +954,32 @@ def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
     the deck is made), as the cards will be classified.
 
     Raises:
-        EnrollError: the folder is missing or not a folder, has no label sub-folders, or a
-            label folder has no images.
-        ImageReadError: an image file cannot be read, or is over the pixel budget
-            (``ImageTooLargeError``); the message names it.
+        EnrollError: the folder is missing or not a folder, has no label sub-folders, a label
+            folder has no images, a folder's name cannot be a label, there are too many labels or
+            images (``MAX_LABELS``, ``MAX_EXAMPLES``: all counted before any image is read), or a
+            picture is blank.
+        ImageReadError: an image file cannot be read, is over the pixel budget
+            (``ImageTooLargeError``) or too small (``DegenerateImageError``); the message names it.
     """
-    # Each example is kept until all are enrolled: hold them at the size classify reads at.
-    examples = {name: [read_working(f, CLASSIFY_MAX_SIDE).image for f in files]
-                for name, files in example_folders(folder, EnrollError, "label")}
-    return enroll_images(examples, seed=seed)
+    def check_name(d: Path) -> None:
+        why = name_problem(d.name, MAX_LABEL_CHARS)
+        if why:
+            raise EnrollError(f"{d}: {why}; a label is its folder's name, so rename the folder")
+
+    folders = example_folders(folder, EnrollError, "label", check_name=check_name)
+    _check_counts({name: len(files) for name, files in folders})
+    # Each example is read at the size classify reads at and only its canonical view is kept
+    # (120 × 172 px): a folder of phone photos is never held all at once.
+    canons = {}
+    for name, files in folders:
+        canons[name] = []
+        for f in files:
+            img = read_working(f, CLASSIFY_MAX_SIDE).image
+            try:
+                canons[name].append(_canonical_example(name, img))
+            except EnrollError as exc:
+                raise EnrollError(f"{f}: {exc}") from None
+    return _enroll_canonical(canons, seed)
 
 
 __all__ = [

@@ -25,7 +25,8 @@ import numpy as np
 
 from companion.rules.sushi_roll.dice import DICE_FILE, load_dice_faces
 from companion.vision.dice_faces import (
-    UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body, die_of, face_patch,
+    MAX_EXAMPLES, TEMPLATES_PER_EXAMPLE, UNKNOWN, DiceError, DiceSet, body_colour, describe, describe_and_body,
+    die_of, face_patch,
 )
 from companion.vision.dice_fine import fine_patch
 from companion.vision.imageio import example_folders, read_working
@@ -33,7 +34,7 @@ from companion.vision.imageio import example_folders, read_working
 #: Side of the canonical face the enrolment images are brought to before making variants, px.
 CANON = 96
 _SQUARE = np.array([[0, 0], [CANON, 0], [CANON, CANON], [0, CANON]], np.float32)
-_N_AUG = 16  # augmented templates per example image, besides the clean one
+_N_AUG = TEMPLATES_PER_EXAMPLE - 1  # augmented templates per example image, besides the clean one (16)
 _N_CAL = 24  # held-out variants per example image for the levels
 _SURE_PERCENTILE = 25  # of the genuine whole-face scores, the sure level...
 _SURE_GAP = 0.05  # ... or this over the best impostor score, whichever is higher
@@ -106,6 +107,22 @@ def _calibrate(dice: DiceSet, held: list[tuple[np.ndarray, np.ndarray]], label: 
     dice.fine_thresholds = np.clip(fine_thr, *_FINE_RANGE)
 
 
+def _check_counts(counts: dict[str, int]) -> None:
+    """Raise DiceError unless every face is one of the faces file's, each has a picture, and there
+    are no more than ``MAX_EXAMPLES`` (so the dice enrolled are dice that load)."""
+    if not counts:
+        raise DiceError("no faces to enrol")
+    known = _toml_faces()
+    for name, n in counts.items():
+        if name == UNKNOWN or name not in known:
+            raise DiceError(f"{name!r} is not a face in {DICE_FILE} (faces: {', '.join(sorted(known))})")
+        if not n:
+            raise DiceError(f"face {name!r} has no images")
+    if sum(counts.values()) > MAX_EXAMPLES:
+        raise DiceError(f"{sum(counts.values())} pictures; dice are enrolled from at most {MAX_EXAMPLES} "
+                        "(one or two a face is enough)")
+
+
 def _toml_faces() -> set[str]:
     faces = load_dice_faces()
     return {str(f) for per_die in faces.faces for f in per_die}
@@ -125,17 +142,11 @@ def enroll_dice_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> 
         The :class:`DiceSet`, its levels calibrated.
 
     Raises:
-        DiceError: no faces, a face not in the faces file, a face without images, or an image
-            that is not (H, W, 3) uint8.
+        DiceError: no faces, a face not in the faces file, a face without images, more than
+            ``MAX_EXAMPLES`` images in all (a DICE.npz could not hold them), or an image that is
+            not (H, W, 3) uint8.
     """
-    if not examples:
-        raise DiceError("no faces to enrol")
-    known = _toml_faces()
-    for name in examples:
-        if name == UNKNOWN or name not in known:
-            raise DiceError(f"{name!r} is not a face in {DICE_FILE} (faces: {', '.join(sorted(known))})")
-        if not examples[name]:
-            raise DiceError(f"face {name!r} has no images")
+    _check_counts({name: len(imgs) for name, imgs in examples.items()})
     rng = np.random.default_rng(seed)
     faces = tuple(sorted(examples))
     patches, plabel, held, hlabel, body, fine, ffine = [], [], [], [], [], [], []
@@ -200,7 +211,7 @@ def _checked_example(f: Path) -> np.ndarray:
         ImageReadError: unreadable, or over the pixel budget.
         DiceError: the picture is blank (no face can be in it).
     """
-    img = read_working(f, ENROL_MAX_SIDE).image
+    img = read_working(f, ENROL_MAX_SIDE, min_side=8).image  # enroll_dice_images takes 8 px and up
     if float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < MIN_EXAMPLE_SPREAD:
         raise DiceError(f"{f}: the picture is blank (one flat colour): no die face in it")
     return img
@@ -215,7 +226,8 @@ def enroll_dice_folder(folder: Path | str, seed: int = 0) -> DiceSet:
     Raises:
         DiceError: the folder is missing or not a folder, has no face sub-folders, a sub-folder
             is not named after a face of ``companion/data/sushi_roll_dice.toml`` (named in the
-            message), or a face folder has no images.
+            message), a face folder has no images, or there are more than ``MAX_EXAMPLES``
+            pictures (counted before any is read).
         ImageReadError: an image file cannot be read (the message names it).
     """
     known = _toml_faces()
@@ -226,6 +238,7 @@ def enroll_dice_folder(folder: Path | str, seed: int = 0) -> DiceSet:
                             f"face: {', '.join(sorted(known))}")
 
     folders = example_folders(folder, DiceError, "face", example="maki*2", check_name=check_name)
+    _check_counts({name: len(files) for name, files in folders})  # before any picture is read
     # Held at a bounded size (a phone photo of a die is 12–48 MP; a Pi may have 1 GB).
     examples = {name: [_checked_example(f) for f in files] for name, files in folders}
     return enroll_dice_images(examples, seed=seed)

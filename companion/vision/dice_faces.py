@@ -42,12 +42,16 @@ DICE.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``fine_thresholds``  (F,) float64, per-face aligned correlation a die must reach to be that face
 ``body``             (F, 3) float32, each face's body colour, CIE Lab (L 0..100, a, b)
 ``examples``         (F,) int64, how many images each face was enrolled from
+
+:meth:`DiceSet.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`,
+as the deck's: member names, dtypes, shapes, sizes within ``MAX_FACES`` and ``MAX_EXAMPLES``), then
+the values (finite, in range, every face a face of the faces file). Every refusal is a
+:class:`DiceError` naming the file and the field (issue #14 item 8).
 """
 
 from __future__ import annotations
 
 import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +61,7 @@ import numpy as np
 from companion.rules.sushi_roll.dice import parse_face
 from companion.vision.deck import corner_mask
 from companion.vision.dice_fine import FINE, aligned_score, fine_patch, turned_templates
+from companion.vision.npz_schema import Field, check_finite, check_names, read_npz
 
 DESCRIPTOR_VERSION = 1
 FORMAT_NAME = "companion-dice"
@@ -90,7 +95,43 @@ _RAMP = 0.08  # correlation over a level at which the score part of confidence s
 
 class DiceError(ValueError):
     """Enrolment input or a DICE.npz file is unusable. The message names the file or folder and
-    the rule broken."""
+    the rule broken.
+
+    Attributes:
+        path: the DICE.npz file (None for an enrolment error).
+        field: the field (member) of the file that broke a rule, or None.
+    """
+
+    def __init__(self, message: str, path: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.path, self.field = path, field
+
+
+#: Most faces a DICE.npz may hold: the faces file names 17; the names are checked against it.
+MAX_FACES = 64
+#: Most enrolment pictures, all faces together: seven of each of the 17 faces and more. Each makes
+#: 17 templates (``dice_enroll``: the clean one and 16 variants) of 6.9 KB: at most 15 MB, 60 MB
+#: as the four-turn bank once loaded.
+MAX_EXAMPLES = 128
+#: Templates each enrolment picture makes (``dice_enroll``: the clean one and ``_N_AUG`` = 16).
+TEMPLATES_PER_EXAMPLE = 17
+_MAX_FACE_CHARS = 32
+
+#: DICE.npz's schema (module doc); sizes F faces, M templates, E pictures.
+_DICE_FIELDS = {
+    "format": Field("str", (), max_chars=64),
+    "version": Field("int"),
+    "patch_size": Field("int", (2,)),
+    "faces": Field("str", ("F",), max_chars=_MAX_FACE_CHARS),
+    "templates": Field("float", ("M", 3 * PATCH * PATCH), itemsize=4),
+    "template_face": Field("int", ("M",)),
+    "sure": Field("float", ("F",)),
+    "fine": Field("float", ("E", FINE, FINE, 3), itemsize=4),
+    "fine_face": Field("int", ("E",)),
+    "fine_thresholds": Field("float", ("F",)),
+    "body": Field("float", ("F", 3)),
+    "examples": Field("int", ("F",)),
+}
 
 
 def _corner_mask() -> np.ndarray:
@@ -440,90 +481,74 @@ class DiceSet:
 
     @classmethod
     def load(cls, path: Path | str) -> DiceSet:
-        """Read a DICE.npz written by :meth:`save` (``np.load(allow_pickle=False)``).
+        """Read a DICE.npz written by :meth:`save`, its schema checked before any array is read
+        (:func:`companion.vision.npz_schema.read_npz`; ``allow_pickle=False``).
 
         Raises:
-            DiceError: missing or unreadable file, not an .npz, not a dice file (a deck, say), a
-                missing or malformed field, or a descriptor version / patch size this code does
-                not use. Names the file.
+            DiceError: missing or unreadable file, not a regular file, not an .npz, not a dice
+                file (a deck, say); an unknown, missing or twice stored field; a field of the wrong
+                dtype, shape or size (over ``MAX_FACES``, ``MAX_EXAMPLES``); corrupt data; a value
+                out of range; or a descriptor version / patch size this code does not use. Names
+                the file and the field (``exc.field``).
         """
         p = Path(path)
-        if not p.exists():
-            raise DiceError(f"{p}: dice file not found")
-        if p.is_dir():
-            raise DiceError(f"{p}: is a directory, not a dice file")
-        if not zipfile.is_zipfile(p):  # a .npy, a pickle, a text file: say so, not numpy's advice
-            raise DiceError(f"{p}: not a dice file (not an .npz archive; enrol dice with "
-                            f"'companion enroll --dice DIR')")
-        try:
-            with np.load(p, allow_pickle=False) as z:
-                data = {k: z[k] for k in z.files}
-        except Exception as exc:  # zipfile/ValueError/EOFError/an object array: not a dice file
-            why = "holds Python objects, which are never loaded" if "pickle" in str(exc) else f"{type(exc).__name__}: {exc}"
-            raise DiceError(f"{p}: not a readable dice file ({why})") from None
-        try:
-            fmt = data["format"]
-            if fmt.shape != () or str(fmt) != FORMAT_NAME:
-                raise DiceError(f"{p}: not a dice file (format {str(fmt)!r}, expected {FORMAT_NAME!r}; "
-                                f"enrol dice with 'companion enroll --dice DIR')")
-            version = int(data["version"])
-            if version != DESCRIPTOR_VERSION:
-                raise DiceError(f"{p}: descriptor version {version}, this program reads version "
-                                f"{DESCRIPTOR_VERSION}; enrol the dice again")
-            if [int(v) for v in data["patch_size"].reshape(-1)] != [PATCH, FINE]:
-                raise DiceError(f"{p}: patch sizes {data['patch_size'].tolist()} are not {[PATCH, FINE]}; "
-                                f"enrol the dice again")
-            faces = tuple(str(s) for s in data["faces"].reshape(-1))
-            templates, tf = data["templates"], data["template_face"]
-            fine, ff = data["fine"], data["fine_face"]
-            sure = data["sure"].astype(np.float64).reshape(-1)
-            fine_thr = data["fine_thresholds"].astype(np.float64).reshape(-1)
-            body = data["body"]
-            examples = data["examples"].astype(np.int64).reshape(-1)
-        except DiceError:
-            raise
-        except KeyError as exc:
-            raise DiceError(f"{p}: dice file lacks field {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise DiceError(f"{p}: malformed dice field: {exc}") from None
-        try:
-            _check(p, faces, templates, tf, fine, ff, sure, fine_thr, body, examples)
-        except (TypeError, ValueError) as exc:  # a field of the wrong kind (text where numbers go)
-            raise DiceError(f"{p}: malformed dice field: {exc}") from None
-        return cls(faces, templates, tf, sure, fine, ff, fine_thr, body.astype(np.float32), examples)
+
+        def error(field: str | None, reason: str) -> DiceError:
+            return DiceError((f"{p}: field {field!r}: " if field else f"{p}: ") + reason, str(p), field)
+
+        data = read_npz(p, _DICE_FIELDS,
+                        {"F": MAX_FACES, "M": TEMPLATES_PER_EXAMPLE * MAX_EXAMPLES, "E": MAX_EXAMPLES},
+                        error, "dice", " (enrol dice with 'companion enroll --dice DIR')",
+                        identity=("format", FORMAT_NAME))
+        version = int(data["version"])
+        if version != DESCRIPTOR_VERSION:
+            raise error("version", f"descriptor version {version}, this program reads version "
+                                   f"{DESCRIPTOR_VERSION}; enrol the dice again")
+        if data["patch_size"].tolist() != [PATCH, FINE]:
+            raise error("patch_size", f"patch sizes {data['patch_size'].tolist()} are not {[PATCH, FINE]}; "
+                                      "enrol the dice again")
+        faces = check_names("faces", data["faces"], _MAX_FACE_CHARS, error, reserved=UNKNOWN)
+        for name in ("templates", "sure", "fine", "fine_thresholds", "body"):
+            check_finite(name, data[name], error)
+        _check(p, faces, data["templates"], data["template_face"], data["fine"], data["fine_face"],
+               data["sure"].astype(np.float64), data["fine_thresholds"].astype(np.float64),
+               data["body"].astype(np.float32), data["examples"].astype(np.int64), error)
+        return cls(faces, data["templates"], data["template_face"], data["sure"], data["fine"], data["fine_face"],
+                   data["fine_thresholds"], data["body"].astype(np.float32), data["examples"].astype(np.int64))
 
 
-def _check(p: Path, faces, templates, tf, fine, ff, sure, fine_thr, body, examples) -> None:
-    """Raise DiceError (naming ``p``) unless the loaded fields fit together (module doc)."""
-    d = 3 * PATCH * PATCH
-    if (templates.dtype != np.float32 or templates.ndim != 2 or templates.shape[1] != d
-            or templates.shape[0] == 0 or not np.all(np.isfinite(templates))):
-        raise DiceError(f"{p}: templates must be a non-empty (M, {d}) float32 array, "
-                        f"got {templates.dtype} {templates.shape}")
+def _check(p: Path, faces, templates, tf, fine, ff, sure, fine_thr, body, examples, error) -> None:
+    """Raise ``error(field, reason)`` (a DiceError naming ``p``) unless the loaded fields, of the
+    schema's kinds and shapes already, fit together and hold values in range (module doc)."""
     n = len(faces)
-    if (tf.shape != (templates.shape[0],) or not np.issubdtype(tf.dtype, np.integer)
-            or tf.min() < 0 or tf.max() >= n):
-        raise DiceError(f"{p}: template_face must give a face index for every template")
-    if not faces or len(set(faces)) != n or len(np.unique(tf)) != n:
-        raise DiceError(f"{p}: faces must be unique and non-empty, each with templates")
+    if n == 0 or len(templates) == 0:
+        raise error("faces" if n == 0 else "templates", "no faces enrolled")
+    norms = np.linalg.norm(templates, axis=1)
+    if np.any(np.abs(norms - 1.0) > 1e-3):
+        raise error("templates", f"{int(np.count_nonzero(np.abs(norms - 1.0) > 1e-3))} template(s) are not "
+                                 "unit-length descriptors (all zero, or not made by enrolment)")
+    if tf.min() < 0 or tf.max() >= n or len(np.unique(tf)) != n:
+        raise error("template_face", f"must give a face index 0..{n - 1} for every template, each face with some")
     for f in faces:
         try:
             die_of(f)
         except ValueError as exc:
-            raise DiceError(f"{p}: {exc}") from None
-    if (fine.dtype != np.float32 or fine.ndim != 4 or fine.shape[1:] != (FINE, FINE, 3)
-            or not np.all(np.isfinite(fine)) or ff.shape != (len(fine),)
-            or not np.issubdtype(ff.dtype, np.integer) or len(np.unique(ff)) != n
-            or ff.min() < 0 or ff.max() >= n):
-        raise DiceError(f"{p}: malformed fine templates (fine, fine_face): every face needs its art "
-                        f"as (E, {FINE}, {FINE}, 3) float32")
-    if (sure.shape != (n,) or fine_thr.shape != (n,) or not np.all(np.abs(sure) <= 1.0)
-            or not np.all(np.abs(fine_thr) <= 1.0) or body.shape != (n, 3) or not np.all(np.isfinite(body))
-            or examples.shape != (n,)):
-        raise DiceError(f"{p}: malformed sure, fine_thresholds, body or examples field (one per face)")
+            raise error("faces", str(exc)) from None
+    if len(ff) == 0 or ff.min() < 0 or ff.max() >= n or len(np.unique(ff)) != n:
+        raise error("fine_face", f"every face needs its art: a face index 0..{n - 1} for every row of fine")
+    if np.abs(fine).max() > 256.0:
+        raise error("fine", "values beyond ±256: not CIE Lab")
+    for name, v in (("sure", sure), ("fine_thresholds", fine_thr)):
+        if not np.all((v > 0.0) & (v < 1.0)):
+            raise error(name, "each face's level must be a correlation between 0 and 1 (exclusive)")
+    if not np.all((body[:, 0] >= 0.0) & (body[:, 0] <= 100.0)) or np.abs(body[:, 1:]).max() > 128.0:
+        raise error("body", "not CIE Lab colours (L 0..100, a and b within ±128)")
+    if examples.min() < 1 or examples.sum() > MAX_EXAMPLES:
+        raise error("examples", f"each face needs at least 1 picture and the dice at most {MAX_EXAMPLES} in all")
 
 
 __all__ = [
-    "COARSE_FLOOR", "DESCRIPTOR_VERSION", "FINE_MARGIN", "LOOKALIKE_BAND", "PATCH", "UNKNOWN", "DiceError",
+    "COARSE_FLOOR", "DESCRIPTOR_VERSION", "FINE_MARGIN", "LOOKALIKE_BAND", "MAX_EXAMPLES", "MAX_FACES", "PATCH",
+    "UNKNOWN", "DiceError",
     "DiceSet", "FaceReading", "body_colour", "describe", "die_of", "face_patch",
 ]
