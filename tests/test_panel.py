@@ -343,7 +343,7 @@ def test_script_spec_opens_and_a_due_event_comes_within_a_wait(tmp_path):
         ([["ok", 0]], r"entry 0 must be an object"),
         ([{"t": 0, "event": "ok", "seat": 1}], r"entry 0 has unknown key\(s\) 'seat'"),
         ([{"t": 0, "event": "ok"}, {"t": -1, "event": "ok"}], r"entry 1: 't' must be a finite number of seconds ≥ 0"),
-        ("[{\"t\": NaN, \"event\": \"ok\"}]", r"entry 0: 't' must be a finite number"),
+        ("[{\"t\": NaN, \"event\": \"ok\"}]", r"NaN is not a JSON number"),  # strict JSON (RFC 8259 §6)
         ([{"t": True, "event": "ok"}], r"entry 0: 't' must be a finite number"),
         ([{"t": "1", "event": "ok"}], r"entry 0: 't' must be a finite number"),
         ([{"event": "ok"}], r"entry 0: 't' must be a finite number"),

@@ -60,7 +60,7 @@ def test_reads_stdin(monkeypatch, capsys):
 def test_missing_file_names_the_file(capsys, tmp_path):
     code, out, err = run_score(capsys, path=tmp_path / "nope.json")
     assert code == 2 and out == ""
-    assert "nope.json" in err and "No such file" in err
+    assert "nope.json" in err and "no such file" in err.lower()
 
 
 def bad(record_change):

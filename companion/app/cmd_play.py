@@ -23,15 +23,25 @@ class PlayError(Exception):
 
 
 def parse_players(text: str | None) -> list[str] | None:
-    """``"Ann,Bo,Cy"`` -> ``["Ann", "Bo", "Cy"]``; None stays None (the setup menu asks)."""
+    """``"Ann,Bo,Cy"`` -> ``["Ann", "Bo", "Cy"]``; None stays None (the setup menu asks).
+
+    Raises:
+        PlayError: an empty name, the same name twice, or a name that every engine refuses
+            (:func:`companion.rules.core.player_names`: also by case, control characters, too long).
+    """
+    from companion.rules.core import PlayerNameError, player_names
+
     if text is None:
         return None
     names = [n.strip() for n in text.split(",")]
     if any(not n for n in names):
-        raise PlayError(f"--players {text!r}: names are separated by commas, none of them empty")
+        raise PlayError(f"--players {text!r:.80}: names are separated by commas, none of them empty")
     if len(set(names)) != len(names):
-        raise PlayError(f"--players {text!r}: each name once")
-    return names
+        raise PlayError(f"--players {text!r:.80}: each name once")
+    try:
+        return list(player_names(names))
+    except PlayerNameError as exc:
+        raise PlayError(f"--players: {exc.problem}") from None
 
 
 def parse_options(items: list[str] | None) -> dict:
@@ -312,10 +322,12 @@ def setup_menu(journal, panel, display, notifier, emit):
     Returns its SetupChoice. Pings the watchdog while it waits."""
     from companion.app.menu import SetupMenu
     from companion.app.play_views import PlayScreen
+    from companion.rules.core import name_problem
 
     names: list[str] = []
     for entry in reversed(journal.games()):
-        names += [n for n in entry.players if n not in names]
+        # a journal written before the name rules may hold a name the engines now refuse: not offered
+        names += [n for n in entry.players if n not in names and name_problem(n) is None]
     from companion.app.games import GAMES
 
     menu = SetupMenu(games=tuple(GAMES), saved_names=names)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from companion.app.fixture import FixtureError, load_fixture
+from companion.inputs import InputError, check_regular_file, display_path
 from companion.app.table_game import APPLIED, TableGame, TurnOutcome
 
 
@@ -22,7 +24,8 @@ def replay(fixture_dir, screens_dir=None) -> tuple[TableGame, list[TurnOutcome],
     """Replay a fixture; return the game, each frame's outcome, and why it stopped (None: it finished).
 
     Raises:
-        FixtureError: the fixture folder or its deck cannot be used.
+        FixtureError: the fixture folder or its deck cannot be used, or ``screens_dir`` is not a
+            folder that can be written.
     """
     from companion.app.views import final_view, scoreboard_view
     from companion.sim.game_sim import mat_for
@@ -30,6 +33,8 @@ def replay(fixture_dir, screens_dir=None) -> tuple[TableGame, list[TurnOutcome],
     from companion.vision.imageio import ImageReadError, read_image
 
     fx = load_fixture(fixture_dir)
+    if screens_dir is not None:
+        _screens_folder(screens_dir)
     try:
         deck = Deck.load(fx.deck_path)
     except DeckError as exc:
@@ -47,8 +52,9 @@ def replay(fixture_dir, screens_dir=None) -> tuple[TableGame, list[TurnOutcome],
     stopped = None
     for path in fx.frames:
         try:
+            check_regular_file(path)  # a FIFO or device among the frames would hang or flood the read
             frame = read_image(path)
-        except ImageReadError as exc:
+        except (InputError, ImageReadError) as exc:
             outcomes.append(TurnOutcome("unreadable", str(exc), game.state.round, game.state.turn))
             stopped = str(exc)
             break
@@ -67,6 +73,26 @@ def replay(fixture_dir, screens_dir=None) -> tuple[TableGame, list[TurnOutcome],
     if display is not None and game.state.is_over:
         display.show(final_view(game.state))
     return game, outcomes, stopped
+
+
+def _screens_folder(screens_dir) -> Path:
+    """``--screens DIR`` made ready before the game is read: created if missing.
+
+    Raises:
+        FixtureError: DIR is a file (or another non-folder), holds a NUL, or cannot be created
+            (permissions, a file where a parent folder should be).
+    """
+    shown = display_path(screens_dir)
+    if "\0" in str(screens_dir):
+        raise FixtureError(f"--screens {shown}: the path holds a NUL character, which no folder name can")
+    folder = Path(screens_dir)
+    if folder.exists() and not folder.is_dir():
+        raise FixtureError(f"--screens {shown}: is a file, not a folder; give a folder for the screens' PNGs")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FixtureError(f"--screens {shown}: cannot create the folder ({exc.strerror or exc})") from None
+    return folder
 
 
 def _report(game: TableGame, outcomes: list[TurnOutcome], stopped: str | None) -> dict[str, Any]:

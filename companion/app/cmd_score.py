@@ -1,7 +1,8 @@
 """``companion score``: score a finished game from a JSON record.
 
-Exit status 0 on success, 2 for any bad input (unreadable file, bad JSON — including JSON nested
-too deep, NaN, out-of-range numbers or a file over a million characters, see
+Exit status 0 on success, 2 for any bad input (a missing file, a folder, FIFO or device, a file
+over a million characters or not UTF-8, see :mod:`companion.inputs`; bad JSON — including JSON
+nested too deep, NaN, out-of-range numbers, duplicate keys or lone surrogates, see
 :func:`companion.rules.records.parse_record_json` — malformed record, illegal play), with one message
 on stderr naming the file, the field and the problem. Imports only the pure
 rules engine, so it starts fast and never loads cv2, numpy or pygame.
@@ -14,19 +15,19 @@ import json
 import sys
 from typing import TextIO
 
+from companion.inputs import SCORE_RECORD, InputError, display_path, read_stdin, read_text
 from companion.rules.core import GameResult
 from companion.rules.errors import MalformedGame
-from companion.rules.records import MAX_RECORD_CHARS, parse_record_json
+from companion.rules.records import parse_record_json
 from companion.rules.sushi_go.record import format_sushi_go_table, score_game_record
 
 
 def _read(file: str) -> str:
-    """The file's text ('-': stdin), at most one character more than a record may have, so a
-    runaway input is refused by ``parse_record_json`` without being read whole."""
+    """The record's text ('-': stdin) through the input layer: a regular file only (a folder, a
+    FIFO, /dev/zero are refused unread), at most a record's cap, strict UTF-8."""
     if file == "-":
-        return sys.stdin.read(MAX_RECORD_CHARS + 1)
-    with open(file, encoding="utf-8") as fh:
-        return fh.read(MAX_RECORD_CHARS + 1)
+        return read_stdin(SCORE_RECORD)
+    return read_text(file, SCORE_RECORD)
 
 
 def format_table(result: GameResult) -> str:
@@ -57,14 +58,11 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     """
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    where = "<stdin>" if args.file == "-" else args.file
+    where = "<stdin>" if args.file == "-" else display_path(args.file)
     try:
         text = _read(args.file)
-    except OSError as exc:
-        print(f"companion score: cannot read {where}: {exc.strerror or exc}", file=stderr)
-        return 2
-    except UnicodeDecodeError as exc:
-        print(f"companion score: {where}: not UTF-8 text ({exc.reason})", file=stderr)
+    except InputError as exc:
+        print(f"companion score: {exc}", file=stderr)
         return 2
     score, table = _scorer(args.game)
     try:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.inputs import FIXTURE_GAME, InputError, check_regular_file, display_path, read_json
+from companion.rules.core import PlayerNameError, player_names
 from companion.rules.errors import MalformedGame
-from companion.rules.records import parse_record_json
 from companion.rules.sushi_go.state import SushiGoOptions
 
 
@@ -42,45 +43,75 @@ class Fixture:
     expected: dict[str, Any] | None
 
 
-def load_fixture(folder: str | Path) -> Fixture:
-    """Read ``folder/game.json`` and check that every file it names exists.
+def _file_in(folder: Path, name: object, field: str, path: str) -> Path:
+    """``folder / name`` for a file name given in game.json's ``field``.
 
     Raises:
-        FixtureError: a missing folder or file, bad JSON, or a missing or ill-typed field.
+        FixtureError: ``name`` is not a non-empty string, or holds a NUL or another control
+            character (no file can be named so; opening it would raise ValueError).
+    """
+    if not isinstance(name, str) or not name:
+        raise FixtureError(f"{path}: {field}: needs a file name (a non-empty string), got {name!r:.60}")
+    if not name.isprintable():
+        raise FixtureError(f"{path}: {field}: the file name {name!r:.60} holds a NUL or control character")
+    return folder / name
+
+
+def load_fixture(folder: str | Path) -> Fixture:
+    """Read ``folder/game.json`` (through :mod:`companion.inputs`: a regular file, at most
+    :data:`companion.inputs.FIXTURE_GAME`'s cap, strict UTF-8 JSON) and check that every file it
+    names exists.
+
+    Raises:
+        FixtureError: naming the file and the field: the folder is a file (``game.json`` itself
+            given) or missing; game.json is missing, a folder, a FIFO or device, a loop of
+            symbolic links, too long, not UTF-8 (UTF-16...), bad JSON (too deep, a 5000-digit
+            number, a duplicate key...); a missing or ill-typed field; player names that
+            :func:`companion.rules.core.player_names` refuses; a frame or deck name holding a NUL.
     """
     folder = Path(folder)
+    shown = display_path(folder)
+    if "\0" in str(folder):
+        raise FixtureError(f"{shown}: the path holds a NUL character, which no folder name can")
+    if folder.is_file():
+        raise FixtureError(
+            f"{shown}: is a file; give the fixture folder that holds game.json, deck.npz and frames/"
+            f" (here: {display_path(folder.parent)})"
+        )
     path = folder / "game.json"
+    where = display_path(path)
     try:
-        data = parse_record_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FixtureError(f"{path}: not found (a fixture folder holds game.json, deck.npz and frames/)") from None
-    except UnicodeDecodeError:
-        raise FixtureError(f"{path}: not valid JSON: not UTF-8 text") from None
-    except OSError as exc:
-        raise FixtureError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    except MalformedGame as exc:  # bad JSON, nested too deep, too long, NaN (rules.records)
-        raise FixtureError(f"{path}: {exc.problem}") from None
+        data = read_json(path, FIXTURE_GAME)
+    except InputError as exc:
+        if exc.rule == "missing":
+            raise FixtureError(f"{where}: not found (a fixture folder holds game.json, deck.npz and frames/)") from None
+        raise FixtureError(str(exc)) from None
     if not isinstance(data, dict):
-        raise FixtureError(f"{path}: must hold a JSON object")
+        raise FixtureError(f"{where}: must hold a JSON object")
     if data.get("game", "sushi-go") != "sushi-go":
-        raise FixtureError(f"{path}: game: only 'sushi-go' can be replayed, not {data.get('game')!r}")
+        raise FixtureError(f"{where}: game: only 'sushi-go' can be replayed, not {data.get('game')!r:.60}")
     players = data.get("players")
-    if not (isinstance(players, list) and players and all(isinstance(p, str) for p in players)):
-        raise FixtureError(f"{path}: players: must be a list of names")
+    if not (isinstance(players, list) and players):
+        raise FixtureError(f"{where}: players: must be a list of names")
+    try:
+        players = list(player_names(players))
+    except PlayerNameError as exc:
+        raise FixtureError(f"{where}: {exc}") from None
     try:
         options = SushiGoOptions.from_mapping(data.get("options", {}))
     except MalformedGame as exc:
-        raise FixtureError(f"{path}: {exc}") from None
-    deck_path = folder / str(data.get("deck", "deck.npz"))
-    if not deck_path.is_file():
-        raise FixtureError(f"{path}: deck: {deck_path} not found")
+        raise FixtureError(f"{where}: {exc}") from None
+    deck_path = _file_in(folder, data.get("deck", "deck.npz"), "deck", where)
+    try:
+        check_regular_file(deck_path)  # a FIFO or device here would hang or flood Deck.load
+    except InputError as exc:
+        raise FixtureError(f"{where}: deck: {exc.path} {'not found' if exc.rule == 'missing' else exc.problem}") from None
     frames_field = data.get("frames")
     if not isinstance(frames_field, list) or not frames_field:
-        raise FixtureError(f"{path}: frames: must be a non-empty list")
+        raise FixtureError(f"{where}: frames: must be a non-empty list")
     frames = []
     for i, entry in enumerate(frames_field):
         name = entry.get("file") if isinstance(entry, dict) else entry
-        if not isinstance(name, str):
-            raise FixtureError(f"{path}: frames[{i}]: needs a file name")
-        frames.append(folder / name)  # a missing frame is the replay's to report, turn by turn
+        # a missing frame is the replay's to report, turn by turn
+        frames.append(_file_in(folder, name, f"frames[{i}]", where))
     return Fixture(folder, players, options, deck_path, frames, data.get("record"), data.get("expected"))

@@ -31,10 +31,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from companion.inputs import file_type_problem
 
 SCHEMA_VERSION = 1
 APP_ID = "companion"
@@ -120,6 +123,14 @@ def _refuse(path: Path, problem: str) -> JournalError:
 
 def _check_existing(path: Path) -> None:
     """Refuse ``path`` unless it is a journal of this schema, reading it only."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise JournalError(f"journal {path}: cannot be read ({exc.strerror or exc})") from None
+    problem = file_type_problem(mode)
+    if problem is not None and not stat.S_ISDIR(mode):
+        # a FIFO would block the open below forever, a device would be read (or written) as a database
+        raise JournalError(f"journal {path}: {problem}; give a journal file, e.g. ./{DEFAULT_NAME}")
     try:
         with open(path, "rb") as f:
             head = f.read(len(SQLITE_HEADER))

@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from companion.app.play_views import CHANGE_HINT, MenuItem, SetupView
 from companion.devices.panel import EVENTS as PANEL_EVENTS
+from companion.rules.core import name_problem, same_name_key
 from companion.rules.sushi_go.state import DUMMY_NAME, SushiGoOptions
 
 #: The panel events the menu reacts to; the panel's other events are ignored (see the module doc).
@@ -113,14 +114,16 @@ class SetupMenu:
 
     Args:
         games: game ids offered, first is the default (e.g. ``("sushi-go",)``).
-        saved_names: names offered for the seats, in this order; duplicates and surrounding spaces
-            are dropped. ``Player 1``… are added after them so every seat has a name.
+        saved_names: names offered for the seats, in this order; surrounding spaces and
+            duplicates (also names that differ only by case) are dropped. ``Player 1``… are
+            added after them so every seat has a name.
         min_players, max_players: the range of the players step (Sushi Go!: 2 to 5,
             sushi-go.txt, STARTING A ROUND); the default is ``min_players + 1`` capped at the max.
 
     Raises:
-        ValueError: no games; a saved name that is not a non-empty string; a player range that is
-            empty or below 1.
+        ValueError: no games; a saved name that is not a non-empty string or that
+            :func:`companion.rules.core.name_problem` refuses (control characters, too long...);
+            a player range that is empty or below 1.
     """
 
     def __init__(
@@ -136,15 +139,21 @@ class SetupMenu:
         if not 1 <= min_players <= max_players:
             raise ValueError(f"players must range over 1 <= min <= max, got min {min_players}, max {max_players}")
         pool: list[str] = []
+        keys: set[str] = set()  # names already in the pool, as the engines compare them (case ignored)
         for name in saved_names:
             if not isinstance(name, str) or not name.strip():
-                raise ValueError(f"saved player names must be non-empty strings, got {name!r}")
-            if name.strip() not in pool:
+                raise ValueError(f"saved player names must be non-empty strings, got {name!r:.60}")
+            problem = name_problem(name.strip())  # the names every engine takes, no other
+            if problem is not None:
+                raise ValueError(f"saved player name {problem}")
+            if same_name_key(name.strip()) not in keys:
                 pool.append(name.strip())
+                keys.add(same_name_key(name.strip()))
         k = 1
         while len(pool) < max_players:  # enough names for every seat, whatever was saved
-            if f"Player {k}" not in pool:
+            if same_name_key(f"Player {k}") not in keys:
                 pool.append(f"Player {k}")
+                keys.add(same_name_key(f"Player {k}"))
             k += 1
         self.pool = tuple(pool)
         self.min_players, self.max_players = min_players, max_players

@@ -39,7 +39,6 @@ Boards and Accessories" (``LEDBoard``), "API - Output Devices" (``LED``, ``Buzze
 
 from __future__ import annotations
 
-import json
 import math
 import queue
 import threading
@@ -51,6 +50,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from companion.devices.pinout import BUTTON_ROLES, MAX_SEATS, Pinout, PinoutError, load_pinout
+from companion.inputs import PANEL_SCRIPT, InputError, display_path, read_json
 
 #: Every event a panel can give, named after its meaning.
 EVENTS = ("left", "right", "ok", "back", "undo", "menu", "undo_turn")
@@ -586,25 +586,21 @@ def load_script(path: str | Path) -> list[PanelEvent]:
         The entries as :class:`PanelEvent` (``t`` = the script's t), in order.
 
     Raises:
-        PanelError: the file is missing or unreadable, not UTF-8 JSON, or an entry breaks a
-            rule (the file, the entry number and the rule named).
+        PanelError: the file is missing, unreadable, not a regular file (a folder, FIFO, device),
+            over :data:`companion.inputs.PANEL_SCRIPT`'s cap, not UTF-8, not strict JSON (a
+            duplicate key, nested too deep, a huge number: :mod:`companion.inputs`), or an entry
+            breaks a rule (the file, the entry number and the rule named).
     """
     path = Path(path)
-    where = f"panel script {path}"
+    where = f"panel script {display_path(path)}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PanelError(f"{where}: no such file") from None
-    except IsADirectoryError:
-        raise PanelError(f"{where}: is a folder, not a JSON file") from None
-    except UnicodeDecodeError:
-        raise PanelError(f"{where}: not UTF-8 text") from None
-    except OSError as exc:
-        raise PanelError(f"{where}: cannot read ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise PanelError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except RecursionError:
-        raise PanelError(f"{where}: JSON nested too deeply") from None
+        data = read_json(path, PANEL_SCRIPT)
+    except InputError as exc:
+        if exc.rule == "json":  # the panel's words: "not valid JSON (why)", at the field if there is one
+            why = exc.problem.removeprefix("invalid JSON: ")
+            at = f"{exc.field}: " if exc.field else ""
+            raise PanelError(f"panel script {exc.path}: {at}not valid JSON ({why})") from None
+        raise PanelError(f"panel script {exc}") from None
     if not isinstance(data, list):
         raise PanelError(f'{where}: must be a JSON list of {{"t": seconds, "event": name}}, not a {type(data).__name__}')
     events: list[PanelEvent] = []

@@ -22,6 +22,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from companion.inputs import PINOUT, InputError, read_text
+
 #: The panel's buttons, in the order they sit on the panel.
 BUTTON_ROLES = ("left", "right", "ok", "back", "undo")
 #: Most seats a game on the table has (Sushi Go! party size), so most seat LEDs.
@@ -124,21 +126,26 @@ def load_pinout(path: str | Path | None = None) -> Pinout:
         The checked :class:`Pinout` (BCM numbers).
 
     Raises:
-        PinoutError: the file is missing or not TOML; a role is missing or unknown; a pin is
-            not an integer GPIO 2..27; a pin has two roles (both named); a role takes a
-            reserved pin (the role and the reservation named); the buzzer kind is not
-            ``tonal``/``plain``; ``usb_vid_pid`` is not ``VVVV:PPPP`` hex; the fallback is
-            not an absolute path.
+        PinoutError: the file is missing, not a regular file (a folder, FIFO, device: read
+            through :mod:`companion.inputs`), over 100 000 characters, not UTF-8 or not TOML; a
+            role is missing or unknown; a pin is not an integer GPIO 2..27; a pin has two roles
+            (both named); a role takes a reserved pin (the role and the reservation named); the
+            buzzer kind is not ``tonal``/``plain``; ``usb_vid_pid`` is not ``VVVV:PPPP`` hex;
+            the fallback is not an absolute path.
     """
     path = Path(path) if path is not None else default_pinout_path()
     where = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PinoutError(f"{where}: no such pinout file (set COMPANION_PINOUT or pass a path)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PinoutError(f"{where}: cannot read the pinout file ({exc})") from None
+        data = tomllib.loads(read_text(path, PINOUT))  # a regular file, capped, strict UTF-8
+    except InputError as exc:
+        if exc.rule == "missing":
+            raise PinoutError(f"{where}: no such pinout file (set COMPANION_PINOUT or pass a path)") from None
+        raise PinoutError(f"pinout file {exc}") from None
     except tomllib.TOMLDecodeError as exc:
+        raise PinoutError(f"{where}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise PinoutError(f"{where}: not valid TOML (arrays or tables nested too deeply)") from None
+    except ValueError as exc:  # e.g. int() refusing a number of more than 4 300 digits
         raise PinoutError(f"{where}: not valid TOML ({exc})") from None
     _unknown(data, sorted(_TOP_KEYS), "table", where)
 

@@ -9,6 +9,7 @@ state or raises :class:`~companion.rules.errors.IllegalAction`. Randomness only 
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence, TypeVar
@@ -136,25 +137,120 @@ def pick_winners(totals: Sequence[int], tie_break: Sequence[int], eligible: Sequ
     return tuple(s for s in eligible if (totals[s], tie_break[s]) == best)
 
 
+#: Longest player name, characters (code points). The 480 × 320 screen shows 10 to 13 characters of
+#: a name in full (scoreboard and final ranking, 2 to 5 players; longer names are shrunk, then cut
+#: with "…"), so 24 leaves room for a first name and a family name ("Wilhelmina Bartholomew" is
+#: 22) while keeping text tables, journal lines and the screen readable.
+MAX_NAME_CHARS = 24
+
+# Bidirectional embeddings, overrides and isolates (Unicode TR9 §2): they reorder the text after
+# them, so a name could make a score line read as another's (the "Trojan Source" trick).
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+# Format characters a name may hold: zero-width joiner and non-joiner shape Indic, Persian and
+# emoji sequences (Unicode §23.2).
+_JOINERS = frozenset("\u200c\u200d")
+
+
+class PlayerNameError(ValueError):
+    """Player names that cannot be used; ``field`` is the record's field path (``players`` or
+    ``players[2]``) and ``problem`` says what is wrong there, naming the name."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+def _shown(name: str) -> str:
+    """A name as a message shows it: ``repr``, so controls and surrogates are escaped, and cut."""
+    text = repr(name)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot be a player name, or None if it can.
+
+    A name is what the screen, the score table and the journal show, so it must be a string of 1 to
+    :data:`MAX_NAME_CHARS` characters with something visible in it, without spaces at either end,
+    without control characters (Unicode category Cc: tab, newline, NUL, ESC...), line or paragraph
+    separators (Zl, Zp), bidirectional controls, other invisible format characters (Cf, except the
+    zero-width joiner and non-joiner) or lone surrogates (Cs: ``"\\ud800"`` from JSON, which
+    cannot be printed as UTF-8).
+    """
+    if not isinstance(name, str):
+        return f"must be a name (a string), got {type(name).__name__} {name!r:.40}"
+    if not name:
+        return "is empty; a player needs a name"
+    if len(name) > MAX_NAME_CHARS:
+        return f"{_shown(name)} is {len(name):,} characters; a name has at most {MAX_NAME_CHARS} (the screen shows it)"
+    for i, ch in enumerate(name):
+        cat = unicodedata.category(ch)
+        if cat == "Cs":
+            return f"{_shown(name)} holds a lone surrogate (U+{ord(ch):04X}) at character {i + 1}, which cannot be printed"
+        if cat in ("Cc", "Zl", "Zp") or ch in _BIDI_CONTROLS or (cat == "Cf" and ch not in _JOINERS):
+            what = (
+                "a bidirectional control" if ch in _BIDI_CONTROLS
+                else "a control character" if cat == "Cc"
+                else "a line break" if cat in ("Zl", "Zp")
+                else "an invisible format character"
+            )
+            return f"{_shown(name)} holds {what} (U+{ord(ch):04X}) at character {i + 1}; a name is printable text"
+    if all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Mn", "Me") for ch in name):
+        return f"{_shown(name)} is blank; a name needs a visible character"
+    if name != name.strip():
+        return f"{_shown(name)} starts or ends with a space; write it without"
+    return None
+
+
+def same_name_key(name: str) -> str:
+    """What two names must not share: NFKC-normalised and case-folded, so "Ann"/"ANN" and
+    "Zoë" typed with a combining diaeresis count as the same name (Unicode §3.13, §5.18)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def player_names(players: Any) -> tuple[str, ...]:
-    """The seat names of a new game, seat 0 first, checked the same way by every engine.
+    """The seat names of a new game, seat 0 first, checked the same way by every engine, every
+    record reader, ``companion play --players`` and the setup menu.
 
     Args:
-        players: a sequence (list, tuple) of distinct, non-empty names. A single string is refused,
-            not split: ``"AB"`` would otherwise seat a player "A" and a player "B".
+        players: a sequence (list, tuple) of names, each passing :func:`name_problem`, no two the
+            same once case is ignored (:func:`same_name_key`). A single string is refused, not
+            split: ``"AB"`` would otherwise seat a player "A" and a player "B".
 
     Returns:
         The names as a tuple. How many players a game takes is each engine's own check.
 
     Raises:
-        ValueError: "players must be a list of names, got ..." for a string, bytes or a non-sequence;
-            "player names must be distinct, non-empty strings, got [...]" otherwise.
+        PlayerNameError (a ValueError): "players: players must be a list of names, got ..." for a
+            string, bytes or a non-sequence; ``players[i]: ...`` for a name that
+            :func:`name_problem` refuses; ``players: ... the same name`` for two names that are
+            equal or differ only by case, naming both seats.
     """
     if isinstance(players, (str, bytes, bytearray)) or not isinstance(players, SequenceABC):
-        raise ValueError(f"players must be a list of names, got {type(players).__name__} {players!r}")
+        raise PlayerNameError("players", f"players must be a list of names, got {type(players).__name__} {players!r:.60}")
     names = tuple(players)
-    if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
-        raise ValueError(f"player names must be distinct, non-empty strings, got {list(names)}")
+    for i, name in enumerate(names):
+        problem = name_problem(name)
+        if problem is not None:
+            raise PlayerNameError(f"players[{i}]", problem)
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        key = same_name_key(name)
+        if key in seen:
+            j = seen[key]
+            first, this = _shown(names[j]), _shown(name)
+            if names[j] == name:
+                how = "the same name"
+            elif names[j].casefold() == name.casefold():
+                how = "the same name once case is ignored"
+            else:  # equal only after NFKC: the two spellings look alike, so show their code points
+                first, this = ascii(names[j]), ascii(name)
+                how = "the same name written two ways (Unicode NFKC, case ignored)"
+            raise PlayerNameError(
+                "players", f"player names must be distinct: {first} (seat {j + 1}) and {this} (seat {i + 1}) "
+                f"are {how}; the table could not tell them apart"
+            )
+        seen[key] = i
     return names
 
 

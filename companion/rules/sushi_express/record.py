@@ -28,7 +28,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
-from companion.rules.records import json_type_name as _type_name
+from companion.rules.records import json_type_name as _type_name, record_players
 from companion.rules.score_table import format_score_table
 from companion.rules.sushi_express.scoring import SushiExpressResult, score_game
 from companion.rules.sushi_express.state import (
@@ -74,10 +74,7 @@ def score_sushi_express_record(record: Any) -> SushiExpressResult:
         if field not in record:
             raise MalformedGame(field, "missing")
     players = record["players"]
-    if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
-        raise MalformedGame("players", "must be a list of non-empty player names")
-    if len(set(players)) != len(players):
-        raise MalformedGame("players", "player names must be distinct")
+    record_players(players)  # the names every engine takes (core.player_names)
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise MalformedGame(
             "players", f"Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}"

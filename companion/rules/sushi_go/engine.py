@@ -128,7 +128,7 @@ def _setup(players: Sequence[str], deck: tuple[Slot, ...], options: SushiGoOptio
     if options.dummy:
         if len(names) != 2:
             raise ValueError(f"the two-player variant needs exactly 2 players, got {len(names)} ({TWO_PLAYER})")
-        if DUMMY_NAME in names:
+        if DUMMY_NAME.casefold() in (n.casefold() for n in names):  # the table could not tell them apart
             raise ValueError(f"{DUMMY_NAME!r} is the dummy's seat name in the two-player variant ({TWO_PLAYER})")
         names = names + (DUMMY_NAME,)
     elif len(names) not in HAND_SIZES:

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from companion.rules.core import GameResult
 from companion.rules.errors import IllegalAction, MalformedGame
-from companion.rules.records import json_type_name as _type_name, player_list, round_objects
+from companion.rules.records import json_type_name as _type_name, player_list, record_players, round_objects
 from companion.rules.score_table import format_score_table
 from companion.rules.sushi_go.cards import Card, parse_card
 from companion.rules.sushi_go.engine import apply_turn, new_observed_game
@@ -84,14 +84,11 @@ def parse_record(record: Any) -> GameRecord:
             raise MalformedGame(field, "missing")
     options = SushiGoOptions.from_mapping(record.get("options", {}))
     players = record["players"]
-    if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
-        raise MalformedGame("players", "must be a list of non-empty player names")
-    if len(set(players)) != len(players):
-        raise MalformedGame("players", "player names must be distinct")
+    record_players(players)  # the names every engine takes (core.player_names)
     if options.dummy:
         if len(players) != 2:
             raise MalformedGame("players", f"the dummy variant needs exactly 2 players, got {len(players)} ({TWO_PLAYER})")
-        if DUMMY_NAME in players:
+        if DUMMY_NAME.casefold() in (n.casefold() for n in players):  # the table could not tell them apart
             raise MalformedGame("players", f"{DUMMY_NAME!r} is the dummy's name in the dummy variant ({TWO_PLAYER})")
         seats = tuple(players) + (DUMMY_NAME,)
         hand_size = DUMMY_HAND_SIZE

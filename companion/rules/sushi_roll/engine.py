@@ -22,7 +22,7 @@ from dataclasses import replace
 from itertools import product
 from typing import Sequence
 
-from companion.rules.core import GAME_END
+from companion.rules.core import GAME_END, player_names
 from companion.rules.errors import IllegalAction
 from companion.rules.sushi_roll.dice import (
     CONTENTS,
@@ -89,7 +89,9 @@ def new_game(
             string such as ``"AB"`` is refused, not split into players "A" and "B"), a ``red_seat``
             that is not an int (``True`` is not seat 1), an ``rng`` that is not a ``random.Random``,
             ``options`` or ``dice`` of the wrong type; for fewer than 2 or more than 5 players,
-            duplicate or empty names, a ``red_seat`` beyond the seats, or neither ``red_seat`` nor ``rng``.
+            names that :func:`companion.rules.core.player_names` refuses (duplicate, also by case;
+            blank; control characters; too long), a ``red_seat`` beyond the seats, or neither
+            ``red_seat`` nor ``rng``.
     """
     names = _player_names(players)
     if rng is not None and not isinstance(rng, random.Random):
@@ -100,8 +102,6 @@ def new_game(
         raise ValueError(f"dice must be a DiceFaces (see load_dice_faces), got {shape_of(dice)}")
     if len(names) not in DICE_PER_BELT:
         raise ValueError(f"Sushi Roll is for 2 to 5 players, got {len(names)} ({SET_UP})")
-    if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
-        raise ValueError(f"player names must be distinct, non-empty strings, got {list(names)}")
     if red_seat is None:
         if rng is None:
             raise ValueError("give red_seat, or an rng to deal the conveyor belts")
@@ -134,7 +134,7 @@ def _player_names(players: object) -> tuple[str, ...]:
         raise ValueError(
             f"players must be a sequence of player names, such as ['Ann', 'Bo'], got {shape_of(players)} ({SET_UP})"
         )
-    return tuple(players)
+    return player_names(players)  # the one name check of every engine and record (core)
 
 
 def _whole_number(value: object, name: str) -> int:

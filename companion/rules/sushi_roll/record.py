@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
-from companion.rules.records import json_type_name as _type_name, player_list, round_objects
+from companion.rules.records import json_type_name as _type_name, player_list, record_players, round_objects
 from companion.rules.sushi_roll.dice import (
     CONTENTS,
     DICE_COUNTS,
@@ -139,10 +139,7 @@ def parse_sushi_roll_record(record: Any, dice: DiceFaces | None = None) -> Sushi
             raise MalformedGame(field, "missing")
     options = SushiRollOptions.from_mapping(record.get("options", {}))
     players = record["players"]
-    if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
-        raise MalformedGame("players", "must be a list of non-empty player names")
-    if len(set(players)) != len(players):
-        raise MalformedGame("players", "player names must be distinct")
+    record_players(players)  # the names every engine takes (core.player_names)
     if len(players) not in DICE_PER_BELT:
         raise MalformedGame("players", f"Sushi Roll is for 2 to 5 players, got {len(players)}")
     names = tuple(players)
