@@ -417,7 +417,7 @@ def test_14_10_every_engine_refuses_the_same_names_as_the_records(game, names):
 
 @pytest.mark.parametrize(("players", "words"), [
     ("Ann,ann", "the same name once case is ignored"),
-    ("Ann," + "B" * 40, f"at most {MAX_NAME_CHARS}"),
+    ("Ann," + "B" * (MAX_NAME_CHARS + 1), f"at most {MAX_NAME_CHARS}"),
     ("Ann,B\x1bo", "control character"),
 ])
 def test_14_10_play_players_and_the_setup_menu_refuse_the_same_names(tmp_path, capsys, players, words):

@@ -138,10 +138,11 @@ def pick_winners(totals: Sequence[int], tie_break: Sequence[int], eligible: Sequ
 
 
 #: Longest player name, characters (code points). The 480 × 320 screen shows 10 to 13 characters of
-#: a name in full (scoreboard and final ranking, 2 to 5 players; longer names are shrunk, then cut
-#: with "…"), so 24 leaves room for a first name and a family name ("Wilhelmina Bartholomew" is
-#: 22) while keeping text tables, journal lines and the screen readable.
-MAX_NAME_CHARS = 24
+#: a name in full (scoreboard and final ranking, 2 to 5 players; longer ones are shrunk, then cut
+#: with "…"), so no limit keeps every name whole there; 40 lets a full name with middle names
+#: through (the screen tests cut a 37-character one) and keeps the score table of 5 players
+#: within about 200 columns, while a 100 000-character "name" is refused.
+MAX_NAME_CHARS = 40
 
 # Bidirectional embeddings, overrides and isolates (Unicode TR9 §2): they reorder the text after
 # them, so a name could make a score line read as another's (the "Trojan Source" trick).
