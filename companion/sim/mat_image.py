@@ -17,6 +17,17 @@ MAT_BG = (236, 242, 246)  # warm off-white (BGR): light, so coloured cards stand
 ZONE_FILL = (224, 230, 233)
 ZONE_EDGE = (150, 158, 165)
 INK = (95, 85, 75)  # dark slate for text and arrows
+#: A Sushi Roll mat is printed mid grey (mat, zone fill, zone edge, ink), not off-white: the nigiri
+#: dice are white, and the icon reader (``companion.vision.dice_find``) tells a die from the table
+#: by its colour and brightness, so a white die on white paper is not seen at all (issue #10: no
+#: nigiri die found on the light mat). Grey is no die's colour and a white die is ~1.5x as bright;
+#: the print stays dark, as light print would be taken for white dice.
+ROLL_PALETTE = ((165, 165, 163), (150, 150, 148), (100, 100, 100), (60, 55, 50))
+
+
+def _palette(layout: MatLayout) -> tuple:
+    """(mat, zone fill, zone edge, ink) BGR for ``layout``'s game."""
+    return ROLL_PALETTE if layout.game == "sushi-roll" else (MAT_BG, ZONE_FILL, ZONE_EDGE, INK)
 _FONT = cv2.FONT_HERSHEY_DUPLEX
 
 
@@ -106,8 +117,9 @@ def _draw_zone(img: np.ndarray, zone: Zone, layout: MatLayout, ppm: float) -> No
     x, y, w, h = zone.rect_mm
     p0 = (int(round(x * ppm)), int(round(y * ppm)))
     p1 = (int(round((x + w) * ppm)) - 1, int(round((y + h) * ppm)) - 1)
-    cv2.rectangle(img, p0, p1, ZONE_FILL, -1)
-    cv2.rectangle(img, p0, p1, ZONE_EDGE, max(1, int(round(1.2 * ppm))), cv2.LINE_AA)
+    _, fill, edge, ink = _palette(layout)
+    cv2.rectangle(img, p0, p1, fill, -1)
+    cv2.rectangle(img, p0, p1, edge, max(1, int(round(1.2 * ppm))), cv2.LINE_AA)
     facing_180 = zone.facing % 360 == 180
     if zone.kind == "belt":
         # A conveyor belt lies between its tray and the middle: its label goes inside it, along the
@@ -115,7 +127,7 @@ def _draw_zone(img: np.ndarray, zone: Zone, layout: MatLayout, ppm: float) -> No
         text_px = max(6, int(round(min(7.0, h * 0.18) * ppm)))
         label = _text_mask(zone.name.upper() + "  -  ROLL THE DICE HERE", text_px)
         cy = (y + text_px / ppm) if facing_180 else (y + h - text_px / ppm)
-        _stamp(img, label, ((x + w / 2) * ppm, cy * ppm), INK, facing_180)
+        _stamp(img, label, ((x + w / 2) * ppm, cy * ppm), ink, facing_180)
         return
     # The label sits in the strip between the zone and the player's mat edge, reading upright
     # for that player; the arrow shows which way card tops point (away from the player).
@@ -131,7 +143,7 @@ def _draw_zone(img: np.ndarray, zone: Zone, layout: MatLayout, ppm: float) -> No
         hint = _text_mask("the dice you keep", max(5, int(round(text_px * 0.55))))
         mask = _hstack_masks([label, hint], gap=int(round(text_px * 0.8)))
     cy = (y - strip_mm / 2) if facing_180 else (y + h + strip_mm / 2)
-    _stamp(img, mask, ((x + w / 2) * ppm, cy * ppm), INK, facing_180)
+    _stamp(img, mask, ((x + w / 2) * ppm, cy * ppm), ink, facing_180)
 
 
 def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
@@ -156,7 +168,7 @@ def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
     dictionary = _aruco_dictionary(layout)
     w, h = mat_size_px(layout, ppm)
     img = np.empty((h, w, 3), np.uint8)
-    img[:] = MAT_BG
+    img[:] = _palette(layout)[0]
     for zone in layout.zones:
         _draw_zone(img, zone, layout, ppm)
     for marker in layout.markers:
@@ -181,5 +193,5 @@ def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
         if mask.shape[1] > max_w:  # very small mats: shrink rather than spill into the zones
             f = max_w / mask.shape[1]
             mask = cv2.resize(mask, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        _stamp(img, mask, (cx * ppm, (cy + dy) * ppm), INK, False)
+        _stamp(img, mask, (cx * ppm, (cy + dy) * ppm), _palette(layout)[3], False)
     return img
