@@ -560,7 +560,8 @@ class Deck:
             raise error("examples", f"label {labels[i]!r} has {examples[i]} example images; each has at least 1")
         if examples.sum() > MAX_EXAMPLES:
             raise error("examples", f"{int(examples.sum())} example images in all; a deck has at most {MAX_EXAMPLES}")
-        templates, tl = data["templates"].astype(np.float32), data["template_label"].astype(np.int64)
+        templates = data["templates"].astype(np.float32, copy=False)
+        tl = data["template_label"].astype(np.int64, copy=False)
         if len(templates) == 0:
             raise error("templates", "no templates")
         check_finite("templates", templates, error)
@@ -579,7 +580,8 @@ class Deck:
         if ("fine" in data) != ("fine_label" in data):
             raise error("fine" if "fine" not in data else "fine_label", "fine and fine_label come together")
         if "fine" in data:
-            fine, fine_label = data["fine"].astype(np.float32), data["fine_label"].astype(np.int64)
+            fine = data["fine"].astype(np.float32, copy=False)
+            fine_label = data["fine_label"].astype(np.int64, copy=False)
             check_finite("fine", fine, error)
             if fine.size and np.abs(fine).max() > 256.0:
                 raise error("fine", "values beyond ±256: not zero-mean CIE Lab")

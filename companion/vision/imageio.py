@@ -126,7 +126,8 @@ class DegenerateImageError(ImageReadError):
     def __init__(self, path: Path | str, width: int, height: int, short_side: int, min_side: int):
         self.width, self.height, self.short_side, self.min_side = width, height, short_side, min_side
         shape = "too small" if max(width, height) < min_side else "too thin"
-        at = "" if short_side == min(width, height) else f" (read at the reader's working size its short side is {short_side} px)"
+        at = ("" if short_side == min(width, height)
+              else f" (read at the reader's working size its short side is {short_side} px)")
         super().__init__(path, f"image is {width}×{height} px, {shape} to show a card or a die{at}; "
                                f"a reader needs at least {min_side} px on the short side")
 
@@ -443,7 +444,7 @@ def decode_bytes_per_px(header: ImageHeader) -> int:
 
 def _layout(h: ImageHeader) -> str:
     if h.format == "TIFF":
-        return f"{h.bits}-bit TIFF of {h.samples} samples a pixel"
+        return f"TIFF with {h.samples} samples of {h.bits} bits a pixel"
     if h.format == "JPEG" and h.progressive:
         return "progressive JPEG"
     return h.format

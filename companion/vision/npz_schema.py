@@ -79,7 +79,10 @@ class Field:
 
     def describe(self) -> str:
         """The field's type in words, for messages: ``"(M, 3870) float32"``."""
-        dims = "0-d" if not self.shape else "(" + ", ".join(str(d) for d in self.shape) + ("," if len(self.shape) == 1 else "") + ")"
+        if not self.shape:
+            dims = "0-d"
+        else:
+            dims = "(" + ", ".join(str(d) for d in self.shape) + ("," if len(self.shape) == 1 else "") + ")"
         name = {("float", 4): "float32", ("float", 8): "float64"}.get((self.kind, self.itemsize), self.kind)
         return f"{dims} {name}"
 
@@ -185,7 +188,8 @@ def read_npz(path: Path | str, fields: dict[str, Field], dims: dict[str, int], e
                                           f"{offset + nbytes}: a corrupt or doctored member")
                 for name, f in fields.items():
                     if f.required and name not in infos:
-                        raise error(name, f"missing (a {what} file holds {', '.join(n for n, g in fields.items() if g.required)})")
+                        needed = ", ".join(n for n, g in fields.items() if g.required)
+                        raise error(name, f"missing (a {what} file holds {needed})")
                 return {name: _read(zf, info, name, error) for name, info in infos.items()}
         except zipfile.BadZipFile as exc:
             raise error(None, f"not a readable {what} file (corrupt .npz archive: {exc}){hint}") from None
