@@ -1,8 +1,10 @@
 """``companion read dice`` and ``companion enroll --dice`` (issue #7 §1, §2).
 
-cv2 and numpy load only inside :func:`run`. Exit status: 0 ok; 2 bad input — a missing or corrupt
-DICE.npz, an enrolment problem, a missing option, or any image that could not be read (the other
-images are still read and reported).
+cv2 and numpy load only inside :func:`run`. Exit status: 0 ok; 2 bad input — a DICE.npz that is
+missing or breaks its schema (``DiceSet.load``: the file and the field named), an enrolment
+problem, a missing option, or any image that could not be read, is over the pixel budget or too
+thin or small to show a die (:mod:`companion.vision.imageio`; the other images are still read and
+reported).
 
 The readers behind it: :mod:`companion.vision.dice_d6` (pip dice, Sushi Express) and
 :mod:`companion.vision.dice_icons` (Sushi Roll icon dice, learnt from the user's own dice).

@@ -1,9 +1,12 @@
 """``companion enroll``, ``companion classify`` and ``companion read cards``.
 
 cv2 and numpy load only inside :func:`run`, when one of these commands actually runs.
-Exit status: 0 ok; 2 bad input — a missing/corrupt deck, an enrolment problem, or any image
-that could not be read or is over the pixel budget (``imageio.MAX_PIXELS``, refused from its
-header before decoding); the other images are still processed and reported. An image larger than
+Exit status: 0 ok; 2 bad input — a deck that is missing or breaks its schema (``Deck.load``: the
+file and the field named), an enrolment problem, or any image that is not a regular file, could
+not be read, is over the pixel budget (``imageio.MAX_PIXELS``, fewer pixels for a layout whose
+decoder needs more memory), is floating-point, or is too thin or small to show a card
+(``imageio.MIN_SIDE``) — all but the unreadable ones refused from the header, before decoding; the
+other images are still processed and reported. An image larger than
 a reader's working size is read reduced, with a note on stderr (``companion: note: big.jpg:
 8000×6000 read at 2048×1536``); positions are still given in the image's own px.
 """
