@@ -62,8 +62,9 @@ MAX_PIXELS = 50_000_000
 
 #: Decoder memory (bytes) an image may need, at :func:`decode_bytes_per_px`: 6 B/px × 50 MP. With
 #: the program itself (≈ 65 MB with a deck loaded) a command's peak stays under the 512 MB issue
-#: #14 asks for on any single input: 50 MP decoded in full measured 355 MB peak (``companion
-#: classify``, noise PNG), and a layout whose decoder needs more bytes a pixel gets fewer pixels.
+#: #14 asks for on any single input: :func:`read_image` of 50 MP of noise measured 344 MB peak,
+#: ``companion classify`` (which decodes it halved) 237 MB; a layout whose decoder needs more bytes
+#: a pixel gets fewer pixels, and peaks the same (``bench/vision_inputs.py``).
 DECODE_BUDGET = 6 * MAX_PIXELS
 
 #: The shortest side (px) an image may have at the reader's working size: nothing a reader looks
