@@ -285,3 +285,24 @@ def test_pi_source_configures_streams_and_converts_lores(monkeypatch):
         # colours survive: a wrong YUV code (e.g. the YV12 one) swaps blue and red here
         assert np.abs(lores[120, 160].astype(int) - (200, 100, 50)).max() <= 3
     assert ("stop",) in fake.calls and ("close",) in fake.calls
+
+
+def test_replay_frames_go_through_the_given_reader_and_its_refusals_are_named_problems(tmp_path):
+    """#14: ``--camera replay:`` frames are read by the vision layer's bounded reader; a frame it
+    refuses (here a 30000×30000 PNG header, 0.9 MB) is a dropped frame with its reason, not 2.7 GB."""
+    import struct
+    import zlib
+
+    from companion.app.cmd_play import read_frame
+
+    good = tmp_path / "a.png"
+    cv2.imwrite(str(good), np.full((480, 640, 3), 90, np.uint8))
+    big = tmp_path / "b.png"
+    ihdr = struct.pack(">IIBBBBB", 30000, 30000, 8, 0, 0, 0, 0)
+    chunk = lambda kind, body: struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))  # noqa: E731
+    big.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+    cam = open_camera(f"replay:{good},{big}", decode=read_frame)
+    assert cam.read().shape == (480, 640, 3)
+    assert cam.read() is None
+    (path, why), = cam.problems
+    assert path == big and "30000" in why

@@ -133,7 +133,9 @@ def check_camera(ctx) -> Check:
 
     spec = ctx.specs.camera
     try:
-        cam = _sim_camera() if spec == "sim" else open_camera(spec)
+        from companion.app.cmd_play import read_frame
+
+        cam = _sim_camera() if spec == "sim" else open_camera(spec, decode=read_frame)
     except (CameraError, ValueError, OSError) as exc:
         return Check("camera", "failed", f"{spec}: {exc}", True, _camera_fix(spec))
     with cam:

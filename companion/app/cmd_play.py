@@ -96,7 +96,18 @@ def _camera(spec: str, players: list[str], options, seed: int, sim_turns: int | 
         return SimTableStream(players, seed, options, max_turns=sim_turns)
     from companion.devices.camera import open_camera
 
-    return open_camera(spec)
+    return open_camera(spec, decode=read_frame)
+
+
+def read_frame(path):
+    """One recorded frame for ``--camera replay:``: (H, W, 3) uint8 BGR, read through the vision
+    layer's bounded reader (a regular file, the pixel budget checked from its header, at most
+    ``READ_MAX_SIDE`` px a side: a 50 MP frame is not held whole). Raises ImageReadError (an
+    OSError) naming the file and why."""
+    from companion.vision.cards import READ_MAX_SIDE
+    from companion.vision.imageio import read_working
+
+    return read_working(path, READ_MAX_SIDE).image
 
 
 def _deck(path: str | None, camera_spec: str):

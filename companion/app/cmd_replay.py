@@ -30,7 +30,8 @@ def replay(fixture_dir, screens_dir=None) -> tuple[TableGame, list[TurnOutcome],
     from companion.app.views import final_view, scoreboard_view
     from companion.sim.game_sim import mat_for
     from companion.vision.deck import Deck, DeckError
-    from companion.vision.imageio import ImageReadError, read_image
+    from companion.vision.cards import READ_MAX_SIDE
+    from companion.vision.imageio import ImageReadError, read_working
 
     fx = load_fixture(fixture_dir)
     if screens_dir is not None:
@@ -53,7 +54,7 @@ def replay(fixture_dir, screens_dir=None) -> tuple[TableGame, list[TurnOutcome],
     for path in fx.frames:
         try:
             check_regular_file(path)  # a FIFO or device among the frames would hang or flood the read
-            frame = read_image(path)
+            frame = read_working(path, READ_MAX_SIDE).image  # a 50 MP frame is not held whole
         except (InputError, ImageReadError) as exc:
             outcomes.append(TurnOutcome("unreadable", str(exc), game.state.round, game.state.turn))
             stopped = str(exc)

@@ -182,6 +182,11 @@ class ReplaySource(_Source):
             natural name order: ``f2`` before ``f10``), a single image file, or an iterable of
             image paths (played in the given order).
         loop: start again after the last frame instead of returning None.
+        decode: reads one frame file into (H, W, 3) uint8 BGR, raising ``OSError`` (with the
+            reason as its message) for a file it will not read. The commands pass the vision
+            layer's bounded reader (``companion.vision.imageio.read_working``: regular files only,
+            a pixel budget checked from the header, a working size), so a huge or hostile frame
+            is a named problem, not a memory blow-up. Default: ``cv2.imdecode`` of the bytes.
 
     Raises:
         FileNotFoundError: the folder or a single file does not exist.
@@ -192,7 +197,9 @@ class ReplaySource(_Source):
     ``cv2.IMREAD_COLOR``, so grey, 16-bit and RGBA files all come out (H, W, 3) uint8 BGR.
     """
 
-    def __init__(self, folder_or_paths: str | Path | Iterable[str | Path], loop: bool = False) -> None:
+    def __init__(self, folder_or_paths: str | Path | Iterable[str | Path], loop: bool = False,
+                 decode=None) -> None:
+        self._decode_file = decode
         if isinstance(folder_or_paths, (str, Path)):
             root = Path(folder_or_paths)
             if root.is_dir():
@@ -244,6 +251,13 @@ class ReplaySource(_Source):
 
     def _decode(self, path: Path) -> np.ndarray | None:
         import cv2
+
+        if self._decode_file is not None:
+            try:
+                return self._decode_file(path)
+            except OSError as exc:
+                self.problems.append((path, str(exc)))
+                return None
 
         try:
             # imdecode over bytes rather than imread: imread cannot tell "missing" from "corrupt"
@@ -453,7 +467,7 @@ def _fake_frames(size: tuple[int, int]) -> Iterator[np.ndarray]:
         yield frame.copy()
 
 
-def open_camera(spec: str) -> FrameSource:
+def open_camera(spec: str, decode=None) -> FrameSource:
     """Open a frame source from a spec string.
 
     Specs:
@@ -462,6 +476,8 @@ def open_camera(spec: str) -> FrameSource:
         ``replay-loop:DIR`` loops.
         ``usb`` / ``usb:N``: a webcam via OpenCV (OpenCVSource).
         ``fake`` / ``fake:WxH``: an endless plain grey table (FakeSource), default 640×480.
+
+    ``decode``: for ``replay`` specs, the frame reader (see :class:`ReplaySource`).
 
     Raises:
         ValueError: an unknown or malformed spec (the message lists the valid forms).
@@ -479,7 +495,7 @@ def open_camera(spec: str) -> FrameSource:
         if not arg:
             raise ValueError(f"camera spec {spec!r}: say what to replay, e.g. 'replay:frames/'")
         target = arg.split(",") if "," in arg else arg
-        return ReplaySource(target, loop=kind == "replay-loop")
+        return ReplaySource(target, loop=kind == "replay-loop", decode=decode)
     if kind == "usb":
         if arg and not arg.isdigit():
             raise ValueError(f"camera spec {spec!r}: usb takes a device number, e.g. 'usb:0'")
