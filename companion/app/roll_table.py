@@ -18,15 +18,25 @@ the last settle), judging nothing.
    (OpenCV, geometric image transformations).
 3. **Faces.** :func:`~companion.vision.dice_icons.read_icon_dice` on each tile. A die belongs to
    the tile in whose core (the tile less half the overlap on each inner side) its top face's
-   centre lies: the tiles' cores partition the area, so no die is counted twice, and the overlap
-   is wide enough that a die in a core lies whole in its tile (top face, the sides it shows and
-   its shadow).
+   centre lies: the tiles' cores partition the area, and the overlap is wide enough that a die in
+   a core lies whole in its tile (top face, the sides it shows and its shadow). Two tiles place a
+   die by the line between their cores a little apart (each finds its own square), so a die is
+   taken from a tile within ``CORE_SLACK_MM`` of its core, and of readings less than
+   ``DIE_NEAR_MM`` apart (dice lie a die's width apart at least) the one deeper inside its tile
+   is kept: no die is counted twice or lost between two tiles.
 4. **Zones.** Each top face's centre, in mat mm, goes to the zone it lies in, or within
    ``ZONE_SLACK_MM`` of (the nearest): the top face stands a die's height above the mat, so the
    camera sees it displaced away from its nadir by up to about half a die near the mat's edge,
    and a die lying on a zone's edge is on that zone. A die farther from every zone is ``loose``:
    the caller says "a die lies off the belts and trays". A die whose face no enrolled face
    matches, or which cannot be read, is kept as ``"unknown"`` with its place, never dropped.
+
+A die left unnamed in its tile gets a second look: a small square round it is straightened again
+at three larger scales, bicubic, and read at each. Dice at 30 px in the frame are below the
+icon reader's 40 px (issue #7), and each scale gives the finder a slightly different square and
+the classifier a slightly different patch: a face named at two of the three and contradicted by
+none is taken (on the simulated frames looked at while building it, a third of the unnamed dice
+were named so, none wrongly; ``bench/roll_read.py`` measures it on others).
 
 Faces are spelled as the engine spells them (``str(Face)``: ``"maki*2"``, ``"tempura"``).
 """
@@ -56,11 +66,23 @@ READ_PX_PER_MM = 2.5
 #: half of it (24 mm) covers half a top face's diagonal (11 mm), the top's displacement by the
 #: camera's view (up to ~9 mm at the frame's edge) and the side faces and shadow beyond.
 TILE_OVERLAP_MM = 48.0
+#: A die is taken from a tile when its top face's centre lies in the tile's core or within this
+#: (mm) of it: two tiles place a die by the line between their cores a little apart.
+CORE_SLACK_MM = 4.0
 #: The area searched: the zones' bounding box grown by this (mm): a die half off a zone is still
 #: seen, and the corner markers (white, like a nigiri die's body) stay out.
 AREA_MARGIN_MM = 8.0
 #: A top face's centre within this (mm) of a zone belongs to it (half a die): see the module doc.
 ZONE_SLACK_MM = 8.0
+#: A die the tiles leave unnamed gets a second look (module doc, 3): a square of this side (mm)
+#: round it straightened at each of these scales (px per mm), bicubic; a face named at
+#: ``SECOND_LOOK_VOTES`` of them, and no other face at any, is its face.
+SECOND_LOOK_MM = 40.0
+SECOND_LOOK_PX_PER_MM = (3.0, 3.5, 4.5)
+SECOND_LOOK_VOTES = 2
+#: Two readings whose top faces' centres are within this (mm) are one die (dice lie at least a
+#: die's width, 16 mm, apart); the die looked at again is the one within this of where it was.
+DIE_NEAR_MM = 6.0
 
 
 @dataclass(frozen=True)
@@ -166,6 +188,35 @@ def _cover_markers(img: np.ndarray, tile: _Tile, boxes: list[tuple[float, float,
         img[ya:yb, xa:xb] = median
 
 
+def _second_look(frame: np.ndarray, homography: np.ndarray, centre_mm: tuple[float, float],
+                 dice: DiceSet) -> str:
+    """The face of the die whose top face is centred at ``centre_mm``, from a second look at it
+    (module doc), or ``"unknown"``."""
+    import cv2
+    import numpy as np
+
+    from companion.vision.dice_icons import read_icon_dice
+
+    votes: dict[str, int] = {}
+    for ppm in SECOND_LOOK_PX_PER_MM:
+        n = 4 * round(SECOND_LOOK_MM * ppm / 4)
+        x0, y0 = centre_mm[0] - SECOND_LOOK_MM / 2, centre_mm[1] - SECOND_LOOK_MM / 2
+        to_crop = np.array([[ppm, 0, -x0 * ppm - 0.5], [0, ppm, -y0 * ppm - 0.5], [0, 0, 1]])
+        crop = cv2.warpPerspective(frame, to_crop @ homography, (n, n), flags=cv2.INTER_CUBIC,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        mid = (n - 1) / 2
+        near = [o for o in read_icon_dice(crop, dice)
+                if math.hypot(o.center[0] - mid, o.center[1] - mid) <= DIE_NEAR_MM * ppm]
+        for o in near:
+            if o.face not in (None, UNKNOWN):
+                votes[o.face] = votes.get(o.face, 0) + 1
+    if len(votes) == 1:
+        (face, n_votes), = votes.items()
+        if n_votes >= SECOND_LOOK_VOTES:
+            return face
+    return UNKNOWN
+
+
 def _zone_distance(zone: Zone, x: float, y: float) -> float:
     """Distance (mm) from a point to the zone's rectangle (0 inside)."""
     zx, zy, zw, zh = zone.rect_mm
@@ -221,7 +272,7 @@ def read_roll_table(
     t1 = time.perf_counter()
     markers = _marker_boxes(layout)
     warp_s = 0.0
-    found: list[tuple[str, tuple[float, float]]] = []
+    readings: list[tuple[float, str, tuple[float, float]]] = []  # (depth in its tile, face, centre)
     for tile in _tiles(layout, px_per_mm):
         # mat mm → tile px (pixel-centre convention: the mm point x0 is the left edge of px 0).
         to_tile = np.array([[px_per_mm, 0, -tile.x0_mm * px_per_mm - 0.5],
@@ -236,9 +287,19 @@ def read_roll_table(
             continue
         centres = to_mat_mm(np.linalg.inv(to_tile), [o.center for o in obs])
         cx0, cy0, cx1, cy1 = tile.core_mm
+        x1, y1 = tile.x0_mm + tile.width_px / px_per_mm, tile.y0_mm + tile.height_px / px_per_mm
         for o, (x, y) in zip(obs, centres):
-            if cx0 <= x < cx1 and cy0 <= y < cy1:
-                found.append((o.face if o.face else UNKNOWN, (float(x), float(y))))
+            if cx0 - CORE_SLACK_MM <= x <= cx1 + CORE_SLACK_MM and cy0 - CORE_SLACK_MM <= y <= cy1 + CORE_SLACK_MM:
+                depth = min(x - tile.x0_mm, x1 - x, y - tile.y0_mm, y1 - y)
+                readings.append((depth, o.face if o.face else UNKNOWN, (float(x), float(y))))
+    # A die by the line between two cores is seen in both tiles, its centre a little apart: the
+    # reading deeper inside its tile stands for it.
+    found: list[tuple[str, tuple[float, float]]] = []
+    for _, face, centre in sorted(readings, key=lambda r: -r[0]):
+        if all(math.dist(centre, c) > DIE_NEAR_MM for _, c in found):
+            found.append((face, centre))
+    found = [(face if face != UNKNOWN else _second_look(frame, status.homography, centre, dice), centre)
+             for face, centre in found]
     t2 = time.perf_counter()
     seats = layout.players
     belts: list[list[SeenDie]] = [[] for _ in range(seats)]
