@@ -9,7 +9,8 @@ the last settle), judging nothing.
    image px → mat mm homography. A frame in which the mat is not confirmed is not read (None):
    with a kept homography it would read as a table whose dice all vanished.
 2. **Straightened tiles.** The part of the mat that holds the zones (their bounding box, grown by
-   ``AREA_MARGIN_MM``; the corner markers lie outside it) is warped square onto the mat at
+   ``AREA_MARGIN_MM``; what of a corner marker's white quiet zone reaches into it is painted the
+   mat's colour, as it would be taken for a white die) is warped square onto the mat at
    ``READ_PX_PER_MM``, in tiles of at most ``dice_find.WORK_SIDE`` px that overlap by
    ``TILE_OVERLAP_MM``. A Sushi Roll die is ~16 mm, so a whole mat in one camera frame shows its
    top face at 22 px (1280×960) to 35 px (2028×1520), below the 40 px the icon reader is made for
@@ -70,7 +71,8 @@ TILE_OVERLAP_MM = 48.0
 #: (mm) of it: two tiles place a die by the line between their cores a little apart.
 CORE_SLACK_MM = 4.0
 #: The area searched: the zones' bounding box grown by this (mm): a die half off a zone is still
-#: seen, and the corner markers (white, like a nigiri die's body) stay out.
+#: seen, and the corner markers (white, like a nigiri die's body) stay out but for a sliver of
+#: quiet zone (``_cover_markers``).
 AREA_MARGIN_MM = 8.0
 #: A top face's centre within this (mm) of a zone belongs to it (half a die): see the module doc.
 ZONE_SLACK_MM = 8.0
