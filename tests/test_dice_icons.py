@@ -307,3 +307,16 @@ def test_a_face_whose_body_colour_is_another_dies_is_refused(tmp_path):
         cv2.imwrite(str(tmp_path / face / "scan.png"), img)
     with pytest.raises(DiceError, match="'maki\\*2': its body colour is far from the other maki faces"):
         enroll_dice_folder(tmp_path)
+
+
+@pytest.mark.parametrize("height", [105, 106, 107, 108])
+def test_a_die_at_the_bottom_of_an_image_whose_height_is_no_multiple_of_4_is_found(height):
+    """The quarter-size maps ended one row short of such an image: a die touching its bottom
+    raised "operands could not be broadcast" (found by the Sushi Roll table reader, #10)."""
+    from companion.sim.dice import DieSpec, body_colour, render_dice
+    from companion.vision.dice_find import find_top_faces
+
+    spec = DieSpec("maki", "maki*2", (150, height - 20), 10, 44)
+    image = render_dice([spec], size=(300, height), rng=np.random.default_rng(1)).image
+    faces = find_top_faces(image, np.array([body_colour("maki")], float))
+    assert faces and all(abs(f.quad.mean(0)[0] - 150) < 10 for f in faces)

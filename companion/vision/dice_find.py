@@ -538,6 +538,11 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours, *,
             both = (lab[qy0:qy1, qx0:qx1] == ci).astype(np.uint8) | (not_table[qy0:qy1, qx0:qx1].view(np.uint8) << 1)
             up = cv2.resize(both, None, fx=q, fy=q, interpolation=cv2.INTER_NEAREST)
             up = up[y0 - qy0 * q:y1 - qy0 * q, x0 - qx0 * q:x1 - qx0 * q]
+            if up.shape != crop.shape[:2]:
+                # The quarter-size maps end at the last whole quarter: an image whose sides are not
+                # multiples of q leaves the crop's last rows (columns) without a map; repeat its edge.
+                up = cv2.copyMakeBorder(up, 0, crop.shape[0] - up.shape[0], 0, crop.shape[1] - up.shape[1],
+                                        cv2.BORDER_REPLICATE)
             blob = cv2.dilate(up & 1, _DILATE)
             nt = up >> 1
             v = colours.of(crop, k)
