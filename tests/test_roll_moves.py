@@ -174,3 +174,33 @@ def _taken(state, take):
     belt.remove(take.face)
     return replace(state, belts=tuple(tuple(belt) if s == p else b for s, b in enumerate(state.belts)),
                    trays=tuple(t + (TrayDie(take.face),) if s == p else t for s, t in enumerate(state.trays)))
+
+
+def test_a_nigiri_taken_onto_a_wasabi_on_the_tray_hides_it_without_it_counting_as_gone():
+    """sushi-roll.txt, Nigiri and Wasabi: the nigiri die is placed on top of the wasabi die, which
+    the camera then cannot see (found on a simulated table, #10)."""
+    from companion.rules.sushi_roll.dice import parse_face
+
+    state, _ = _rolled()
+    p = state.current_player
+    nigiri, wasabi = parse_face("squid_nigiri"), parse_face("wasabi")
+    state = replace(state, belts=tuple((nigiri,) + b[1:] if s == p else b for s, b in enumerate(state.belts)),
+                    trays=tuple((TrayDie(wasabi),) if s == p else t for s, t in enumerate(state.trays)))
+    before = _table(state)
+    belts = tuple(b[1:] if s == p else b for s, b in enumerate(before.belts))
+    on_top = SeenDie("squid_nigiri", (before.trays[p][0].center_mm[0] + 3, before.trays[p][0].center_mm[1] - 4))
+    after = TableDice(belts, tuple((on_top,) if s == p else t for s, t in enumerate(before.trays)))
+    assert infer_actions(state, before, after) == (Take(p, nigiri),)
+    placed = apply(state, Take(p, nigiri)).trays[p]
+    assert placed[0].face == wasabi and placed[0].nigiri == nigiri  # tripled (Nigiri on wasabi)
+
+
+def test_a_die_the_reader_could_not_name_is_asked_not_guessed():
+    state, _ = _rolled()
+    p = state.current_player
+    before = _table(state)
+    blur = SeenDie("unknown", (40.0, 100.0 * p))
+    belts = tuple(b[:2] + (blur,) + b[3:] if s == p else b for s, b in enumerate(before.belts))
+    with pytest.raises(MoveReadError) as err:
+        infer_actions(state, before, TableDice(belts, before.trays))
+    assert err.value.unknown == blur and not err.value.waiting and "could not be read" in str(err.value)

@@ -40,6 +40,8 @@ from companion.rules.sushi_roll.dice import Face, as_face
 from companion.rules.sushi_roll.state import Chopsticks, Menu, SushiRollState, Take
 
 TURN = "sushi-roll.txt, EVERYBODY TAKES A TURN"
+#: The face name the reader gives a die it could not name.
+UNKNOWN = "unknown"
 #: How far (mm) a die may lie from where it lay and still be the same die, at rest. Sushi Roll dice
 #: are about 16 mm a side; a nudge is less than half that.
 DIE_TOLERANCE_MM = 8.0
@@ -66,10 +68,13 @@ class MoveReadError(ValueError):
     """The change on the table is not one legal sequence of the active player's actions.
 
     ``seat_name``: whom it concerns; ``rule``: the engine's rule id where there is one;
-    ``waiting``: True when nothing changed at all (the table waits for the active player)."""
+    ``waiting``: True when nothing changed at all (the table waits for the active player);
+    ``unknown``: the die the reader could not name, when that is the problem."""
 
-    def __init__(self, seat_name: str, problem: str, rule: str = "", waiting: bool = False) -> None:
+    def __init__(self, seat_name: str, problem: str, rule: str = "", waiting: bool = False,
+                 unknown: SeenDie | None = None) -> None:
         self.seat_name, self.problem, self.rule, self.waiting = seat_name, problem, rule, waiting
+        self.unknown = unknown  # a die the reader could not name: the players can name it
         super().__init__(f"{seat_name}: {problem}")
 
 
@@ -87,6 +92,25 @@ def _moved(before: Sequence[SeenDie], after: Sequence[SeenDie]) -> list[Face]:
             continue
         left.remove(min(near, key=lambda b: math.dist(b.center_mm, die.center_mm)))
     return out
+
+
+def _uncover_wasabi(before: TableDice, after: TableDice, seat: int) -> TableDice:
+    """``after`` with each wasabi on ``seat``'s tray that a newly placed nigiri die now stands on
+    (hiding it) put back where it lay: it is covered, not gone (sushi-roll.txt, Nigiri and Wasabi:
+    "you must place the nigiri die on top of that die")."""
+    tray = list(after.trays[seat])
+    new = [d for d in tray if as_face(d.face).is_nigiri and not any(
+        b.face == d.face and math.dist(b.center_mm, d.center_mm) <= DIE_TOLERANCE_MM for b in before.trays[seat])]
+    for w in before.trays[seat]:
+        if w.face != "wasabi" or any(a.face == "wasabi" and math.dist(a.center_mm, w.center_mm) <= DIE_TOLERANCE_MM
+                                     for a in tray):
+            continue
+        on = [n for n in new if math.dist(n.center_mm, w.center_mm) <= 2 * DIE_TOLERANCE_MM]
+        if on:
+            new.remove(on[0])
+            tray.append(w)
+    trays = tuple(tuple(tray) if s == seat else t for s, t in enumerate(after.trays))
+    return TableDice(after.belts, trays)
 
 
 def _names(faces: Counter[Face]) -> str:
@@ -114,6 +138,13 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
     if p is None:
         raise MoveReadError("the table", "no one's turn: the dice on the belts are to be rolled first", "roll-first")
     names = state.players
+    for s, zones in enumerate(zip(after.belts, after.trays)):
+        for zone, dice in zip(("belt", "tray"), zones):
+            for die in dice:
+                if die.face == UNKNOWN:
+                    raise MoveReadError(names[s], f"a die on {names[s]}'s {zone} could not be read; straighten it "
+                                                  "or check the light", unknown=die)
+    after = _uncover_wasabi(before, after, p)
     belt_gone = [_faces(before.belts[s]) - _faces(after.belts[s]) for s in range(state.seats)]
     belt_new = [_faces(after.belts[s]) - _faces(before.belts[s]) for s in range(state.seats)]
     for s in range(state.seats):
