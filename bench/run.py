@@ -7,7 +7,9 @@ Measures, on this machine:
   * start-up of ``companion score`` (a whole process, median of 10 runs);
   * random full games per second through the rules engine, for each of the three games;
   * the Pico link's two parsers under a million damaged frames (bench/fuzz_link.py; exit 1 if any
-    corrupted message is delivered or an undamaged frame lost).
+    corrupted message is delivered or an undamaged frame lost);
+  * every command that reads a file under 10 000 seeded bad inputs (bench/fuzz.py, issue #14; exit 1
+    on any traceback, hang, crash, peak over 512 MB, or bad input accepted).
 
 Targets (issue #2): ≤ 60 ms per frame, ≤ 1 ms per card, ≤ 0.3 s start-up. Timing lives here, never in
 tests: a loaded CI machine must not turn a correct build red.
@@ -152,9 +154,12 @@ def main() -> int:
     print(f"random 4-player Sushi Roll games: {bench_random_games('sushi-roll'):.0f} per second")
     print(f"random 4-player Sushi Express games: {bench_random_games('sushi-express'):.0f} per second")
     sys.path.insert(0, str(ROOT / "bench"))
+    import fuzz  # every command that reads a file, under seeded bad input (issue #14)
     import fuzz_link  # the Pico link's parsers under a million damaged frames (issue #8)
 
-    return fuzz_link.main([])
+    link = fuzz_link.main([])
+    files = fuzz.main(["--cases", "10000", "--jobs", str(min(2, os.cpu_count() or 1))])
+    return link or files
 
 
 if __name__ == "__main__":
