@@ -39,7 +39,10 @@ def run_games(args, journal) -> int:
         if entry.finished:
             total = (result or {}).get("total", {})
             winners = (result or {}).get("winners", [])
-            where = f"finished: {' and '.join(winners) or 'nobody'} won with {max(total.values(), default=0)}"
+            points = [v for v in total.values() if isinstance(v, (int, float))] if isinstance(total, dict) else []
+            if not isinstance(winners, list) or not all(isinstance(w, str) for w in winners):
+                winners = []  # a result changed outside the companion: say what can be said
+            where = f"finished: {' and '.join(winners) or 'nobody'} won with {max(points, default=0)}"
         else:
             try:
                 state = adapter(entry.game).rebuild(entry.players, entry.options, journal.events(entry.id))
@@ -155,4 +158,8 @@ def run(args) -> int:
         err(str(exc))
         return 2
     with journal:
-        return run_games(args, journal) if args.command == "games" else run_export(args, journal)
+        try:
+            return run_games(args, journal) if args.command == "games" else run_export(args, journal)
+        except JournalError as exc:  # a row changed outside the companion, found while reading
+            err(str(exc))
+            return 2

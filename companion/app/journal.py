@@ -74,6 +74,16 @@ class JournalError(Exception):
     """The journal cannot be used: the message names the file, the problem and what to do."""
 
 
+#: The columns each table must have (a journal changed outside the companion may lack some).
+_COLUMNS = {"games": {"id", "game", "players", "options", "created", "ended", "result"},
+            "events": {"id", "game_id", "seq", "kind", "payload", "source", "t"}}
+#: The longest JSON text one journal field holds, characters (an event is a few hundred; a
+#: finished game's result a few thousand).
+_MAX_FIELD_CHARS = 1_000_000
+#: Unix seconds a journal time may hold: from 1970 to the year 9999 (time.localtime's range).
+_MAX_T = 253_402_300_799.0
+
+
 @dataclass(frozen=True)
 class GameEntry:
     """One game in the journal. ``players`` in seat order; ``options`` as given to the game;
@@ -154,6 +164,11 @@ def _check_existing(path: Path) -> None:
         if "meta" not in tables:
             raise _refuse(path, "is an SQLite database but not a companion journal (no meta table)")
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        for table, columns in _COLUMNS.items():
+            have = {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+            if meta.get("app") == APP_ID and meta.get("schema") == str(SCHEMA_VERSION) and not columns <= have:
+                missing = ", ".join(sorted(columns - have)) if have else "the whole table"
+                raise _refuse(path, f"is damaged: its {table} table lacks {missing}")
     except sqlite3.DatabaseError as exc:
         raise _refuse(path, f"is corrupt ({exc})") from None
     finally:
@@ -312,14 +327,63 @@ class Journal:
         return Event(seq, kind, json.loads(body), None, now)
 
     # ---- reading ----------------------------------------------------------------------------
+    def _damaged(self, where: str, problem: str) -> JournalError:
+        return JournalError(
+            f"journal {self.path}: {where} is damaged ({problem}); it was changed outside the companion. "
+            f"Copy it aside (mv {self.path} {self.path}.old) to start a new journal"
+        )
+
+    def _json(self, text: Any, where: str, kind: type, nullable: bool = False) -> Any:
+        """A JSON field of a row, checked: ``kind`` (dict or list), or None if ``nullable``."""
+        from companion.rules.errors import MalformedGame
+        from companion.rules.records import parse_json_strictly
+
+        if text is None and nullable:
+            return None
+        if not isinstance(text, str):
+            raise self._damaged(where, f"{type(text).__name__} where JSON text belongs")
+        try:
+            value = parse_json_strictly(text, what="a journal field", max_chars=_MAX_FIELD_CHARS,
+                                        typical="a few hundred", deepest="a few levels")
+        except MalformedGame as exc:
+            raise self._damaged(where, str(exc)) from None
+        if not isinstance(value, kind) and not (value is None and nullable):
+            raise self._damaged(where, f"not a JSON {'object' if kind is dict else 'list'}")
+        return value
+
+    def _time(self, value: Any, where: str, nullable: bool = False) -> float | None:
+        if value is None and nullable:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_T:
+            raise self._damaged(where, f"{value!r} is not a time")
+        return float(value)
+
     def games(self) -> list[GameEntry]:
-        """Every game, oldest first."""
-        rows = self._con.execute(
-            "SELECT g.id, g.game, g.players, g.options, g.created, g.ended, g.result, "
-            "(SELECT COUNT(*) FROM events e WHERE e.game_id = g.id) FROM games g ORDER BY g.id"
-        ).fetchall()
-        return [GameEntry(r[0], r[1], tuple(json.loads(r[2])), json.loads(r[3]), r[4], r[5],
-                          None if r[6] is None else json.loads(r[6]), r[7]) for r in rows]
+        """Every game, oldest first.
+
+        Raises:
+            JournalError: a row that the companion cannot have written (the file was changed
+                outside it), naming the game and the field.
+        """
+        try:
+            rows = self._con.execute(
+                "SELECT g.id, g.game, g.players, g.options, g.created, g.ended, g.result, "
+                "(SELECT COUNT(*) FROM events e WHERE e.game_id = g.id) FROM games g ORDER BY g.id"
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise self._damaged("the games table", str(exc)) from None
+        out = []
+        for r in rows:
+            where = f"game {r[0]}"
+            players = self._json(r[2], f"{where}'s players", list)
+            if not players or not all(isinstance(n, str) for n in players):
+                raise self._damaged(f"{where}'s players", "not a list of names")
+            if not isinstance(r[1], str):
+                raise self._damaged(f"{where}'s game", f"{r[1]!r} is not a game's name")
+            out.append(GameEntry(r[0], r[1], tuple(players), self._json(r[3], f"{where}'s options", dict),
+                                 self._time(r[4], f"{where}'s start"), self._time(r[5], f"{where}'s end", True),
+                                 self._json(r[6], f"{where}'s result", dict, nullable=True), r[7]))
+        return out
 
     def game(self, game_id: int) -> GameEntry:
         """One game. Raises JournalError when there is no such game."""
@@ -337,7 +401,18 @@ class Journal:
 
     def events(self, game_id: int) -> list[Event]:
         """The game's events in order."""
-        rows = self._con.execute(
-            "SELECT seq, kind, payload, source, t FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        ).fetchall()
-        return [Event(r[0], r[1], json.loads(r[2]), None if r[3] is None else json.loads(r[3]), r[4]) for r in rows]
+        try:
+            rows = self._con.execute(
+                "SELECT seq, kind, payload, source, t FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise self._damaged("the events table", str(exc)) from None
+        out = []
+        for r in rows:
+            where = f"game {game_id}'s event {r[0]}"
+            if not isinstance(r[1], str):
+                raise self._damaged(f"{where}'s kind", f"{r[1]!r} is not an event kind")
+            out.append(Event(r[0], r[1], self._json(r[2], f"{where}'s payload", dict),
+                             self._json(r[3], f"{where}'s source", dict, nullable=True),
+                             self._time(r[4], f"{where}'s time")))
+        return out
