@@ -1921,15 +1921,21 @@ def repro_command(case: Case, folder: Path) -> str:
     return line
 
 
-def _vm_hwm_kb(pid: int | str = "self") -> int | None:
+def _vm_hwm_kb(pid: int | str = "self", field: str = "VmHWM") -> int | None:
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         return None
     return None
+
+
+#: What a fresh ``companion`` process holds before reading anything, MB (Python, numpy, cv2
+#: imported: measured 60–250 MB); an inline case's growth is added to it to stand for the peak
+#: the same command would reach as its own process.
+INLINE_BASE_MB = 250
 
 
 def _reset_peak() -> bool:
@@ -1955,7 +1961,9 @@ def run_inline(argv: list, cwd: Path, stdin: Path | None = None, timeout: float 
     (else empty) and stdout/stderr captured as the real streams would take them (stdout strict
     UTF-8 until the command reconfigures it, stderr with backslash escapes). An exception that
     escapes ``main`` is written to the captured stderr as Python would print it. ``timeout`` (s)
-    needs the main thread (SIGALRM); peak memory is this process's own, reset before the call."""
+    needs the main thread (SIGALRM). Peak memory: what the call added to this process's resident
+    size (the peak reset before it) over :data:`INLINE_BASE_MB`, since this process may hold
+    far more than a fresh ``companion`` would before the call (a long pytest run)."""
     from companion.cli import main
 
     out_b, err_b = io.BytesIO(), io.BytesIO()
@@ -1971,6 +1979,7 @@ def run_inline(argv: list, cwd: Path, stdin: Path | None = None, timeout: float 
         old_handler = signal.signal(signal.SIGALRM, alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     measured = _reset_peak()
+    base = _vm_hwm_kb(field="VmRSS")  # this process already holds it (a long pytest run: 600 MB)
     t0 = time.perf_counter()
     timed_out = False
     try:
@@ -2006,7 +2015,8 @@ def run_inline(argv: list, cwd: Path, stdin: Path | None = None, timeout: float 
             pass
     return Outcome(int(code), _trim(out_b.getvalue().decode("utf-8", "replace")),
                    _trim(err_b.getvalue().decode("utf-8", "replace")), seconds,
-                   peak / 1024 if (measured and peak) else None, timed_out, "inline")
+                   INLINE_BASE_MB + max(0, peak - base) / 1024 if (measured and peak and base) else None,
+                   timed_out, "inline")
 
 
 def threading_is_main() -> bool:
