@@ -1956,14 +1956,17 @@ def _trim(text: str, head: int = 4000, tail: int = 6000) -> str:
     return text if len(text) <= head + tail else text[:head] + f"\n[... {len(text) - head - tail} characters ...]\n" + text[-tail:]
 
 
-def run_inline(argv: list, cwd: Path, stdin: Path | None = None, timeout: float | None = TIMEOUT_S) -> Outcome:
+def run_inline(argv: list, cwd: Path, stdin: Path | None = None, timeout: float | None = TIMEOUT_S,
+               own_peak: bool = False) -> Outcome:
     """``companion.cli.main(argv)`` in this process, in ``cwd``, with stdin from the file ``stdin``
     (else empty) and stdout/stderr captured as the real streams would take them (stdout strict
     UTF-8 until the command reconfigures it, stderr with backslash escapes). An exception that
     escapes ``main`` is written to the captured stderr as Python would print it. ``timeout`` (s)
     needs the main thread (SIGALRM). Peak memory: what the call added to this process's resident
     size (the peak reset before it) over :data:`INLINE_BASE_MB`, since this process may hold
-    far more than a fresh ``companion`` would before the call (a long pytest run)."""
+    far more than a fresh ``companion`` would before the call (a long pytest run); with
+    ``own_peak`` (the worker, which holds only what the commands it ran imported) this process's
+    own peak resident size during the call."""
     from companion.cli import main
 
     out_b, err_b = io.BytesIO(), io.BytesIO()
@@ -2015,7 +2018,8 @@ def run_inline(argv: list, cwd: Path, stdin: Path | None = None, timeout: float 
             pass
     return Outcome(int(code), _trim(out_b.getvalue().decode("utf-8", "replace")),
                    _trim(err_b.getvalue().decode("utf-8", "replace")), seconds,
-                   INLINE_BASE_MB + max(0, peak - base) / 1024 if (measured and peak and base) else None,
+                   None if not (measured and peak and base) else
+                   peak / 1024 if own_peak else INLINE_BASE_MB + max(0, peak - base) / 1024,
                    timed_out, "inline")
 
 
@@ -2137,7 +2141,8 @@ def worker_main() -> None:
     for line in proto_in:
         req = json.loads(line)
         argv = [base64.b64decode(a[2:]) if isinstance(a, str) and a.startswith("b:") else a[2:] for a in req["argv"]]
-        res = run_inline(argv, Path(req["cwd"]), Path(req["stdin"]) if req["stdin"] else None, timeout=None)
+        res = run_inline(argv, Path(req["cwd"]), Path(req["stdin"]) if req["stdin"] else None, timeout=None,
+                         own_peak=True)
         with open("/proc/self/status") as f:
             rss = next((int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:")), 0)
         proto_out.write(json.dumps({"code": res.code, "stdout": res.stdout, "stderr": res.stderr,
