@@ -38,7 +38,7 @@ import numpy as np
 from companion.rules.sushi_roll.dice import as_face
 from companion.rules.sushi_roll.state import TrayDie
 from companion.sim.dice import DIE_SIZE_MM, draw_die
-from companion.sim.table import ShotConditions, _camera_homography, _mat_canvas, table_background
+from companion.sim.table import ShotConditions, _camera_homography, _mat_canvas, light_gain, table_background
 from companion.vision.mat_layout import MatLayout, Zone
 
 __all__ = ["DIE_SIZE_MM", "RenderedRollTable", "RollScene", "SimDie", "layout_dice", "render_roll_table"]
@@ -322,14 +322,7 @@ def _empty_table(layout: MatLayout, size: tuple[int, int], cond: ShotConditions)
     bg = table_background(size, cond, np.random.default_rng(_table_seed(cond)))
     bg *= 1 - 0.35 * cv2.GaussianBlur(a[..., 0], (0, 0), 6)[..., None]  # the mat's own soft shadow
     table = bg * (1 - a) + warped * a
-    # The light, as finish_shot draws it.
-    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
-    xn, yn = (xx - fw / 2) / (fw / 2), (yy - fh / 2) / (fh / 2)
-    t = math.radians(cond.light_angle_deg)
-    ramp = (xn * math.cos(t) + yn * math.sin(t) + 1.4142) / 2.8284
-    gain2 = (1 - cond.light_gradient * ramp) * (1 - cond.vignette * (xn**2 + yn**2) / 2)
-    gain = gain2[..., None] * np.asarray(cond.color_cast, np.float32)[None, None, :]
-    gain = gain.astype(np.float32, copy=False)
+    gain = light_gain((fw, fh), cond)  # the light, as finish_shot draws it
     for arr in (table, gain, hom):
         arr.setflags(write=False)
     return table, gain, hom

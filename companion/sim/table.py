@@ -337,6 +337,19 @@ def table_background(size: tuple[int, int], cond: ShotConditions, rng: np.random
     return shade[..., None] * base
 
 
+def light_gain(size: tuple[int, int], cond: ShotConditions) -> np.ndarray:
+    """The uneven light and colour cast of ``cond`` over a (width, height) px frame: the factor each
+    pixel's BGR is multiplied by, (H, W, 3) float32 (a gradient across the frame and a vignette).
+    Used by :func:`finish_shot`, and cached per stream by ``companion.sim.roll_table``."""
+    fw, fh = size
+    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
+    xn, yn = (xx - fw / 2) / (fw / 2), (yy - fh / 2) / (fh / 2)
+    t = math.radians(cond.light_angle_deg)
+    ramp = (xn * math.cos(t) + yn * math.sin(t) + 1.4142) / 2.8284  # 0..1 across the frame
+    gain = (1 - cond.light_gradient * ramp) * (1 - cond.vignette * (xn**2 + yn**2) / 2)
+    return (gain[..., None] * np.asarray(cond.color_cast, np.float32)[None, None, :]).astype(np.float32, copy=False)
+
+
 def finish_shot(img: np.ndarray, cond: ShotConditions, rng: np.random.Generator) -> np.ndarray:
     """The camera's last steps on a composed (H, W, 3) float32 BGR frame: uneven light (gradient
     and vignette), colour cast, blur, sensor noise (from ``rng``), then a JPEG round trip.
@@ -345,13 +358,7 @@ def finish_shot(img: np.ndarray, cond: ShotConditions, rng: np.random.Generator)
     Shared by ``render_table`` and ``companion.sim.dice.render_dice``.
     """
     fh, fw = img.shape[:2]
-    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
-    xn, yn = (xx - fw / 2) / (fw / 2), (yy - fh / 2) / (fh / 2)
-    t = math.radians(cond.light_angle_deg)
-    ramp = (xn * math.cos(t) + yn * math.sin(t) + 1.4142) / 2.8284  # 0..1 across the frame
-    gain = (1 - cond.light_gradient * ramp) * (1 - cond.vignette * (xn**2 + yn**2) / 2)
-    img *= gain[..., None]
-    img *= np.asarray(cond.color_cast, np.float32)
+    img *= light_gain((fw, fh), cond)
     if cond.blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), cond.blur_sigma)
     if cond.noise_sigma > 0:
