@@ -243,7 +243,7 @@ class PlayLoop:
         the table itself: only one thread reads it at a time."""
         if self._running:
             wait(self._running)
-            self._running = [f for f in self._running if not f.done()]
+            self._running = []
 
     def _no_picture(self) -> bool:
         """No frame: the end of a replay or simulation (False), or a corrupt frame or a live

@@ -176,20 +176,6 @@ class TableGame:
             ]
         return Look(seen, status.message, fresh, self._accepted, sighting, status.homography, cards if fresh else None)
 
-    def see(self, frame: np.ndarray) -> tuple[dict[int | None, list[SeenCard]] | None, str]:
-        """Read one frame into cards per seat (key None: outside every zone).
-
-        Args:
-            frame: (H, W, 3) uint8 BGR.
-
-        Returns:
-            (cards by seat, mat message); cards is None when the mat has never been found or the
-            frame is unusable.
-        """
-        found = self.look(frame)
-        self._take(found)
-        return found.seen, found.message
-
     def _accept(self, sighting) -> None:
         self.cards.accept(sighting)
         self._accepted += 1
