@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -129,6 +129,49 @@ def _free_spot(zone: Zone, taken: list[tuple[float, float]], rng: np.random.Gene
     return None
 
 
+def _in_zone(zone: Zone, p: tuple[float, float]) -> tuple[float, float]:
+    """``p`` (mat mm) as fractions (u, v) across and into ``zone`` as its player sees it: u 0..1
+    from their left, v 0..1 from the zone's far edge (the player's facing turns the mat's axes)."""
+    x, y, w, h = zone.rect_mm
+    u, v = (p[0] - x) / w, (p[1] - y) / h
+    turns = round(zone.facing / 90) % 4
+    for _ in range(turns):  # each quarter turn of the player turns their view of the zone
+        u, v = v, 1.0 - u
+    return u, v
+
+
+def _from_zone(zone: Zone, u: float, v: float) -> tuple[float, float]:
+    """The inverse of :func:`_in_zone`: mat mm of the fractions (u, v) of ``zone``."""
+    turns = round(zone.facing / 90) % 4
+    for _ in range(turns):
+        u, v = 1.0 - v, u
+    x, y, w, h = zone.rect_mm
+    return x + u * w, y + v * h
+
+
+def _nearest_free(zone: Zone, want: tuple[float, float], taken: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """The footprint centre nearest ``want`` (mm, searched on rings 1 mm apart) inside ``zone``
+    and clear of every centre in ``taken``, as :func:`_free_spot` keeps dice apart; None if none."""
+    r = DIE_SIZE_MM * math.sqrt(0.5)
+    x, y, w, h = zone.rect_mm
+    lo_x, hi_x = x + r + ZONE_INSET_MM, x + w - r - ZONE_INSET_MM
+    lo_y, hi_y = y + r + ZONE_INSET_MM, y + h - r - ZONE_INSET_MM
+    if lo_x > hi_x or lo_y > hi_y:
+        return None
+    d2 = (2 * r + DICE_GAP_MM) ** 2
+    cx, cy = min(max(want[0], lo_x), hi_x), min(max(want[1], lo_y), hi_y)
+    for ring in range(int(math.hypot(w, h)) + 1):
+        steps = max(1, 8 * ring)
+        for k in range(steps):
+            a = 2 * math.pi * k / steps
+            c = (cx + ring * math.cos(a), cy + ring * math.sin(a))
+            if not (lo_x <= c[0] <= hi_x and lo_y <= c[1] <= hi_y):
+                continue
+            if all((c[0] - t[0]) ** 2 + (c[1] - t[1]) ** 2 >= d2 for t in taken):
+                return c
+    return None
+
+
 def _angle(rng: np.random.Generator) -> float:
     # Dice are rolled or put down by hand: any turn (the reader must read them at every turn).
     return float(rng.uniform(0.0, 360.0))
@@ -208,26 +251,56 @@ class RollScene:
         self._rng = rng
         self._dice: dict[tuple[int, str], list[list[SimDie]]] = {}
 
-    def sync(self, belts: Sequence[Sequence], trays: Sequence[Sequence], *, rerolled: Sequence[int] = ()) -> None:
+    def sync(self, belts: Sequence[Sequence], trays: Sequence[Sequence], *, rerolled: Sequence[int] = (),
+             rethrown: Mapping[int, Sequence] | None = None) -> None:
         """Make the table show these belts and trays, moving nothing that stays.
 
         Args:
             belts, trays: per seat, as for :func:`layout_dice` (a ``SushiRollState``'s own).
             rerolled: seats whose belt dice were all thrown again (a new round, a slide and roll):
                 every die there lands anew even where a face repeats.
+            rethrown: per seat, the faces (as they lay before) of some of its belt dice thrown
+                again (a menu token spent, sushi-roll.txt, EVERYBODY TAKES A TURN, Menu): those dice
+                land anew, clear of the places they left and of every die that stays, even where a
+                face repeats; the belt's other dice do not move. Of dice showing one face, the
+                first laid is the one thrown.
 
         Raises:
-            ValueError: as :func:`layout_dice`.
+            ValueError: as :func:`layout_dice`; a ``rethrown`` seat the mat does not have, or a face
+                not on that seat's belt (naming both).
         """
         b, t = _check_zones(self.layout, belts, trays)
+        thrown = self._take_rethrown(rethrown or {})
         for kind, per_seat in (("belt", b), ("tray", t)):
             for seat in range(self.layout.players):
                 wanted = per_seat[seat] if seat < len(per_seat) else []
                 old = [] if (kind == "belt" and seat in rerolled) else self._dice.get((seat, kind), [])
-                self._dice[(seat, kind)] = self._sync_zone(seat, kind, old, wanted)
+                avoid: list[tuple[float, float]] = []
+                if kind == "belt" and seat in thrown:
+                    old, avoid = thrown[seat]
+                self._dice[(seat, kind)] = self._sync_zone(seat, kind, old, wanted, avoid)
+
+    def _take_rethrown(self, rethrown: Mapping[int, Sequence]) -> dict[int, tuple[list, list]]:
+        """Per seat in ``rethrown``: (its belt dice less those thrown, the places those left)."""
+        out: dict[int, tuple[list, list]] = {}
+        for seat, faces in rethrown.items():
+            if type(seat) is not int or not 0 <= seat < self.layout.players:
+                raise ValueError(f"rethrown: mat {self.layout.name} has seats 0 to {self.layout.players - 1}, "
+                                 f"not {seat!r}")
+            left = list(self._dice.get((seat, "belt"), []))
+            places = []
+            for i, (face, _) in enumerate(_zone_dice(faces, f"rethrown[{seat}]")):
+                hit = next((s for s in left if s[0].face == face), None)
+                if hit is None:
+                    raise ValueError(f"rethrown[{seat}][{i}]: no {face} lies on seat {seat}'s belt to throw again")
+                left.remove(hit)
+                places.append(hit[0].center_mm)
+            out[seat] = (left, places)
+        return out
 
     def _sync_zone(self, seat: int, kind: str, old: list[list[SimDie]],
-                   wanted: list[tuple[str, str | None]]) -> list[list[SimDie]]:
+                   wanted: list[tuple[str, str | None]],
+                   avoid: Sequence[tuple[float, float]] = ()) -> list[list[SimDie]]:
         left = list(old)
         kept: list[list[SimDie]] = []
         arriving: list[tuple[str, str | None]] = []
@@ -252,11 +325,52 @@ class RollScene:
             if freed:
                 c = freed.pop(0)
                 taken.append(c)
+            elif avoid:
+                # A die thrown again lands where no die lay: the camera sees it move even when it
+                # shows the face it showed (a crowded belt falls back to any free place).
+                c = _free_spot(self.layout.zone_of(seat, kind), taken + list(avoid), self._rng)
+                if c is None:
+                    c = _place(self.layout, seat, kind, taken, self._rng, len(wanted))
+                else:
+                    taken.append(c)
             else:
                 c = _place(self.layout, seat, kind, taken, self._rng, len(wanted))
             stack = _stack(face, nigiri, seat, c, _angle(self._rng), self._rng)
             kept.append(stack if kind == "tray" else [SimDie(face, seat, kind, c, stack[0].angle_deg)])
         return kept
+
+    def slide_belts(self) -> None:
+        """Carry every conveyor belt, dice and all, to the next seat (seat s's belt to seat
+        (s + 1) % n's belt zone, sushi-roll.txt, SLIDE AND ROLL; faces unchanged).
+
+        Each die keeps its place relative to the belt: its position across and along the zone, as
+        the zone's player sees it (``Zone.facing``), is carried to the same fraction of the next
+        zone, and its turn by the difference in facing. Zones of other sizes squeeze or stretch
+        the belt: a die that would then lie too close to one already carried moves to the nearest
+        free place (the belt's dice never overlap).
+
+        Raises:
+            ValueError: a zone too small for its dice (naming it).
+        """
+        n = self.layout.players
+        moved: dict[tuple[int, str], list[list[SimDie]]] = {}
+        for seat in range(n):
+            to = (seat + 1) % n
+            src, dst = self.layout.zone_of(seat, "belt"), self.layout.zone_of(to, "belt")
+            taken: list[tuple[float, float]] = []
+            out: list[list[SimDie]] = []
+            for stack in self._dice.get((seat, "belt"), []):
+                d = stack[0]
+                u, v = _in_zone(src, d.center_mm)
+                c = _nearest_free(dst, _from_zone(dst, u, v), taken)
+                if c is None:
+                    c = _place(self.layout, to, "belt", taken, self._rng, len(self._dice[(seat, "belt")]))
+                else:
+                    taken.append(c)
+                angle = (d.angle_deg + dst.facing - src.facing) % 360.0
+                out.append([replace(d, seat=to, center_mm=c, angle_deg=angle)])
+            moved[(to, "belt")] = out
+        self._dice.update(moved)
 
     def dice(self) -> list[SimDie]:
         """Every die on the table, belts then trays, seat by seat (a stack's lower die first)."""
