@@ -12,6 +12,8 @@ import sys
 
 #: Games the camera, demo and replay handle.
 GAMES = ("sushi-go",)
+#: The games ``companion play`` runs (companion.app.games.GAMES, without importing it here).
+PLAY_GAMES = ("sushi-go", "sushi-roll")
 #: Games ``companion score`` scores from a file.
 SCORE_GAMES = ("sushi-go", "sushi-roll", "sushi-express")
 
@@ -91,10 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="one JSON object instead of lines")
 
     s = sub.add_parser("play", help="play a whole game at the table: camera, panel, screen, journal")
-    s.add_argument("--game", default="sushi-go", choices=GAMES)
+    s.add_argument("--game", default="sushi-go", choices=PLAY_GAMES)
     s.add_argument("--players", metavar="Ann,Bo,...", help="the players in seat order (2-5 names)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="a variant option, e.g. dummy=true")
     s.add_argument("--deck", metavar="DECK.npz", help="your enrolled deck (not needed with --camera sim)")
+    s.add_argument("--dice", metavar="DICE.npz", help="your enrolled Sushi Roll dice (not needed with --camera sim)")
     s.add_argument("--camera", default="pi", help="pi, usb:N, replay:DIR or sim (default: pi)")
     s.add_argument("--panel", default="none", help="gpio, keys, mock, script:FILE or none (default: none)")
     s.add_argument("--display", default="auto",

@@ -11,14 +11,29 @@ from companion.app.roll_moves import MoveReadError, SeenDie, TableDice, infer_ac
 from companion.app.turns import Ambiguous
 from companion.rules.sushi_roll import apply, new_game, random_action
 from companion.rules.sushi_roll.dice import Tokens
+from companion.rules.sushi_roll.dice import load_dice_faces
 from companion.rules.sushi_roll.state import Chopsticks, Menu, Phase, Roll, Take, TrayDie, tray_dice
+
+FACE_NAMES = {str(f) for faces in load_dice_faces().faces for f in faces}
+
+
+def _belt(s, belt, moved):
+    """A belt's dice at places (mm) that depend only on the face and which of its kind it is, so a
+    die that stays on the belt stays where it lay when others leave or arrive; ``moved``: (seat,
+    index) of dice lying elsewhere than before."""
+    seen: dict[str, int] = {}
+    out = []
+    for i, f in enumerate(belt):
+        k = seen[str(f)] = seen.get(str(f), -1) + 1
+        x = 20.0 * sorted(FACE_NAMES).index(str(f)) + (9 if (s, i) in moved else 0)
+        out.append(SeenDie(str(f), (x, 100.0 * s + 12.0 * k)))
+    return tuple(out)
 
 
 def _table(state, moved=()):
     """The table as a camera would read it: each belt's and tray's faces at fixed places (mm);
     ``moved``: (seat, index) of belt dice lying elsewhere than before."""
-    belts = tuple(tuple(SeenDie(str(f), (20.0 * i + (9 if (s, i) in moved else 0), 100.0 * s))
-                        for i, f in enumerate(belt)) for s, belt in enumerate(state.belts))
+    belts = tuple(_belt(s, belt, moved) for s, belt in enumerate(state.belts))
     trays = tuple(tuple(SeenDie(str(f), (20.0 * i, 100.0 * s + 50)) for i, f in enumerate(tray_dice(t)))
                   for s, t in enumerate(state.trays))
     return TableDice(belts, trays)

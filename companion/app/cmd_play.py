@@ -1,4 +1,4 @@
-"""``companion play``: a whole Sushi Go! game at a real (or simulated) table, live and crash-safe
+"""``companion play``: a whole game (Sushi Go!, Sushi Roll) at a real (or simulated) table, live and crash-safe
 (issue #9 §1).
 
 It opens the journal first and resumes the latest unfinished game of the same game and players
@@ -89,11 +89,9 @@ def plain(event: dict) -> str | None:
     return None
 
 
-def _camera(spec: str, players: list[str], options, seed: int, sim_turns: int | None = None):
+def _camera(spec: str, adapter, players: list[str], options: dict, seed: int, sim_turns: int | None = None):
     if spec == "sim":
-        from companion.sim.stream import SimTableStream
-
-        return SimTableStream(players, seed, options, max_turns=sim_turns)
+        return adapter.sim_camera(players, options, seed, sim_turns)
     from companion.devices.camera import open_camera
 
     return open_camera(spec, decode=read_frame)
@@ -110,25 +108,13 @@ def read_frame(path):
     return read_working(path, READ_MAX_SIDE).image
 
 
-def _deck(path: str | None, camera_spec: str):
-    if path is None:
-        if camera_spec == "sim":
-            from companion.sim.record import enroll_sim_deck
-
-            return enroll_sim_deck()
-        from companion.app.journal import default_path
-
-        beside = default_path().parent / "deck.npz"  # the service's: /var/lib/companion/deck.npz
-        if not beside.is_file():
-            raise PlayError(f"--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out DECK.npz), "
-                            f"then give it here or put it at {beside}")
-        path = str(beside)
-    from companion.vision.deck import Deck, DeckError
-
+def _enrolled(adapter, args):
+    """The enrolled cards or dice the game's table reader needs (``--deck``/``--dice``; the
+    simulator's own with ``--camera sim``)."""
     try:
-        return Deck.load(path)
-    except DeckError as exc:
-        raise PlayError(f"--deck: {exc}") from None
+        return adapter.enrolled(getattr(args, "deck", None), getattr(args, "dice", None), args.camera == "sim")
+    except ValueError as exc:
+        raise PlayError(str(exc)) from None
 
 
 def _display(spec: str):
@@ -388,12 +374,11 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
             raise PlayError(f"--players/--option: {exc}") from None
         game_id = None
         last_frame = -1
-    parsed = adapter.parse_options(options)
-    deck = _deck(args.deck, args.camera)
+    deck = _enrolled(adapter, args)
     from companion.devices.camera import CameraError
 
     try:
-        camera = _camera(args.camera, players, parsed, args.seed, getattr(args, "sim_turns", None))
+        camera = _camera(args.camera, adapter, players, options, args.seed, getattr(args, "sim_turns", None))
     except (ValueError, OSError, CameraError) as exc:
         raise PlayError(f"--camera {args.camera}: {exc}") from None
     with camera:

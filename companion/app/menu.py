@@ -14,7 +14,9 @@ Names come from a saved list (then ``Player 1``… so there are always enough); 
 earlier seat is not offered again. Sushi Go! options are the booleans of
 :class:`companion.rules.sushi_go.state.SushiGoOptions` plus who runs the dummy first; the two-player
 dummy variant (sushi-go-with-variants.txt, TWO-PLAYER VARIANT) and its sub-options are offered only
-with exactly 2 players, and pass-both-ways (sushi-go.txt, VARIANT RULE) always.
+with exactly 2 players, and pass-both-ways (sushi-go.txt, VARIANT RULE) always. Sushi Roll asks
+who has the red-bordered belt (sushi-roll.txt, SET UP) and what equal puddings score (the engine's
+open point, :class:`companion.rules.sushi_roll.state.SushiRollOptions`).
 
 No pygame, no devices: :meth:`SetupMenu.view` returns the pure ``SetupView`` that the screen draws.
 """
@@ -103,7 +105,15 @@ GAME_OPTIONS: dict[str, tuple[_Option, ...]] = {
             _with_dummy,
         ),
     ),
+    "sushi-roll": (
+        _Option("red_seat", "Red belt", "Who has the red-bordered belt (starts each turn)", (0, 1, 2, 3, 4),
+                lambda m: True),
+        _Option("pudding_all_equal", "Equal puddings", "When every player has as many puddings: nobody scores, "
+                "or all tie for most and fewest", ("nobody", "most-and-fewest"), lambda m: True),
+    ),
 }
+#: Options whose value is a seat: ◀ ▶ cycle through the seats in play, shown by the player's name.
+SEAT_OPTIONS = ("first_dummy_controller", "red_seat")
 
 FIRST_HINT = (("◀▶", "change"), ("OK", "next"))
 START_HINT = (("OK", "start"), ("BACK", "back"))
@@ -234,19 +244,27 @@ class SetupMenu:
             now = self.players()[arg]
             self.preferred[arg] = free[(free.index(now) + delta) % len(free)]
         elif kind == "option":
-            values = arg.values
+            values = arg.values[: self.n_players] if arg.name in SEAT_OPTIONS else arg.values
+            if self.option_values[arg.name] not in values:
+                self.option_values[arg.name] = values[0]
             self.option_values[arg.name] = values[(values.index(self.option_values[arg.name]) + delta) % len(values)]
 
     def choice(self) -> SetupChoice:
         """The setup as it stands (what ``ok`` on Start returns)."""
-        return SetupChoice(self.game, self.players(), {o.name: self.option_values[o.name] for o in self.options()})
+        values = {o.name: self.option_values[o.name] for o in self.options()}
+        for name in SEAT_OPTIONS:
+            if name in values and values[name] >= self.n_players:
+                values[name] = 0
+        return SetupChoice(self.game, self.players(), values)
 
     # -- the screen ---------------------------------------------------------------------------------
 
     def _value_text(self, option: _Option) -> str:
         value = self.option_values[option.name]
-        if option.name == "first_dummy_controller":
-            return self.players()[value]
+        if option.name in SEAT_OPTIONS:
+            return self.players()[value if value < self.n_players else 0]
+        if isinstance(value, str):
+            return value
         return "yes" if value else "no"
 
     def view(self) -> SetupView:

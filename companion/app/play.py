@@ -1,7 +1,7 @@
 """The live game loop (issue #9 §2): a camera that never stops, a settle detector that decides when
 to read, the rules engine, the panel, the screen, and a journal that survives a power cut.
 
-One :class:`PlayLoop` runs one Sushi Go! game. Every frame's small stream goes through the settle
+One :class:`PlayLoop` runs one game (Sushi Go!, Sushi Roll: :mod:`companion.app.games`). Every frame's small stream goes through the settle
 detector (:class:`companion.vision.motion.SettleDetector`); when the table settles after a change,
 the main frame is read (:class:`companion.app.table_game.TableGame`):
 
@@ -318,7 +318,7 @@ class PlayLoop:
         elif outcome.kind == AMBIGUOUS and self.panel is not None:
             q = outcome.question
             self.picking = {"seat": q.seat, "selected": 0, "candidates": list(q.options), "crop": None,
-                            "question": _headline(q.text), "kind": "first"}
+                            "question": _headline(q.text), "kind": "first", "unanswered": q.unanswered}
             self._event({"event": "ask", "seat": names[q.seat], "question": q.text, "message": outcome.message})
             self._picker_screen()
         elif outcome.kind in (UNREADABLE, MISMATCH, AMBIGUOUS):
@@ -360,8 +360,7 @@ class PlayLoop:
         self.stats.judge_ms.append((time.perf_counter() - self._judge_t0) * 1000)
         self.named = {}
         self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
-                     "plays": {names[s]: [c.value for c in cards] for s, cards in sorted(outcome.plays.items())},
-                     "totals": self.adapter.totals(state)})
+                     "plays": self.adapter.event_plays(state, outcome.plays), "totals": self.adapter.totals(state)})
         if state.is_over:
             result = self.adapter.result(state)
             try:
@@ -429,8 +428,8 @@ class PlayLoop:
             self._picker_screen()
         elif name == "back":
             self.picking = None
-            self._show("not answered: lay the nigiri on its wasabi" if p.get("kind") == "first"
-                       else "not named: straighten the card or check the light", "info")
+            self._show(p.get("unanswered", "not answered: show it plainly on the table") if p.get("kind") == "first"
+                       else "not named: straighten it or check the light", "info")
         elif name == "ok" and p.get("kind") == "first":
             label = p["candidates"][p["selected"]]
             self.picking = None

@@ -21,7 +21,7 @@ Sights the camera cannot separate, returned as :class:`~companion.app.turns.Ambi
 caller to ask about (never guessed):
 
 * re-rolled dice that all landed on the faces they showed: the belt looks as before, but dice moved
-  on it. Whether a menu token was spent is asked (:func:`infer_actions` with ``moved``).
+  on it (alone, or beside a swap or a take). Whether a menu token was spent is asked.
 * a swap and a re-roll of the same faces in either order, when both orders are legal and end
   differently (rare: the engine decides when only one is legal).
 """
@@ -69,12 +69,14 @@ class MoveReadError(ValueError):
 
     ``seat_name``: whom it concerns; ``rule``: the engine's rule id where there is one;
     ``waiting``: True when nothing changed at all (the table waits for the active player);
-    ``unknown``: the die the reader could not name, when that is the problem."""
+    ``unknown``: the die the reader could not name, when that is the problem; ``error``: the
+    engine's ``IllegalAction`` when the engine refused the actions the change shows."""
 
     def __init__(self, seat_name: str, problem: str, rule: str = "", waiting: bool = False,
-                 unknown: SeenDie | None = None) -> None:
+                 unknown: SeenDie | None = None, error: IllegalAction | None = None) -> None:
         self.seat_name, self.problem, self.rule, self.waiting = seat_name, problem, rule, waiting
         self.unknown = unknown  # a die the reader could not name: the players can name it
+        self.error = error
         super().__init__(f"{seat_name}: {problem}")
 
 
@@ -82,7 +84,7 @@ def _faces(dice: Sequence[SeenDie]) -> Counter[Face]:
     return Counter(as_face(d.face) for d in dice)
 
 
-def _moved(before: Sequence[SeenDie], after: Sequence[SeenDie]) -> list[Face]:
+def moved_faces(before: Sequence[SeenDie], after: Sequence[SeenDie]) -> list[Face]:
     """The faces of the dice of ``after`` that lie nowhere near a die of the same face in ``before``."""
     left, out = list(before), []
     for die in after:
@@ -201,7 +203,7 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
         new = sorted(result.elements(), key=lambda f: (f.kind.value, str(f)))
         menus.append(Menu(p, tuple(old), tuple(new)))
     elif not swaps and not takes:
-        moved = _moved(before.belts[p], after.belts[p])
+        moved = moved_faces(before.belts[p], after.belts[p])
         if moved:
             # Dice moved but show the same faces: re-rolled and landed the same, or only nudged.
             same = tuple(sorted(moved, key=str))
@@ -210,6 +212,13 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
     orders = [tuple(swaps) + tuple(menus) + tuple(takes)]
     if swaps and menus:
         orders.append(tuple(menus) + tuple(swaps) + tuple(takes))
+    elif not menus and state.tokens[p].menu:
+        # Dice that stayed on the active belt but lie elsewhere, faces unchanged, beside a swap or
+        # a take: re-rolled onto the same faces, or only nudged by the hand. Asked, never guessed.
+        stayed = Counter(moved_faces(before.belts[p], after.belts[p])) - received
+        if stayed:
+            same = tuple(sorted(stayed.elements(), key=str))
+            orders.append((Menu(p, same, same),) + orders[0])
     legal, refusal = [], None
     for order in orders:
         s = state
@@ -221,7 +230,7 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
             continue
         legal.append((order, s))
     if not legal:
-        raise MoveReadError(names[p], str(refusal), refusal.rule or "")
+        raise MoveReadError(names[p], str(refusal), refusal.rule or "", error=refusal)
     if len(legal) > 1 and legal[0][1] != legal[1][1]:
         return Ambiguous(tuple(order for order, _ in legal))
     return legal[0][0]

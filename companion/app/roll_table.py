@@ -235,6 +235,7 @@ def read_roll_table(
     *,
     px_per_mm: float = READ_PX_PER_MM,
     timings: dict | None = None,
+    report: dict | None = None,
 ) -> RollTableRead | None:
     """Read every die on a Sushi Roll mat in one camera frame (module doc).
 
@@ -248,6 +249,9 @@ def read_roll_table(
         px_per_mm: scale of the straightened tiles (default ``READ_PX_PER_MM``: 40 px dice).
         timings: if given, filled with ``mat_ms``, ``warp_ms`` and ``read_ms`` (wall-clock ms),
             for benchmarks.
+        report: if given, ``report["mat"]`` is set to the tracker's
+            :class:`~companion.vision.mat.MatStatus` for this frame (its message says why a frame
+            was not read), and ``report["homography"]`` to the image px → mat mm homography used.
 
     Returns:
         A :class:`RollTableRead` (belts and trays per seat, loose dice; ``"unknown"`` where no
@@ -269,6 +273,8 @@ def read_roll_table(
         raise ValueError(f"read_roll_table: px_per_mm must be a positive number, not {px_per_mm!r}")
     t0 = time.perf_counter()
     status = tracker.update(frame)
+    if report is not None:
+        report["mat"], report["homography"] = status, status.homography
     if status.homography is None or status.bad_frame or not status.found:
         return None
     t1 = time.perf_counter()

@@ -40,11 +40,14 @@ AMBIGUOUS = "ambiguous"
 class Question:
     """What to ask when a frame fits two legal turns (issue #13 A): ``seat`` took ``options``
     (card labels) and ``text`` asks which came first; the answer goes to :meth:`TableGame.feed`
-    as ``first={seat: label}``."""
+    as ``first={seat: label}``. Other games ask their own questions the same way (``options``
+    are then the answers, and ``unanswered`` what to do instead)."""
 
     seat: int
     text: str
     options: tuple[str, ...]
+    #: what the status says when the players leave the question unanswered (BACK)
+    unanswered: str = "not answered: lay the nigiri on its wasabi"
 
 
 @dataclass

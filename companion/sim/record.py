@@ -44,6 +44,20 @@ def enroll_sim_deck(out_path: Path | None = None, style: str = "flat"):
     return deck
 
 
+def enroll_sim_dice(style: str = "ours", face_px: int = 128):
+    """Enrol the simulator's Sushi Roll dice in ``style`` (``companion.sim.dice.STYLES``), one flat
+    ``face_px`` image per face, as a user enrols their own dice (``companion enroll --dice``).
+
+    Raises:
+        ValueError: an unknown style.
+    """
+    from companion.sim.dice import die_face, sushi_roll_faces
+    from companion.vision.dice_enroll import enroll_dice_images
+
+    return enroll_dice_images({f: [die_face(k, f, face_px, style=style)]
+                               for k, faces in sushi_roll_faces().items() for f in faces})
+
+
 def _turn_entry(cards) -> str | list[str]:
     names = [c.value for c in cards]
     return names[0] if len(names) == 1 else names

@@ -13,6 +13,7 @@ from typing import Any, Protocol, Sequence
 #: game name (as on the command line) -> "module:attribute" of its adapter, imported when asked for.
 GAMES = {
     "sushi-go": "companion.app.games.sushi_go:ADAPTER",
+    "sushi-roll": "companion.app.games.sushi_roll:ADAPTER",
 }
 
 
@@ -23,7 +24,9 @@ class GameAdapter(Protocol):
     * ``parse_options(mapping)``: the game's options from a JSON object; raises the rules'
       ``MalformedGame`` naming a bad option.
     * ``new_state(players, options)``: the state before the first turn (checks both).
-    * ``turn_payload(round, turn, plays)``: the journal's ``"turn"`` event for a turn read.
+    * ``turn_payload(round, turn, plays)``: the journal's ``"turn"`` event for a turn read;
+      ``event_plays(state, plays)``: the same plays in words per player name (the loop's
+      ``applied`` event).
     * ``rebuild(players, options, events)`` / ``rebuild_turns(...)``: the state (and the turns
       that count) after a journal's events, replayed through the engine, undo events included;
       raises ``companion.app.journal.JournalError`` when an event does not replay.
@@ -43,6 +46,8 @@ class GameAdapter(Protocol):
     def new_state(self, players: Sequence[str], options: dict[str, Any]) -> Any: ...
 
     def turn_payload(self, round_: int, turn: int, plays: dict[int, Sequence[Any]]) -> dict[str, Any]: ...
+
+    def event_plays(self, state: Any, plays: dict[int, Sequence[Any]]) -> dict[str, list[str]]: ...
 
     def rebuild(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Any: ...
 

@@ -68,6 +68,11 @@ class SushiGoAdapter:
             "plays": {str(seat): [getattr(c, "value", c) for c in cards] for seat, cards in sorted(plays.items())},
         }
 
+    @staticmethod
+    def event_plays(state: SushiGoState, plays: dict[int, Sequence[Any]]) -> dict[str, list[str]]:
+        """``plays`` (seat -> cards) as the loop's ``applied`` event gives them: card names per player."""
+        return {state.players[s]: [getattr(c, "value", c) for c in cards] for s, cards in sorted(plays.items())}
+
     def rebuild_turns(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Rebuilt:
         """Replay ``events`` (journal Events) through the engine.
 
@@ -148,6 +153,39 @@ class SushiGoAdapter:
 
         parsed = self.parse_options(options)
         return TableGame(list(players), mat_for(len(players), parsed), deck, parsed)
+
+    @staticmethod
+    def enrolled(deck: str | None, dice: str | None = None, sim: bool = False):
+        """What the table reader reads cards with: the enrolled deck at ``deck``, the simulator's
+        own deck for a simulated camera, or the service's ``deck.npz`` beside the journal.
+
+        Raises:
+            ValueError: no deck given or found (saying how to enrol one), or one that does not load.
+        """
+        if deck is None:
+            if sim:
+                from companion.sim.record import enroll_sim_deck
+
+                return enroll_sim_deck()
+            from companion.app.journal import default_path
+
+            beside = default_path().parent / "deck.npz"  # the service's: /var/lib/companion/deck.npz
+            if not beside.is_file():
+                raise ValueError(f"--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out "
+                                 f"DECK.npz), then give it here or put it at {beside}")
+            deck = str(beside)
+        from companion.vision.deck import Deck, DeckError
+
+        try:
+            return Deck.load(deck)
+        except DeckError as exc:
+            raise ValueError(f"--deck: {exc}") from None
+
+    def sim_camera(self, players: Sequence[str], options: dict[str, Any], seed: int, steps: int | None = None):
+        """The simulated camera of ``--camera sim``: bots play the game (:class:`companion.sim.stream.SimTableStream`)."""
+        from companion.sim.stream import SimTableStream
+
+        return SimTableStream(list(players), seed, self.parse_options(options), max_turns=steps)
 
     @staticmethod
     def views():
