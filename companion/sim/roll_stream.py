@@ -74,8 +74,6 @@ MERGE_CHANCE = 1 / 3
 MENU_CHANCE = 0.25
 CHOPSTICKS_CHANCE = 0.2
 MAX_TOKEN_ACTIONS = 2
-#: Step kinds (``RollStep.kind``).
-KINDS = ("roll", "turn", "slide", "clear")
 
 
 @dataclass(frozen=True)
