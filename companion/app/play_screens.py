@@ -623,6 +623,9 @@ def render_play_boxes(
 ) -> tuple["pygame.Surface", list[TextBox]]:
     """``render_play`` plus the rect of every text drawn (for tests and layout checks)."""
     draw = _DRAW.get(type(view))
+    if draw is None and hasattr(type(view), "play_drawer"):
+        # another game's screens (e.g. companion.app.roll_views) name their own drawer
+        draw = type(view).play_drawer()
     if draw is None:
         names = ", ".join(t.__name__ for t in _DRAW)
         raise TypeError(f"cannot render a {type(view).__name__}; play screens are: {names}")
@@ -648,7 +651,8 @@ def render_play(view: Any, size: tuple[int, int] = (480, 320), status: StatusBar
 
     Args:
         view: a SetupView, WaitingView, RefusalView, PickerView, ConfirmView, RoundSummaryView,
-            ScoreboardView or FinalView.
+            ScoreboardView or FinalView; or any view whose class has ``play_drawer()`` returning
+            its ``draw(painter, view)`` (the Sushi Roll screens of ``roll_views``).
         size: (width, height) px; laid out from the height (tested at 480×320 and 800×480).
         status: the device states, or None for no bar.
 
