@@ -158,9 +158,10 @@ def test_waiting_marks_the_seats_and_names_them():
     view = rv.waiting_view(state, [p])
     assert [s.waiting for s in view.seats] == [s == p for s in range(3)]
     assert state.players[p] in view.status and "take a die" in view.status
-    rolled = with_stack()
-    view = rv.waiting_view(rolled, [0, 1])
-    assert "Ann and Bo" in view.status and "roll" in view.status
+    assert "roll the dice passed" in rv.waiting_view(with_stack(), [1]).status  # after a slide
+    view = rv.waiting_view(until_round(3, 1), [0, 1, 2])
+    assert view.status.startswith("Waiting for everyone: 7 dice from the bag on each belt")
+    assert all(s.waiting for s in view.seats) and view.rolling and view.active is None
     assert rv.waiting_view(state, [0], "Bo's belt has 6: each belt gets 7 dice").status.startswith("Bo's belt")
     with pytest.raises(ValueError, match="no seat 3"):
         rv.waiting_view(state, [3])

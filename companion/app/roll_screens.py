@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from companion.app.play_screens import (
@@ -419,6 +420,16 @@ def _draw_payout(p: _Painter, seat, area, index: int) -> None:
         p.text(f"{seat.short} short", px, STATUS_BG["warn"], "payout", index, midright=(x0 + w, y0 + h - px // 2))
 
 
+def _headed(line):
+    """A breakdown line whose text starts with its category but has no "category:" head
+    ("wasabi with no nigiri on it → 0") reworded "wasabi: with no nigiri on it → 0", so the
+    packed form reads "wasabi 0" (``play_screens._short`` keeps what comes before ":")."""
+    head = line.text.split("→")[0]
+    if ":" in head or not line.text.startswith(line.category + " "):
+        return line
+    return replace(line, text=f"{line.category}:{line.text[len(line.category):]}")
+
+
 def _draw_roll_summary(p: _Painter, v: RollRoundSummaryView) -> None:
     W, H, pad = p.w, p.h, pad_px(p.h)
     if v.title:
@@ -450,7 +461,7 @@ def _draw_roll_summary(p: _Painter, v: RollRoundSummaryView) -> None:
         bx = name_w + pad // 2
         bw = pay_x - pad - bx
         line_px = max(H * 0.05, min(h * 0.28, H * 0.056))
-        _draw_breakdown(p, s.lines, (bx, y0 + 2, bw, h - 4), line_px, i)
+        _draw_breakdown(p, [_headed(ln) for ln in s.lines], (bx, y0 + 2, bw, h - 4), line_px, i)
         if i:
             p.pg.draw.line(p.surface, BG, (0, y0), (W, y0), 1)
 
@@ -497,8 +508,8 @@ def _draw_roll_final(p: _Painter, v: RollFinalView) -> None:
     rank_w = round(W * 0.06)
     name_w = round(W * 0.25)
     total_w = round(W * 0.12)
-    left_w = round(W * 0.11)
-    pud_w = round(W * 0.2)
+    left_w = round(W * 0.125)
+    pud_w = round(W * 0.19)
     rounds_x = accent_w + rank_w + name_w
     rounds_w = W - pad - total_w - left_w - pud_w - rounds_x
     col_w = rounds_w / max(1, n_rounds)

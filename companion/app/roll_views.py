@@ -282,11 +282,14 @@ def waiting_view(
     seats = _check_seats(state.seats, waiting, "waiting seats")
     title, note = _phase_title(state)
     if not status:
-        names = join_names([state.players[s] for s in seats]) if seats else ""
+        everyone = len(set(seats)) == state.seats > 1
+        names = "everyone" if everyone else join_names([state.players[s] for s in seats]) if seats else ""
         if not seats:
             status = "Everyone is ready"
-        elif state.phase is Phase.ROLL:
-            status = f"Waiting for {names}: roll the dice on the belt"
+        elif state.phase is Phase.ROLL and not any(state.belts):  # SET UP, STARTING A NEW ROUND
+            status = f"Waiting for {names}: {state.dice_per_belt} dice from the bag on each belt, then roll them"
+        elif state.phase is Phase.ROLL:  # SLIDE AND ROLL
+            status = f"Waiting for {names}: roll the dice passed on the belt"
         elif seats == [state.current_player]:
             status = f"Waiting for {names}: re-roll (menu), swap (chopsticks) or take a die"
         else:
