@@ -171,7 +171,11 @@ def _draw_glyph(pg, surf, icon: Icon, cx: float, cy: float, s: float) -> None:
 
 
 #: Where 1, 2 or 3 icons of a face sit (fractions of the die's side from its centre) and their size.
-_PIPS = {1: ([(0.0, 0.0)], 0.8), 2: ([(-0.2, -0.2), (0.2, 0.2)], 0.52), 3: ([(-0.26, -0.26), (0, 0), (0.26, 0.26)], 0.42)}
+_PIPS = {
+    1: ([(0.0, 0.0)], 0.8),
+    2: ([(-0.2, -0.2), (0.2, 0.2)], 0.52),
+    3: ([(-0.26, -0.26), (0, 0), (0.26, 0.26)], 0.42),
+}
 
 
 def _draw_die(pg, surf, r, label: str) -> None:
@@ -346,7 +350,8 @@ def _draw_roll_scoreboard(p: _Painter, v: RollScoreboardView) -> None:
         name_px = min(h * 0.42, H * 0.08)
         ink = GOLD if (s.active or s.waiting) else TEXT
         if s.round_points:
-            _text(p, s.name, name_px, ink, "seat_name", i, max_w=col_w, min_px=H * 0.047, bottomleft=(nx, cy + h * 0.04))
+            at = (nx, cy + h * 0.04)
+            _text(p, s.name, name_px, ink, "seat_name", i, max_w=col_w, min_px=H * 0.047, bottomleft=at)
             sub_px = max(H * 0.05, min(h * 0.32, H * 0.058))
             _draw_round_chips(p, s.round_points, accent_w + pad, cy + int(h * 0.06), name_w - accent_w - pad * 2,
                               sub_px, i)

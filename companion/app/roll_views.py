@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from companion.app.play_views import Hint, RefusalView
 from companion.rules.core import GAME_END, ScoreLine
 from companion.rules.errors import RuleError
-from companion.rules.sushi_roll.dice import Face, Icon, Tokens, as_face
+from companion.rules.sushi_roll.dice import Face, Tokens, as_face
 from companion.rules.sushi_roll.state import (
     ROUNDS,
     Chopsticks,
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     import pygame
 
 ENDING = "sushi-roll.txt, ENDING THE GAME"
-SCORING = "sushi-roll.txt, SCORING A ROUND"
 
 #: The die body colour (RGB) of each die type, as ``companion/data/sushi_roll_dice.toml`` names them
 #: (appetizer blue, maki red, nigiri white, specials green, pudding pink).
