@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--sheet", metavar="FILE.png", help="write a score sheet picture with every breakdown line")
 
     s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
-    s.add_argument("--game", default="sushi-go", choices=GAMES)
+    s.add_argument("--game", default="sushi-go", choices=PLAY_GAMES)
     s.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--headless", action="store_true", help="write PNGs instead of opening a window")

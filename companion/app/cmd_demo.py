@@ -22,6 +22,10 @@ from companion.rules.sushi_go.state import SushiGoOptions
 def run(args, stdout=None) -> int:
     """Entry point for ``companion demo``; returns the exit status."""
     out = stdout or sys.stdout
+    if getattr(args, "game", "sushi-go") == "sushi-roll":
+        from companion.app import cmd_demo_roll
+
+        return cmd_demo_roll.run(args, out)
     from companion.app.games import adapter
     from companion.app.journal import Journal
     from companion.app.play import PlayLoop

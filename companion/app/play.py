@@ -287,14 +287,14 @@ class PlayLoop:
             self.resync_to = None
             self._event({"event": "resumed", "round": state.round, "turn": state.turn})
             self._show(f"the table matches: round {state.round}, turn {state.turn}", "info")
-            self._lights(waiting=range(state.seats))
+            self._lights(waiting=self.table.next_seats())
         elif outcome.kind == APPLIED:
             self._pending = (outcome, index)
             self._commit()
         elif outcome.kind == WAITING:
             self._event({"event": "waiting", "seats": [names[s] for s in outcome.waiting]})
             self.status = outcome.message
-            self._screen(lambda v: v.waiting_view(state, outcome.waiting))
+            self._screen(lambda v: v.waiting_view(state, outcome.waiting, status=outcome.message))
             self._lights(waiting=outcome.waiting)
         elif outcome.kind == ILLEGAL:
             self._event({"event": "refused", "rule": outcome.rule, "player": outcome.player,
@@ -375,7 +375,7 @@ class PlayLoop:
             self._screen(lambda v: v.round_summary_view(state))  # a round just ended
         else:
             self._show(outcome.message, "info")
-        self._lights(waiting=range(state.seats))
+        self._lights(waiting=self.table.next_seats())
 
     # ---- the panel ------------------------------------------------------------------------------
     def _poll_panel(self) -> None:

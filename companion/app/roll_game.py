@@ -78,13 +78,6 @@ class RollLook:
     homography: Any = None
 
 
-def turn_number(state: SushiRollState) -> int:
-    """The turn of the round a reading is judged at (1-based): the dice taken this round so far
-    plus one, so a round of 3 players with 7 dice each has turns 1..21 (and a roll is judged at
-    the turn it comes before)."""
-    return sum(len(tray) for tray in state.trays) + 1
-
-
 def _faces(dice: Sequence[SeenDie]) -> Counter[Face]:
     return Counter(as_face(d.face) for d in dice)
 
@@ -168,6 +161,15 @@ class RollTableGame:
         empty = ((),) * self.state.seats
         self._before = TableDice(empty, empty)  # the table at the last reading the game took
 
+    def next_seats(self) -> tuple[int, ...]:
+        """The seats the table waits for next (their LEDs glow): the player whose turn it is, or
+        every seat while the dice are to be rolled (sushi-roll.txt, EVERYBODY TAKES A TURN; SLIDE
+        AND ROLL); none once the game is over."""
+        if self.state.is_over:
+            return ()
+        p = self.state.current_player
+        return tuple(range(self.state.seats)) if p is None else (p,)
+
     # ---- reading --------------------------------------------------------------------------------
     def look(self, frame: np.ndarray, fresh: bool = False) -> RollLook:
         """Read one frame into dice per zone, judging nothing (see :class:`RollLook`). Only the
@@ -208,7 +210,7 @@ class RollTableGame:
                                    borderMode=cv2.BORDER_CONSTANT)
 
     def _where(self, state: SushiRollState) -> dict[str, int]:
-        return {"round": state.round, "turn": turn_number(state)}
+        return {"round": state.round, "turn": state.turn}  # a roll is judged at the turn it comes before
 
     def _read_of(self, frame, look: RollLook | None) -> RollLook:
         if look is None:

@@ -146,6 +146,11 @@ class TableGame:
         self._homography = None  # image px -> mat mm of the last frame read
         self._before: dict[int, list[SeenCard]] = {s: [] for s in range(self.state.seats)}
 
+    def next_seats(self) -> tuple[int, ...]:
+        """The seats the table waits for next (their LEDs glow): every seat, as everyone reveals
+        at once (sushi-go.txt, PLAYING A ROUND); none once the game is over."""
+        return () if self.state.is_over else tuple(range(self.state.seats))
+
     def look(self, frame: np.ndarray, fresh: bool = False) -> Look:
         """Read one frame into cards per seat, judging nothing (see :class:`Look`).
 

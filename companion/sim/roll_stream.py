@@ -119,8 +119,8 @@ class SimRollStream:
         red_seat: the seat holding the red belt at the start (the companion is told the same).
         style: the dice art (``companion.sim.dice.STYLES``).
 
-    ``truth`` lists the steps (:class:`RollStep`) whose settle has been read; ``final`` is the
-    engine's final state once the game is over, else None. ``layout`` is the mat
+    ``truth`` lists the steps (:class:`RollStep`) whose change is done (the table lies still after
+    it from then on); ``final`` is the engine's final state once the game is over, else None. ``layout`` is the mat
     (``load_mat_layout(n, game="sushi-roll")``).
 
     Raises:
@@ -266,7 +266,8 @@ class SimRollStream:
     def _step(self, kind: str, round_no: int, seat: int | None, actions: Sequence[Action],
               hands: list[Hand]) -> Iterator[np.ndarray]:
         """The scene has just changed: hands reach in over the table as it was and pull back over
-        the new one, the new table lies still; then the step goes into ``truth``."""
+        the new one; the step goes into ``truth`` as the new table starts to lie still (a reader
+        of the still frames, or a bot answering a question about them, finds it there)."""
         before_table, before_dice = self._table, self._dice
         self._table += 1
         self._dice = tuple(self._scene.dice())
@@ -274,9 +275,9 @@ class SimRollStream:
         for i in range(1, 2 * self.hand_frames):
             table, dice = (before_table, before_dice) if i <= self.hand_frames else (self._table, self._dice)
             yield self._emit(lambda: _paint_hands(self._render(table, dice), hands, float(i)))
+        self.truth.append(RollStep(round_no, seat, tuple(actions), settled, kind, self._dice))
         for _ in range(self.still_frames):
             yield self._still()
-        self.truth.append(RollStep(round_no, seat, tuple(actions), settled, kind, self._dice))
 
     def _full(self) -> bool:
         return self.max_steps is not None and len(self.truth) >= self.max_steps

@@ -400,6 +400,13 @@ class SushiRollState:
             return None
         return (self.red_seat + self.turns_taken) % self.seats
 
+    @property
+    def turn(self) -> int:
+        """The turn of the round (1-based): the dice taken this round so far, plus one; a round
+        of 3 players with 7 dice each has turns 1 to 21 (the trays are cleared when it is scored,
+        so a new round, or a finished game, is at turn 1)."""
+        return sum(len(tray_dice(t)) for t in self.trays) + 1
+
     def has_taken(self, seat: int) -> bool:
         """True if ``seat`` has already taken its die in this cycle of turns."""
         return self.phase is Phase.TURN and (seat - self.red_seat) % self.seats < self.turns_taken
