@@ -18,6 +18,7 @@ install: $(VENV)/.installed
 
 demo: install
 	$(BIN)/companion demo --game sushi-go --players 4 --seed 1 --headless --screens demo-screens
+	$(BIN)/companion demo --game sushi-roll --players 3 --seed 1 --headless --screens demo-screens/sushi-roll
 
 test: install
 	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest

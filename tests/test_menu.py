@@ -227,3 +227,22 @@ def test_import_stays_light():
     code = "import sys, companion.app.menu; print('pygame' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_sushi_roll_asks_who_has_the_red_belt_among_the_seats_in_play():
+    menu = SetupMenu(games=("sushi-go", "sushi-roll"), saved_names=SAVED)
+    feed(menu, "right", "ok")  # Sushi Roll
+    feed(menu, "left", "ok")  # 2 players
+    feed(menu, "ok", "ok")  # the two names
+    assert current(menu).label == "Red belt" and current(menu).value == "Ann"
+    feed(menu, "right")
+    assert current(menu).value == "Bo"
+    feed(menu, "right")  # only 2 seats: back to the first
+    assert current(menu).value == "Ann"
+    feed(menu, "left", "ok")
+    assert current(menu).label == "Equal puddings" and current(menu).value == "nobody"
+    choice = feed(menu, "ok", "ok")
+    assert choice == SetupChoice("sushi-roll", ("Ann", "Bo"), {"red_seat": 1, "pudding_all_equal": "nobody"})
+    from companion.app.games import adapter
+
+    assert adapter("sushi-roll").new_state(choice.players, choice.options).red_seat == 1
