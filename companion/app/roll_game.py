@@ -449,16 +449,8 @@ def _with_names(read, named: dict[tuple[float, float], str]):
 
 
 def _describe(state: SushiRollState, actions: Sequence[Any]) -> str:
-    """One line for the status: who did what (sushi-roll.txt, EVERYBODY TAKES A TURN)."""
-    from companion.rules.sushi_roll.state import Chopsticks, Take
+    """One line for the status: who did what, in the screens' words (sushi-roll.txt, EVERYBODY
+    TAKES A TURN)."""
+    from companion.app.roll_views import describe_actions
 
-    names = state.players
-    parts = []
-    for a in actions:
-        if isinstance(a, Menu):
-            parts.append(f"re-rolled {', '.join(map(str, a.reroll))} → {', '.join(map(str, a.result or ()))} (menu)")
-        elif isinstance(a, Chopsticks):
-            parts.append(f"swapped {a.mine} for {names[a.other]}'s {a.theirs} (chopsticks)")
-        elif isinstance(a, Take):
-            parts.append(f"took {a.face}")
-    return f"{names[actions[0].player]}: " + "; ".join(parts)
+    return f"{state.players[actions[0].player]}: " + "; ".join(describe_actions(state.players, actions))

@@ -321,7 +321,7 @@ def _draw_tokens(p: _Painter, seat, x: int, cy: int, h: int, index: int) -> None
 def _draw_roll_scoreboard(p: _Painter, v: RollScoreboardView) -> None:
     W, H, pad = p.w, p.h, pad_px(p.h)
     header_h = _header(p, v.title, v.note)
-    status_top = _draw_status(p, v.status, v.status_kind, H * 0.062, pad)
+    status_top = _draw_status(p, drawable(v.status), v.status_kind, H * 0.062, pad)
     n = max(1, len(v.seats))
     rh = (status_top - header_h) / n
     accent_w = accent_width(H)
