@@ -33,10 +33,15 @@ class GameAdapter(Protocol):
     * ``record(players, options, events)``: the finished game in the ``companion score`` format.
     * ``result(state)``: the final result as ``companion score --json`` prints it, or None while
       the game goes on; ``totals(state)``: each player's points so far.
-    * ``table_reader(players, options, deck)``: what reads the table into turns (``feed(frame,
-      named)``, ``resync(frame, state)``, ``card_crop(frame, center_mm)``, ``state``), and ``views()``: the module that builds its
-      screens (``scoreboard_view``, ``waiting_view``, ``refusal_view``, ``picker_view``,
-      ``card_candidates``, ``undo_view``, ``round_summary_view``, ``final_view``).
+    * ``table_reader(players, options, enrolled)``: what reads the table into turns (``look(frame,
+      fresh)``, ``feed(frame, named, look, first)``, ``resync(frame, state, look)``,
+      ``card_crop(frame, center_mm)``, ``next_seats()``, ``state``), and ``views()``: the module
+      that builds its screens (``scoreboard_view``, ``waiting_view``, ``refusal_view``,
+      ``picker_view``, ``card_candidates``, ``undo_view``, ``round_summary_view``, ``final_view``).
+    * ``enrolled(deck, dice, sim)``: what the table reader reads with (the enrolled cards or dice
+      given on the command line, the simulator's own for ``--camera sim``); raises ValueError
+      saying how to enrol them. ``sim_camera(players, options, seed, steps)``: the simulated
+      camera of ``--camera sim``, bots playing the game.
     """
 
     name: str
@@ -62,6 +67,10 @@ class GameAdapter(Protocol):
     def table_reader(self, players: Sequence[str], options: dict[str, Any], deck: Any) -> Any: ...
 
     def views(self) -> Any: ...
+
+    def enrolled(self, deck: str | None, dice: str | None = None, sim: bool = False) -> Any: ...
+
+    def sim_camera(self, players: Sequence[str], options: dict[str, Any], seed: int, steps: int | None = None) -> Any: ...
 
 
 def adapter(name: str) -> GameAdapter:
