@@ -638,3 +638,10 @@ def test_ok_on_the_final_screen_leaves_the_game_ended(tmp_path):
     assert journal.game(game_id).finished
     with pytest.raises(Exception, match="has not ended"):
         journal.reopen(journal.new_game("sushi-go", ["Ann", "Bo"], {}), "undo", {"turns": 1})
+
+
+def test_answers_on_the_panel_are_said_in_words_for_any_game():
+    assert plain({"event": "named", "seat": "Bo", "card": "maki*2"}) == "Bo: named maki*2 on the panel"
+    assert plain({"event": "chose", "seat": "Bo", "first": "no, they only moved"}) == \
+        "Bo: answered 'no, they only moved' on the panel"
+    assert plain({"event": "chose", "seat": "Ann", "first": "squid_nigiri"}) == "Ann: answered 'squid nigiri' on the panel"

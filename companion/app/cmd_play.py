@@ -74,9 +74,9 @@ def plain(event: dict) -> str | None:
     if kind == "ask":
         return f"{event['seat']}: {event['question']} ({event['message']})"
     if kind == "named":
-        return f"{event['seat']}'s card named {event['card']}"
+        return f"{event['seat']}: named {event['card'].replace('_', ' ')} on the panel"
     if kind == "chose":
-        return f"{event['seat']} took {event['first'].replace('_', ' ')} first"
+        return f"{event['seat']}: answered {event['first'].replace('_', ' ')!r} on the panel"
     if kind in ("resumed", "undone"):
         return f"{kind} at round {event['round']}, turn {event['turn']}"
     if kind == "game-over":
