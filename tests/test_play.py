@@ -641,6 +641,8 @@ def test_ok_on_the_final_screen_leaves_the_game_ended(tmp_path):
 
 
 def test_answers_on_the_panel_are_said_in_words_for_any_game():
+    from companion.app.cmd_play import plain
+
     assert plain({"event": "named", "seat": "Bo", "card": "maki*2"}) == "Bo: named maki*2 on the panel"
     assert plain({"event": "chose", "seat": "Bo", "first": "no, they only moved"}) == \
         "Bo: answered 'no, they only moved' on the panel"
