@@ -354,3 +354,22 @@ def test_a_journal_turn_the_rules_refuse_is_a_journal_error_naming_it():
                                     Chopsticks(2, "wasabi", 0, "egg_nigiri")])
 def test_an_action_survives_the_journal(action):
     assert decode_action(action.player, encode_action(action)) == action
+
+
+def test_belts_only_passed_on_are_not_a_roll_even_when_the_faces_are_the_same():
+    """Late in a 2-player round each belt holds one die; when both show one face, passing the belts
+    on changes no face, yet it moves every die: that must not be taken for the roll."""
+    table, state = _rolled(players=2, seed=4)
+    face = state.belts[0][0]
+    # the cycle's last take is done: the engine slid the belts (one die each, the same face)
+    slid = replace(state, phase=Phase.ROLL, belts=((face,), (face,)))
+    table.show(slid.belts, slid.trays)  # the table before the belts are passed on
+    table.game._accept(table.reading())
+    table.game.state = slid
+    table.show([(), ()], slid.trays)
+    table.show(slid.belts, slid.trays)  # passed on: each die now lies elsewhere, the faces the same
+    outcome = table.feed()
+    assert outcome.kind == WAITING and "roll the dice" in outcome.message and table.game.state == slid
+    table.show(slid.belts, slid.trays, rerolled=range(2))  # rolled, and landed the same faces again
+    outcome = table.feed()
+    assert outcome.kind == APPLIED and table.game.state.phase is Phase.TURN

@@ -160,6 +160,7 @@ class RollTableGame:
         self._homography = None
         empty = ((),) * self.state.seats
         self._before = TableDice(empty, empty)  # the table at the last reading the game took
+        self._passed = False  # that reading showed the belts passed on, not yet rolled (_accept)
 
     def next_seats(self) -> tuple[int, ...]:
         """The seats the table waits for next (their LEDs glow): the player whose turn it is, or
@@ -188,8 +189,12 @@ class RollTableGame:
         message = status.message if status is not None else "the frame could not be read"
         return RollLook(read, message if read is None else "", fresh, self._accepted, report.get("homography"))
 
-    def _accept(self, read: TableDice) -> None:
+    def _accept(self, read: TableDice, passed: bool = False) -> None:
+        """Make ``read`` the reference the next reading is compared with. ``passed``: it was read
+        while the dice waited to be rolled after a slide, with the belts passed on (so dice that
+        move from here on were rolled, whatever faces they land on)."""
         self._before = TableDice(tuple(read.belts[: self.state.seats]), tuple(read.trays[: self.state.seats]))
+        self._passed = passed
         self._accepted += 1
 
     def card_crop(self, frame: np.ndarray, center_mm: tuple[float, float], px_per_mm: float = 4.0) -> np.ndarray | None:
@@ -351,12 +356,14 @@ class RollTableGame:
                                             f"{_kind_list(_kinds(belts[s].elements()))} ({SLIDE})",
                                    waiting=tuple(wrong), **where)
             # A belt showing the faces it was passed with was rolled only if its dice moved since
-            # a reading that showed it passed: a die re-rolled may well land on its face again.
+            # a reading that showed it passed on: a die re-rolled may well land on its face again,
+            # and a belt only passed on moved too (from the zone before), with the same faces
+            # where the belts held the same faces.
             ref = self._before.belts
             unrolled = [s for s in range(n) if belts[s] == passed[s]
-                        and not (_faces(ref[s]) == passed[s] and moved_faces(ref[s], read.belts[s]))]
+                        and not (self._passed and _faces(ref[s]) == passed[s] and moved_faces(ref[s], read.belts[s]))]
             if unrolled:
-                self._accept(read)
+                self._accept(read, passed=True)
                 who = ", ".join(names[s] for s in unrolled)
                 return TurnOutcome(WAITING, f"roll the dice on {who}'s belt ({SLIDE}; a belt that lands on the "
                                             "same faces is rolled again)", waiting=tuple(unrolled), **where)
@@ -391,7 +398,9 @@ class RollTableGame:
         if differs:
             return TurnOutcome(MISMATCH, differs, **where)
         self.state = state
-        self._accept(read)
+        # waiting for the roll after a slide: the belts are passed on now (or rolled, then the
+        # faces tell), so dice that move from here on were rolled
+        self._accept(read, passed=state.phase is Phase.ROLL and any(state.belts))
         return TurnOutcome(SYNCED, "the table matches the game", **where)
 
 
