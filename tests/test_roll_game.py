@@ -17,7 +17,7 @@ import pytest
 
 from companion.app.games.sushi_roll import ADAPTER, decode_action, encode_action
 from companion.app.journal import JournalError
-from companion.app.roll_game import ONLY_MOVED, REROLLED, RollLook, RollTableGame
+from companion.app.roll_game import ONLY_MOVED, REROLLED, TURNED, RollLook, RollTableGame
 from companion.app.roll_moves import SeenDie
 from companion.app.roll_table import RollTableRead
 from companion.app.table_game import AMBIGUOUS, APPLIED, ILLEGAL, MISMATCH, SYNCED, UNREADABLE, WAITING
@@ -124,7 +124,7 @@ def _play(players: int, seed: int, combine: float = 0.3):
             continue  # a swap of two equal faces cannot be seen (roll_moves' doc)
         if isinstance(action, Roll):
             if any(truth.belts):  # the belts slid in the engine: pass them on, then roll
-                table.show(truth.belts, truth.trays)
+                table.show(truth.belts, truth.trays, rerolled=range(players))  # passing moves every die
                 outcome = table.feed()
                 assert outcome.kind == WAITING and "roll the dice" in outcome.message, outcome.message
             else:
@@ -163,8 +163,8 @@ def _play(players: int, seed: int, combine: float = 0.3):
             # settles: they look like one, and the camera cannot count the tokens spent
             continue
         outcome = table.feed()
-        if outcome.kind == AMBIGUOUS:  # dice moved and landed on the faces they showed
-            assert outcome.question.options == (ONLY_MOVED, REROLLED)
+        if outcome.kind == AMBIGUOUS:  # dice moved and landed the same, or the die taken was re-rolled
+            assert REROLLED in outcome.question.options and outcome.question.seat == action.player
             outcome = table.feed(first={action.player: REROLLED})
         assert outcome.kind == APPLIED, outcome.message
         pending = []
@@ -297,8 +297,59 @@ def test_dice_moved_on_the_belt_with_the_same_faces_are_asked_about():
     outcome = table.feed(first={p: ONLY_MOVED})
     assert outcome.kind == WAITING and table.game.state == state
     table.show(state.belts, state.trays, rerolled=[p])
+    outcome = table.feed(first={p: ONLY_MOVED})  # the answer about the earlier sight is not reused
+    assert outcome.kind == AMBIGUOUS and table.game.state == state
     outcome = table.feed(first={p: REROLLED})
     assert outcome.kind == APPLIED and table.game.state.tokens[p].menu == state.tokens[p].menu - 1
+
+
+def test_dice_moved_by_a_player_with_no_menu_token_only_moved():
+    table, state = _rolled()
+    p = state.current_player
+    tokens = list(state.tokens)
+    tokens[p] = replace(tokens[p], menu=0)
+    state = replace(state, tokens=tuple(tokens))
+    table.game.state = state
+    table.show(state.belts, state.trays, rerolled=[p])
+    outcome = table.feed()
+    assert outcome.kind == WAITING and table.game.state == state
+
+
+def test_a_die_whose_face_changed_on_the_way_to_the_tray_is_asked_and_refused_if_it_turned():
+    table, state = _rolled()
+    p = state.current_player
+    face = state.belts[p][0]
+    other = next(f for f in state.dice.of(face.kind) if f != face)
+    belts = list(state.belts)
+    rest = list(belts[p])
+    rest.remove(face)
+    belts[p] = tuple(rest)
+    trays = list(state.trays)
+    trays[p] = place_on_tray(trays[p], other)
+    table.show(belts, trays)
+    outcome = table.feed()
+    assert outcome.kind == AMBIGUOUS and set(outcome.question.options) == {REROLLED, TURNED}
+    outcome = table.feed(first={p: TURNED})
+    assert outcome.kind == ILLEGAL and outcome.rule == "die-faces" and str(face) in outcome.message
+    assert table.game.state == state
+    outcome = table.feed()  # asked again about this sight (the refusal took no reading)
+    assert outcome.kind == AMBIGUOUS
+    outcome = table.feed(first={p: REROLLED})
+    assert outcome.kind == APPLIED and [type(a) for a in outcome.plays[p]] == [Menu, Take]
+
+
+def test_a_player_changing_their_belt_out_of_turn_is_named():
+    table, state = _rolled()
+    p = state.current_player
+    bo = (p + 1) % 3
+    faces = list(state.belts[bo])
+    faces[0] = next(f for f in state.dice.of(faces[0].kind) if f != faces[0])
+    belts = list(state.belts)
+    belts[bo] = tuple(faces)
+    table.show(belts, state.trays, rerolled=[bo])
+    outcome = table.feed()
+    assert outcome.kind == ILLEGAL and outcome.rule == "not-your-turn" and outcome.player == table.names[bo]
+    assert table.game.state == state
 
 
 def test_after_an_undo_the_table_must_show_the_earlier_state():
@@ -373,3 +424,23 @@ def test_belts_only_passed_on_are_not_a_roll_even_when_the_faces_are_the_same():
     table.show(slid.belts, slid.trays, rerolled=range(2))  # rolled, and landed the same faces again
     outcome = table.feed()
     assert outcome.kind == APPLIED and table.game.state.phase is Phase.TURN
+
+
+def test_belts_not_passed_on_are_waited_for_even_when_one_was_rolled_in_place():
+    table, state = _rolled(seed=9)
+    while state.phase is Phase.TURN:  # play the cycle out: every seat takes its first die
+        p = state.current_player
+        before, state = state, apply(state, Take(p, state.belts[p][0]))
+        if state.phase is Phase.TURN:
+            belts = list(before.belts)
+            belts[p] = state.belts[p]
+            table.show(belts, state.trays)
+        else:
+            table.show(_belts_before_slide(state), state.trays)
+        assert table.feed().kind == APPLIED
+    unpassed = _belts_before_slide(state)
+    table.show(unpassed, state.trays, rerolled=[0])  # Ann rolls her belt where it is; nobody passed
+    outcome = table.feed()
+    assert outcome.kind == WAITING and "pass the belts" in outcome.message and table.game.state == state
+    table.show(state.belts, state.trays, rerolled=range(3))  # now passed on: every die moved
+    assert "roll the dice" in table.feed().message

@@ -36,7 +36,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from companion.app.roll_moves import TURN, UNKNOWN, MoveReadError, SeenDie, TableDice, infer_actions, moved_faces
+from companion.app.roll_moves import (
+    TURN, UNKNOWN, MoveReadError, SeenDie, TableDice, Turned, infer_actions, moved_faces,
+)
 from companion.app.table_game import (
     AMBIGUOUS, APPLIED, GAME_OVER, ILLEGAL, MISMATCH, NO_MAT, SYNCED, UNREADABLE, WAITING, Question, TurnOutcome,
 )
@@ -60,6 +62,8 @@ NEW_ROUND = "sushi-roll.txt, STARTING A NEW ROUND"
 NAMED_TOLERANCE_MM = 8.0
 #: The picker's answers when dice moved on the active belt but show the faces they showed.
 ONLY_MOVED, REROLLED = "no, they only moved", "yes, re-rolled (a menu token)"
+#: The answer when the die taken shows another face than it showed on the belt.
+TURNED = "no, it turned over on the way"
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,8 @@ def _options(plays: tuple[tuple, ...]) -> dict[str, tuple]:
     """The answers on the panel for the ways of reading an ambiguous change: whether the dice
     that moved were re-rolled (one reading spends a menu token on faces that did not change),
     or which came first, the swap or the re-roll."""
+    if any(isinstance(a, Turned) for p in plays for a in p):
+        return {TURNED if isinstance(p[0], Turned) else REROLLED: p for p in plays}
     if len(plays) == 2 and _same_faces_menu(plays[0]) != _same_faces_menu(plays[1]):
         return {REROLLED if _same_faces_menu(p) else ONLY_MOVED: p for p in plays}
     return {("menu re-roll first" if isinstance(p[0], Menu) else "chopsticks swap first"): p for p in plays}
@@ -161,6 +167,7 @@ class RollTableGame:
         empty = ((),) * self.state.seats
         self._before = TableDice(empty, empty)  # the table at the last reading the game took
         self._passed = False  # that reading showed the belts passed on, not yet rolled (_accept)
+        self._asked_at = -1  # the reference a question was asked against (its answer is for that sight)
 
     def next_seats(self) -> tuple[int, ...]:
         """The seats the table waits for next (their LEDs glow): the player whose turn it is, or
@@ -251,13 +258,14 @@ class RollTableGame:
             return self._judge_roll(state, read, where)
         return self._judge_turn(state, read, where, first or {})
 
-    def _unreadable(self, state: SushiRollState, read, where) -> TurnOutcome | None:
-        """Dice the reader could not place or name, or a count of dice the game cannot have."""
+    def _unreadable(self, state: SushiRollState, read, where, count: bool = True) -> TurnOutcome | None:
+        """Dice the reader could not place or name, or (``count``) a count of dice the game cannot
+        have on the belts and trays."""
         names = state.players
         if read.loose:
             x, y = read.loose[0].center_mm
             return TurnOutcome(UNREADABLE, f"a die lies off the belts and trays (at {x:.0f}, {y:.0f} mm on the mat): "
-                                           "put it on a belt or a tray, or back in the bag", **where)
+                                           "put it on the belt or tray it belongs to", **where)
         for kind, per_seat in (("belt", read.belts), ("tray", read.trays)):
             for seat, dice in enumerate(per_seat[: state.seats]):
                 for die in dice:
@@ -269,13 +277,16 @@ class RollTableGame:
         if extra:
             return TurnOutcome(UNREADABLE, f"dice lie at seat {extra[0] + 1} of the mat, but {state.seats} play: "
                                            "move them to a player's belt or tray", **where)
-        if state.phase is Phase.TURN:
+        if count and state.phase is Phase.TURN:
             seen = sum(len(b) for b in read.belts[: state.seats]) + sum(len(t) for t in read.trays[: state.seats])
             tops = sum(len(b) for b in state.belts) + sum(len(t) for t in state.trays)
             covered = sum(p.nigiri is not None for t in state.trays for p in t)
             # a nigiri laid on the active player's open wasabi this turn hides one die; a covered
             # wasabi may peek out from under its nigiri
-            hides = any(p.is_open_wasabi for p in state.trays[state.current_player])
+            active = state.current_player
+            nigiri_now = sum(as_face(d.face).is_nigiri for d in read.trays[active])
+            nigiri_before = sum(as_face(d.face).is_nigiri for d in self._before.trays[active])
+            hides = any(p.is_open_wasabi for p in state.trays[active]) and nigiri_now > nigiri_before
             if seen < tops - hides or seen > tops + covered:
                 return TurnOutcome(UNREADABLE, f"{seen} dice are seen on the belts and trays, but the game has "
                                                f"{tops} there: is a die hidden, off the mat or too many? "
@@ -296,22 +307,34 @@ class RollTableGame:
             return TurnOutcome(ILLEGAL, str(error), rule=error.rule, player=error.player, error=error, **where)
         if isinstance(found, Ambiguous):
             options = _options(found.plays)
-            said = first.get(p)
+            # an answer holds for the sight it was given about: once a reading is taken, it is spent
+            said = first.get(p) if self._asked_at == self._accepted else None
             if said not in options:
-                moved = ONLY_MOVED in options
-                text = (f"did {name} re-roll the dice that moved on the belt?" if moved
-                        else f"what did {name} do first, the chopsticks swap or the menu re-roll?")
-                question = Question(p, f"{text} ({TURN})", tuple(options))
+                if TURNED in options:
+                    text = f"did {name} re-roll the die taken with a menu token?"
+                elif ONLY_MOVED in options:
+                    text = f"did {name} re-roll the dice that moved on the belt?"
+                else:
+                    text = f"what did {name} do first, the chopsticks swap or the menu re-roll?"
+                unanswered = "not answered: it is read again when the table next comes to rest"
+                question = Question(p, f"{text} ({TURN})", tuple(options), unanswered)
+                self._asked_at = self._accepted
                 return TurnOutcome(AMBIGUOUS, f"{name}: {text}", question=question, **where)
             actions = options[said]
         else:
             actions = found
+        if actions and isinstance(actions[0], Turned):
+            error = IllegalAction(actions[0].message.rsplit(" (", 1)[0], rule="die-faces", section=TURN, player=name)
+            return TurnOutcome(ILLEGAL, str(error), rule=error.rule, player=name, error=error, **where)
         if not actions:  # the players said the dice only moved: the table is as the game has it
             self._accept(read)
             return TurnOutcome(WAITING, f"{name}'s turn: the dice only moved", waiting=(p,), **where)
         after = state
-        for action in actions:
-            after = apply(after, action)  # infer_actions applied them in this order already
+        try:
+            for action in actions:
+                after = apply(after, action)
+        except IllegalAction as error:  # an answer that the rules refuse (no token left, say)
+            return TurnOutcome(ILLEGAL, str(error), rule=error.rule, player=error.player, error=error, **where)
         self.state = after
         self._accept(read)
         return TurnOutcome(APPLIED, _describe(state, actions), plays={p: tuple(actions)}, **where)
@@ -329,8 +352,10 @@ class RollTableGame:
             want = state.dice_per_belt
             counts = [sum(b.values()) for b in belts]
             if not any(counts):
-                return TurnOutcome(WAITING, f"round {state.round}: draw {want} dice from the bag for each belt and "
-                                            f"roll them ({SET_UP})", waiting=everyone, **where)
+                slide = (f"with 3 players the belts slide once more: the red belt goes to {names[state.red_seat]} "
+                         f"({NEW_ROUND}); " if n == 3 and state.round > 1 else "")
+                return TurnOutcome(WAITING, f"round {state.round}: {slide}draw {want} dice from the bag for each belt "
+                                            f"and roll them ({SET_UP})", waiting=everyone, **where)
             wrong = [s for s in range(n) if counts[s] != want]
             if wrong:
                 said = "; ".join(f"{names[s]}'s belt has {counts[s]}" for s in wrong)
@@ -344,7 +369,13 @@ class RollTableGame:
                                        **where)
             passed = [Counter(state.belts[s]) for s in range(n)]
             unslid = [Counter(state.belts[(s + 1) % n]) for s in range(n)]
-            if all(belts[s] == unslid[s] for s in range(n)) and any(belts[s] != passed[s] for s in range(n)):
+            ref = self._before.belts
+            # a belt whose dice lie where they lay before the slide, as they were, was not passed on
+            # (passing a belt on moves every die on it), whatever faces the belts hold
+            untouched = [s for s in range(n) if not self._passed and read.belts[s] and belts[s] == _faces(ref[s])
+                         and not moved_faces(ref[s], read.belts[s])]
+            if untouched or (all(belts[s] == unslid[s] for s in range(n))
+                             and any(belts[s] != passed[s] for s in range(n))):
                 return TurnOutcome(WAITING, f"pass the belts: each belt and its dice go to the player on the left; "
                                             f"the red belt goes to {names[state.red_seat]} ({SLIDE})",
                                    waiting=everyone, **where)
@@ -359,7 +390,6 @@ class RollTableGame:
             # a reading that showed it passed on: a die re-rolled may well land on its face again,
             # and a belt only passed on moved too (from the zone before), with the same faces
             # where the belts held the same faces.
-            ref = self._before.belts
             unrolled = [s for s in range(n) if belts[s] == passed[s]
                         and not (self._passed and _faces(ref[s]) == passed[s] and moved_faces(ref[s], read.belts[s]))]
             if unrolled:
@@ -391,7 +421,7 @@ class RollTableGame:
         read = look.read
         if read is None:
             return TurnOutcome(NO_MAT, look.message, **where)
-        problem = self._unreadable(state, read, where)
+        problem = self._unreadable(state, read, where, count=False)
         if problem is not None:
             return TurnOutcome(MISMATCH, problem.message, **where)
         differs = _differs(state, read)

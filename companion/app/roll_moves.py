@@ -23,7 +23,9 @@ caller to ask about (never guessed):
 * re-rolled dice that all landed on the faces they showed: the belt looks as before, but dice moved
   on it (alone, or beside a swap or a take). Whether a menu token was spent is asked.
 * a swap and a re-roll of the same faces in either order, when both orders are legal and end
-  differently (rare: the engine decides when only one is legal).
+  differently (rare: the engine decides when only one is legal);
+* the die taken shows another face than the one that left the belt: re-rolled with a menu token
+  and then taken, or turned over on the way (a :class:`Turned`, refused if the players say so).
 """
 
 from __future__ import annotations
@@ -62,6 +64,19 @@ class TableDice:
 
     belts: tuple[tuple[SeenDie, ...], ...]
     trays: tuple[tuple[SeenDie, ...], ...]
+
+
+@dataclass(frozen=True)
+class Turned:
+    """One way to read a sight, which the players may choose when asked: the die ``player`` took
+    showed ``was`` on the belt and shows ``now`` on the tray because it turned over on the way, not
+    because it was re-rolled. Choosing it refuses the take (``message``; sushi-roll.txt, EVERYBODY
+    TAKES A TURN: a die is moved to the tray face unchanged)."""
+
+    player: int
+    was: Face
+    now: Face
+    message: str
 
 
 class MoveReadError(ValueError):
@@ -115,6 +130,25 @@ def _uncover_wasabi(before: TableDice, after: TableDice, seat: int) -> TableDice
     return TableDice(after.belts, trays)
 
 
+def _hide_covered(state: SushiRollState, table: TableDice) -> TableDice:
+    """``table`` without the wasabi dice seen peeking out from under the nigiri the game has on
+    them: a covered wasabi may show beside its nigiri at one settle and not at the next, and it
+    is neither a die gone nor a die arrived (sushi-roll.txt, Nigiri and Wasabi)."""
+    trays = []
+    for seat, tray in enumerate(table.trays):
+        covered = sum(p.nigiri is not None for p in state.trays[seat]) if seat < state.seats else 0
+        dice = list(tray)
+        for top in [d for d in tray if as_face(d.face).is_nigiri]:
+            if covered <= 0:
+                break
+            under = [d for d in dice if d.face == "wasabi" and math.dist(d.center_mm, top.center_mm) <= 2 * DIE_TOLERANCE_MM]
+            if under:
+                dice.remove(min(under, key=lambda d: math.dist(d.center_mm, top.center_mm)))
+                covered -= 1
+        trays.append(tuple(dice))
+    return TableDice(table.belts, tuple(trays))
+
+
 def _names(faces: Counter[Face]) -> str:
     return ", ".join(str(f) for f in sorted(faces.elements(), key=str)) or "nothing"
 
@@ -146,6 +180,7 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
                 if die.face == UNKNOWN:
                     raise MoveReadError(names[s], f"a die on {names[s]}'s {zone} could not be read; straighten it "
                                                   "or check the light", unknown=die)
+    before, after = _hide_covered(state, before), _hide_covered(state, after)
     after = _uncover_wasabi(before, after, p)
     belt_gone = [_faces(before.belts[s]) - _faces(after.belts[s]) for s in range(state.seats)]
     belt_new = [_faces(after.belts[s]) - _faces(before.belts[s]) for s in range(state.seats)]
@@ -165,6 +200,12 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
         if o == p or not (belt_gone[o] or belt_new[o]):
             continue
         theirs, mine = list(belt_gone[o].elements()), list(belt_new[o].elements())
+        active_gone = _faces(before.belts[p]) - _faces(after.belts[p])
+        if mine and not (belt_new[o] & active_gone) and len(theirs) == len(mine):
+            # what arrived there did not come from the active belt: that player changed their own belt
+            raise MoveReadError(names[o], f"{names[o]}'s belt changed ({_names(belt_gone[o])} became "
+                                          f"{_names(belt_new[o])}), but it is {names[p]}'s turn: put it back "
+                                          f"({TURN})", "not-your-turn")
         taken_here = belt_gone[o] & (_faces(after.trays[p]) - _faces(before.trays[p]))
         if len(theirs) > len(mine) and taken_here:
             raise MoveReadError(names[p], f"{names[p]} took {_names(taken_here)} from {names[o]}'s belt: a player "
@@ -202,8 +243,16 @@ def infer_actions(state: SushiRollState, before: TableDice, after: TableDice) ->
         old = sorted(rerolled.elements(), key=lambda f: (f.kind.value, str(f)))
         new = sorted(result.elements(), key=lambda f: (f.kind.value, str(f)))
         menus.append(Menu(p, tuple(old), tuple(new)))
+        if len(old) == 1 and takes and takes[0].face == new[0]:
+            # One die shows another face, and it is the die taken: re-rolled with a menu and then
+            # taken, or turned over on the way to the tray (refused: a die keeps its face).
+            turned = (f"{names[p]}'s {old[0]} shows {new[0]} on the tray: a die keeps its face when taken; "
+                      f"put it back on the belt as it was ({TURN})")
+            if not state.tokens[p].menu:
+                raise MoveReadError(names[p], turned, "die-faces")
+            return Ambiguous((tuple(swaps) + tuple(menus) + tuple(takes), (Turned(p, old[0], new[0], turned),)))
     elif not swaps and not takes:
-        moved = moved_faces(before.belts[p], after.belts[p])
+        moved = moved_faces(before.belts[p], after.belts[p]) if state.tokens[p].menu else []
         if moved:
             # Dice moved but show the same faces: re-rolled and landed the same, or only nudged.
             same = tuple(sorted(moved, key=str))
