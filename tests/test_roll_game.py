@@ -130,6 +130,8 @@ def _play(players: int, seed: int, combine: float = 0.3):
             else:
                 table.show([()] * players, truth.trays)  # the last round's trays cleared
             after = apply(truth, action, rng)
+            if not any(truth.belts):  # a round starts: the dice laid on the belts, then rolled
+                _lay(table, after)
             table.show(after.belts, after.trays, rerolled=range(players))
             outcome = table.feed()
             for _ in range(5):  # a belt that landed where and as it lay is asked to be rolled again
@@ -184,12 +186,22 @@ def test_a_whole_game_read_from_the_table_is_the_engines_game(players, seed):
     assert menus and swaps and combined  # the game exercised every kind of change
 
 
+def _lay(table, rolled) -> None:
+    """The dice of ``rolled``'s belts laid from the bag showing other faces, read: the companion
+    waits for them to be rolled (sushi-roll.txt, SET UP, then PLAYING A ROUND)."""
+    laid = [tuple(next(f for f in rolled.dice.of(face.kind) if f != face) for face in belt) for belt in rolled.belts]
+    table.show(laid, rolled.trays)
+    outcome = table.feed()
+    assert outcome.kind == WAITING and "picks up the dice" in outcome.message, outcome.message
+
+
 def _rolled(players: int = 3, seed: int = 7):
     """A table whose belts were just rolled and read: (table, the engine's state)."""
     rng = random.Random(seed)
     table = Table(players, seed)
     state = apply(new_game(table.names, rng, red_seat=0), Roll(), rng)
-    table.show(state.belts, state.trays)
+    _lay(table, state)
+    table.show(state.belts, state.trays, rerolled=range(players))
     outcome = table.feed()
     assert outcome.kind == APPLIED and _same_game(table.game.state, state)
     return table, state
@@ -206,8 +218,15 @@ def test_a_round_starts_only_when_every_belt_holds_its_dice():
     assert outcome.kind == WAITING and outcome.waiting == (1,)
     assert "Bo's belt has 6" in outcome.message and "7 dice with 3 players" in outcome.message
     assert table.game.state.phase is Phase.ROLL
-    table.show(state.belts, state.trays)
-    assert table.feed().kind == APPLIED
+    table.show(state.belts, state.trays)  # laid on the belts from the bag: not yet rolled
+    outcome = table.feed()
+    assert outcome.kind == WAITING and "picks up the dice on their belt, rolls them" in outcome.message
+    table.show(state.belts, state.trays, rerolled=[0, 2])  # Ann and Cy rolled theirs, Bo not yet
+    outcome = table.feed()
+    assert outcome.kind == WAITING and outcome.waiting == (1,) and "roll the dice on Bo's belt" in outcome.message
+    table.show(state.belts, state.trays, rerolled=[1])
+    outcome = table.feed()
+    assert outcome.kind == APPLIED and table.game.state.phase is Phase.TURN
 
 
 def test_a_die_taken_from_another_belt_is_refused_and_changes_nothing():

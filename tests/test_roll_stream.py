@@ -65,12 +65,19 @@ def test_the_truth_replays_through_the_engine_to_the_final_state(game):
 def test_each_change_settles_in_the_order_the_table_shows_it(game):
     truth = game.truth
     gap = 2 * game.hand_frames - 1 + game.still_frames
-    assert truth[0].kind == "roll" and truth[0].settled_frame == game.still_frames + 2 * game.hand_frames - 1
+    assert truth[0].kind == "draw" and truth[0].settled_frame == game.still_frames + 2 * game.hand_frames - 1
     assert all(b.settled_frame - a.settled_frame == gap for a, b in zip(truth, truth[1:]))
     state = new_game(list(PLAYERS), red_seat=0)
     i = 0
     while i < len(truth):
         step = truth[i]
+        if step.kind == "draw":  # a round's dice laid on the belts (any faces), then rolled
+            assert state.phase is Phase.ROLL and not any(state.belts) and step.actions == ()
+            assert truth[i + 1].kind == "roll"
+            laid = Counter(d.kind for d in step.dice if d.zone == "belt")
+            assert laid == Counter(f.kind.value for belt in truth[i + 1].actions[0].faces for f in belt)
+            i += 1
+            continue
         if step.kind == "roll":
             assert state.phase is Phase.ROLL and step.seat is None and step.round == state.round
             assert len(step.actions) == 1 and isinstance(step.actions[0], Roll)
@@ -95,11 +102,11 @@ def test_each_change_settles_in_the_order_the_table_shows_it(game):
             i += 1
         else:
             assert truth[i].kind == "clear" and truth[i].actions == () and truth[i].round == state.round - 1
-            assert truth[i + 1].kind == "roll" and truth[i + 1].round == state.round
+            assert [truth[i + 1].kind, truth[i + 2].kind] == ["draw", "roll"] and truth[i + 2].round == state.round
             i += 1
     kinds = Counter(s.kind for s in truth)
     # 3 players: 7 dice a belt, 6 slides a round; the trays are cleared after rounds 1 and 2.
-    assert kinds["slide"] == 18 and kinds["clear"] == 2 and kinds["roll"] == 21
+    assert kinds["slide"] == 18 and kinds["clear"] == 2 and kinds["roll"] == 21 and kinds["draw"] == 3
     actions = Counter(type(a).__name__ for s in truth for a in s.actions)
     assert actions["Take"] == 63 and actions["Menu"] >= 3 and actions["Chopsticks"] >= 3
     merged = [s for s in truth if len(s.actions) > 1]
@@ -298,7 +305,8 @@ def test_write_fixture_links_repeats_and_spells_the_truth(tmp_path):
     assert all((f.parent / os.readlink(f)).exists() and not os.readlink(f).startswith("/") for f in links)
     saved = json.loads((tmp_path / "game.json").read_text())
     assert saved == game and saved["players"] == list(PLAYERS) and saved["red_seat"] == 0
-    first = saved["steps"][0]
+    assert saved["steps"][0]["kind"] == "draw" and saved["steps"][0]["actions"] == []
+    first = saved["steps"][1]
     assert first["kind"] == "roll" and len(first["actions"][0]["roll"]) == 3
     assert all(len(belt) == 7 for belt in first["actions"][0]["roll"])
     assert "final" not in saved  # three steps are not a whole game

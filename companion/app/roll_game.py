@@ -13,7 +13,9 @@ What a settled frame means depends on what the game waits for (sushi-roll.txt):
 
 * **the dice to be rolled** (``Phase.ROLL``): at a round's start (SET UP, STARTING A NEW ROUND)
   every tray must be cleared and every belt hold its 8/7/6/5 dice, otherwise the outcome is
-  ``"waiting"`` naming the belt that is short or long; after a slide (SLIDE AND ROLL) each belt
+  ``"waiting"`` naming the belt that is short or long; the dice are laid there showing any face,
+  then picked up, rolled and put back (PLAYING A ROUND), so a belt counts as rolled once its dice
+  moved since the first reading of full belts; after a slide (SLIDE AND ROLL) each belt
   must hold the dice passed from the right, and a belt that still shows exactly the faces it was
   passed with, its dice where they lay when a reading last showed it passed, has not been rolled
   yet (``"waiting"`` for it; a belt rolled between two settles that lands every die on the faces
@@ -56,6 +58,7 @@ if TYPE_CHECKING:  # numpy and cv2 are only needed once frames arrive
     from companion.vision.mat_layout import MatLayout
 
 SET_UP = "sushi-roll.txt, SET UP"
+PLAYING = "sushi-roll.txt, PLAYING A ROUND"
 SLIDE = "sushi-roll.txt, SLIDE AND ROLL"
 NEW_ROUND = "sushi-roll.txt, STARTING A NEW ROUND"
 #: A die the players named on the panel is the unknown die lying within this (mm) of where it was named.
@@ -166,7 +169,9 @@ class RollTableGame:
         self._homography = None
         empty = ((),) * self.state.seats
         self._before = TableDice(empty, empty)  # the table at the last reading the game took
-        self._passed = False  # that reading showed the belts passed on, not yet rolled (_accept)
+        # while the dice wait to be rolled: the first reading that showed every belt full and not
+        # yet rolled (laid from the bag, or passed on); a belt whose dice moved since was rolled
+        self._placed: TableDice | None = None
         self._asked_at = -1  # the reference a question was asked against (its answer is for that sight)
 
     def next_seats(self) -> tuple[int, ...]:
@@ -196,12 +201,16 @@ class RollTableGame:
         message = status.message if status is not None else "the frame could not be read"
         return RollLook(read, message if read is None else "", fresh, self._accepted, report.get("homography"))
 
-    def _accept(self, read: TableDice, passed: bool = False) -> None:
-        """Make ``read`` the reference the next reading is compared with. ``passed``: it was read
-        while the dice waited to be rolled after a slide, with the belts passed on (so dice that
-        move from here on were rolled, whatever faces they land on)."""
+    def _accept(self, read: TableDice, placed: bool = False) -> None:
+        """Make ``read`` the reference the next reading is compared with. ``placed``: it was read
+        while the dice wait to be rolled, every belt full and not yet rolled (laid from the bag,
+        or passed on after a slide): the first such reading is kept, and dice that move from
+        there on were rolled, whatever faces they land on."""
         self._before = TableDice(tuple(read.belts[: self.state.seats]), tuple(read.trays[: self.state.seats]))
-        self._passed = passed
+        if not placed:
+            self._placed = None
+        elif self._placed is None:
+            self._placed = self._before
         self._accepted += 1
 
     def card_crop(self, frame: np.ndarray, center_mm: tuple[float, float], px_per_mm: float = 4.0) -> np.ndarray | None:
@@ -361,6 +370,22 @@ class RollTableGame:
                 said = "; ".join(f"{names[s]}'s belt has {counts[s]}" for s in wrong)
                 return TurnOutcome(WAITING, f"{said}: each belt gets {want} dice with {n} players ({SET_UP})",
                                    waiting=tuple(wrong), **where)
+            # The dice are laid on the belts from the bag showing any face (SET UP), then picked up,
+            # rolled and put back (PLAYING A ROUND): a belt is rolled once its dice moved since the
+            # first reading of full belts.
+            placed = self._placed
+            if placed is None:
+                self._accept(read, placed=True)
+                return TurnOutcome(WAITING, f"round {state.round}: everyone picks up the dice on their belt, rolls "
+                                            f"them, and puts them back as they landed ({PLAYING})",
+                                   waiting=everyone, **where)
+            unrolled = [s for s in range(n) if belts[s] == _faces(placed.belts[s])
+                        and not moved_faces(placed.belts[s], read.belts[s])]
+            if unrolled:
+                self._accept(read, placed=True)
+                who = ", ".join(names[s] for s in unrolled)
+                return TurnOutcome(WAITING, f"roll the dice on {who}'s belt ({PLAYING})", waiting=tuple(unrolled),
+                                   **where)
         else:  # the belts slid (in the engine): the table must show them passed on, then rolled
             for s in range(n):
                 if not tray_shows(state, s, read.trays[s]):
@@ -372,7 +397,7 @@ class RollTableGame:
             ref = self._before.belts
             # a belt whose dice lie where they lay before the slide, as they were, was not passed on
             # (passing a belt on moves every die on it), whatever faces the belts hold
-            untouched = [s for s in range(n) if not self._passed and read.belts[s] and belts[s] == _faces(ref[s])
+            untouched = [s for s in range(n) if self._placed is None and read.belts[s] and belts[s] == _faces(ref[s])
                          and not moved_faces(ref[s], read.belts[s])]
             if untouched or (all(belts[s] == unslid[s] for s in range(n))
                              and any(belts[s] != passed[s] for s in range(n))):
@@ -390,10 +415,11 @@ class RollTableGame:
             # a reading that showed it passed on: a die re-rolled may well land on its face again,
             # and a belt only passed on moved too (from the zone before), with the same faces
             # where the belts held the same faces.
+            placed = self._placed.belts if self._placed is not None else None
             unrolled = [s for s in range(n) if belts[s] == passed[s]
-                        and not (self._passed and _faces(ref[s]) == passed[s] and moved_faces(ref[s], read.belts[s]))]
+                        and not (placed and _faces(placed[s]) == passed[s] and moved_faces(placed[s], read.belts[s]))]
             if unrolled:
-                self._accept(read, passed=True)
+                self._accept(read, placed=True)
                 who = ", ".join(names[s] for s in unrolled)
                 return TurnOutcome(WAITING, f"roll the dice on {who}'s belt ({SLIDE}; a belt that lands on the "
                                             "same faces is rolled again)", waiting=tuple(unrolled), **where)
@@ -430,7 +456,7 @@ class RollTableGame:
         self.state = state
         # waiting for the roll after a slide: the belts are passed on now (or rolled, then the
         # faces tell), so dice that move from here on were rolled
-        self._accept(read, passed=state.phase is Phase.ROLL and any(state.belts))
+        self._accept(read, placed=state.phase is Phase.ROLL and all(read.belts[: state.seats]))
         return TurnOutcome(SYNCED, "the table matches the game", **where)
 
 

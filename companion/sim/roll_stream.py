@@ -9,8 +9,9 @@ dice with a die showing another face on another belt), then take a die at random
 sees, each change shown as hands reaching in over the table as it was and pulling back over the
 new one, then ``still_frames`` still frames (a settle):
 
-1. round start: the dice drawn from the bag are rolled onto every belt (engine ``Roll()``; every
-   die lands anew);
+1. round start: the dice drawn from the bag are laid on every belt, showing any face (SET UP), and
+   the table settles; then, a separate change, they are rolled (engine ``Roll()``; every die lands
+   anew, PLAYING A ROUND);
 2. each turn in turn order: each menu or chopsticks is usually a change of its own, but one time
    in three (``MERGE_CHANCE``) the player's last one and the take are one change, with no settle
    between (the companion must explain a change of several actions); the take is a change;
@@ -88,7 +89,8 @@ class RollStep:
             ``new_game`` with the stream's ``red_seat`` they replay the game. ``()`` for a slide
             (the engine slid the belts with the cycle's last take) or a clear (it ended the round).
         settled_frame: the index of the first still frame after the change.
-        kind: ``"roll"``, ``"turn"``, ``"slide"`` or ``"clear"``.
+        kind: ``"draw"`` (a round's dice laid on the belts, not yet rolled), ``"roll"``, ``"turn"``,
+            ``"slide"`` or ``"clear"``.
         dice: every die on the table once the change is done (``RollScene.dice()``), the truth of
             where each lies (not compared: equal steps may lie differently).
     """
@@ -295,10 +297,18 @@ class SimRollStream:
             self.final = self._state
 
     def _roll(self) -> Iterator[np.ndarray]:
-        """Every belt's dice rolled (drawn from the bag first at a round's start)."""
+        """Every belt's dice rolled; at a round's start first drawn from the bag and laid on the
+        belts showing any face (sushi-roll.txt, SET UP: "for now it does not matter which faces
+        are showing"), a change of its own, before they are picked up and rolled (PLAYING A ROUND)."""
         before = self._state
         after = apply(before, Roll(), self._engine_rng)
         n = after.seats
+        if not any(before.belts):
+            laid = random.Random(f"{self.seed}-laid-{before.round}")  # its own: the game's draws stay the seed's
+            shown = [sorted((laid.choice(after.dice.of(f.kind)) for f in belt), key=str) for belt in after.belts]
+            self._scene.sync(shown, after.trays, rerolled=range(n))
+            hands = [self._hand(s, [self._zone_centre(s, "belt")]) for s in range(n)]
+            yield from self._step("draw", before.round, None, (), hands)
         self._scene.sync(after.belts, after.trays, rerolled=range(n))
         hands = [self._hand(s, [self._zone_centre(s, "belt")]) for s in range(n)]
         yield from self._step("roll", before.round, None, (Roll(faces=after.belts),), hands)
