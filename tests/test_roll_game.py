@@ -463,3 +463,34 @@ def test_belts_not_passed_on_are_waited_for_even_when_one_was_rolled_in_place():
     assert outcome.kind == WAITING and "pass the belts" in outcome.message and table.game.state == state
     table.show(state.belts, state.trays, rerolled=range(3))  # now passed on: every die moved
     assert "roll the dice" in table.feed().message
+
+
+def test_a_nigiri_laid_beside_the_wasabi_is_scored_on_it_and_the_player_is_reminded():
+    from companion.rules.sushi_roll.dice import parse_face
+    from companion.rules.sushi_roll.state import TrayDie
+
+    table, state = _rolled()
+    p = state.current_player
+    # give the active player an open wasabi on the tray, and a nigiri on the belt
+    nigiri = parse_face("salmon_nigiri")
+    belts = list(state.belts)
+    belts[p] = tuple(sorted(belts[p][1:] + (nigiri,), key=str))
+    trays = list(state.trays)
+    trays[p] = (TrayDie(parse_face("wasabi")),)
+    state = replace(state, belts=tuple(belts), trays=tuple(trays))
+    table.game.state = state
+    table.show(state.belts, state.trays)
+    table.game._accept(table.reading())
+    after = apply(state, Take(p, nigiri))
+    # the nigiri laid on the tray well apart from the wasabi (the scene would stack it: place it by hand)
+    rest = list(state.belts[p])
+    rest.remove(nigiri)
+    belts[p] = tuple(rest)
+    table.show(belts, state.trays)
+    read = table.reading()
+    (w,) = read.trays[p]
+    apart = SeenDie("salmon_nigiri", (w.center_mm[0] + 60, w.center_mm[1]))
+    read = replace(read, trays=tuple((w, apart) if s == p else t for s, t in enumerate(read.trays)))
+    outcome = table.feed(read)
+    assert outcome.kind == APPLIED and table.game.state == after
+    assert "lay the salmon nigiri on your wasabi" in outcome.message

@@ -346,7 +346,8 @@ class RollTableGame:
             return TurnOutcome(ILLEGAL, str(error), rule=error.rule, player=error.player, error=error, **where)
         self.state = after
         self._accept(read)
-        return TurnOutcome(APPLIED, _describe(state, actions), plays={p: tuple(actions)}, **where)
+        return TurnOutcome(APPLIED, _describe(state, actions) + _lay_on_wasabi(state, after, p, read),
+                           plays={p: tuple(actions)}, **where)
 
     def _judge_roll(self, state: SushiRollState, read, where) -> TurnOutcome:
         n, names = state.seats, state.players
@@ -458,6 +459,21 @@ class RollTableGame:
         # faces tell), so dice that move from here on were rolled
         self._accept(read, placed=state.phase is Phase.ROLL and all(read.belts[: state.seats]))
         return TurnOutcome(SYNCED, "the table matches the game", **where)
+
+
+def _lay_on_wasabi(before: SushiRollState, after: SushiRollState, seat: int, read) -> str:
+    """A reminder when the nigiri just taken went on an open wasabi in the game but lies apart from
+    every wasabi on the tray: the engine scores it on the wasabi, as the rule says it must be
+    (sushi-roll.txt, Nigiri and Wasabi: "you must place the nigiri die on top of that die")."""
+    newly = [p for p in after.trays[seat] if p.nigiri is not None and p not in before.trays[seat]]
+    if not newly:
+        return ""
+    tray = read.trays[seat]
+    nigiri = [d for d in tray if d.face == str(newly[0].nigiri)]
+    wasabi = [d for d in tray if d.face == "wasabi"]
+    if any(math.dist(n.center_mm, w.center_mm) <= 16.0 for n in nigiri for w in wasabi) or not wasabi:
+        return ""
+    return f" — lay the {str(newly[0].nigiri).replace('_', ' ')} on your wasabi (sushi-roll.txt, Nigiri and Wasabi)"
 
 
 def _differs(state: SushiRollState, read) -> str:
