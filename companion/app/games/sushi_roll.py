@@ -110,6 +110,10 @@ class SushiRollAdapter:
         if not isinstance(mapping, dict):
             raise MalformedGame("options", f"must be an object of options, got {type(mapping).__name__}")
         red_seat_of(mapping)
+        known = [*SushiRollOptions().to_dict(), RED_SEAT]
+        for key in mapping:
+            if key not in known:
+                raise MalformedGame(f"options.{key}", f"unknown option; valid options are: {', '.join(known)}")
         return SushiRollOptions.from_mapping({k: v for k, v in mapping.items() if k != RED_SEAT})
 
     def new_state(self, players: Sequence[str], options: dict[str, Any]) -> SushiRollState:
