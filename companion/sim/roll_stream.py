@@ -463,15 +463,31 @@ def action_json(action: Action) -> dict:
 def write_fixture(folder, players: Sequence[str] = ("Ann", "Bo", "Cy"), seed: int = 7,
                   size: tuple[int, int] = (2028, 1520), still_frames: int = 8, hand_frames: int = 2,
                   max_steps: int | None = None, red_seat: int = 0, quality: int = 85,
-                  hand_quality: int = 50) -> dict:
+                  hand_quality: int = 50, hand_shrink: int = 1, dice: str | None = None) -> dict:
     """Record a simulated Sushi Roll stream as a replay fixture.
 
     Writes ``frames/frame0000.jpg`` … (a frame that repeats the one before is a symbolic link to
     it, so a still table costs no space; still frames at JPEG ``quality``, hand frames, which
-    nothing reads dice from, at ``hand_quality``) and ``game.json``: players, seed, red_seat, size,
-    frames, still_frames, hand_frames, the steps (round, seat, kind, settled_frame, actions as
-    :func:`action_json` spells them) and, once the game is over, ``final`` (totals and winners).
-    Returns the game.json dict. ``python -m companion.sim.roll_stream DIR`` writes one.
+    nothing reads dice from, at ``hand_quality``; Huffman tables optimised and progressive, which
+    makes the files about 10 % smaller and changes no decoded pixel) and ``game.json``: players,
+    seed, red_seat, size, frames, still_frames, hand_frames, hand_shrink, the steps (round, seat,
+    kind, settled_frame, actions as :func:`action_json` spells them) and, once the game is over,
+    ``final`` (totals and winners). Returns the game.json dict.
+
+    ``hand_shrink`` k > 1 stores each hand frame at 1/k of ``size`` (``cv2.INTER_AREA``): the play
+    loop looks at a frame that moves only through its small stream
+    (:func:`companion.devices.camera.downscale_lores`, ≈320 px wide whatever the frame's size, the
+    same aspect ratio), and reads a full frame only from the quiet run before a settle
+    (``PlayLoop`` read-ahead, ``main_for_lores``), which is still frames. So a whole 3-player game
+    fits in a test fixture: tests/fixtures/sushi-roll-3p (25 MB, 1133 frames) is
+    ``python -m companion.sim.roll_stream tests/fixtures/sushi-roll-3p --seed 808 --quality 80
+    --hand-frames 1 --hand-shrink 4 --dice dice.npz``. ``dice``: a file name in ``folder`` to save the
+    simulator's enrolled dice to (:func:`companion.sim.record.enroll_sim_dice`, what
+    ``companion play --dice`` loads), or None.
+
+    Raises:
+        ValueError: as :class:`SimRollStream`; a ``hand_shrink`` that is not a whole number ≥ 1
+            dividing both sides of ``size`` (the small frames keep the aspect ratio exactly).
     """
     import json
     import os
@@ -479,25 +495,35 @@ def write_fixture(folder, players: Sequence[str] = ("Ann", "Bo", "Cy"), seed: in
 
     import cv2
 
+    if type(hand_shrink) is not int or hand_shrink < 1 or size[0] % hand_shrink or size[1] % hand_shrink:
+        raise ValueError(f"hand_shrink must be a whole number >= 1 dividing both sides of {tuple(size)}, "
+                         f"not {hand_shrink!r}")
+    stream = SimRollStream(list(players), seed, size=size, still_frames=still_frames, hand_frames=hand_frames,
+                           max_steps=max_steps, red_seat=red_seat)
     out = Path(folder)
     frames = out / "frames"
     frames.mkdir(parents=True, exist_ok=True)
     for old in frames.iterdir():
         old.unlink()
-    stream = SimRollStream(list(players), seed, size=size, still_frames=still_frames, hand_frames=hand_frames,
-                           max_steps=max_steps, red_seat=red_seat)
+    small = (size[0] // hand_shrink, size[1] // hand_shrink)
+    lossless = [cv2.IMWRITE_JPEG_OPTIMIZE, 1, cv2.IMWRITE_JPEG_PROGRESSIVE, 1]
     previous, previous_name = None, None
     while (frame := stream.read()) is not None:
         name = f"frame{stream.position:04d}.jpg"
         if previous is not None and frame is previous:
             os.symlink(previous_name, frames / name)
             continue
-        q = quality if stream.is_rendering(frame) else hand_quality
-        cv2.imwrite(str(frames / name), frame, [cv2.IMWRITE_JPEG_QUALITY, int(q)])
+        if stream.is_rendering(frame):
+            cv2.imwrite(str(frames / name), frame, [cv2.IMWRITE_JPEG_QUALITY, int(quality)] + lossless)
+        else:
+            if hand_shrink > 1:
+                frame = cv2.resize(frame, small, interpolation=cv2.INTER_AREA)
+            cv2.imwrite(str(frames / name), frame, [cv2.IMWRITE_JPEG_QUALITY, int(hand_quality)] + lossless)
         previous, previous_name = frame, name
     game: dict = {
         "players": list(players), "seed": seed, "red_seat": red_seat, "size": list(size),
         "frames": stream.position + 1, "still_frames": still_frames, "hand_frames": hand_frames,
+        "hand_shrink": hand_shrink,
         "steps": [{"round": s.round, "seat": s.seat, "kind": s.kind, "settled_frame": s.settled_frame,
                    "actions": [action_json(a) for a in s.actions]} for s in stream.truth],
     }
@@ -505,18 +531,30 @@ def write_fixture(folder, players: Sequence[str] = ("Ann", "Bo", "Cy"), seed: in
         result = stream.final.result
         game["final"] = {"totals": dict(zip(result.players, result.totals)), "winners": list(result.winners)}
     (out / "game.json").write_text(json.dumps(game, indent=1) + "\n", encoding="utf-8")
+    if dice is not None:
+        from companion.sim.record import enroll_sim_dice
+
+        enroll_sim_dice().save(out / dice)
     return game
 
 
 if __name__ == "__main__":
     import argparse
 
-    ap = argparse.ArgumentParser(description="Record a simulated Sushi Roll game as a replay fixture.")
+    ap = argparse.ArgumentParser(description="Record a simulated Sushi Roll game as a replay fixture "
+                                             "(tests/fixtures/sushi-roll-3p: --seed 808 --quality 80 "
+                                             "--hand-frames 1 --hand-shrink 4 --dice dice.npz).")
     ap.add_argument("folder")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--quality", type=int, default=85)
     ap.add_argument("--hand-quality", type=int, default=50)
+    ap.add_argument("--still-frames", type=int, default=8)
+    ap.add_argument("--hand-frames", type=int, default=2)
+    ap.add_argument("--hand-shrink", type=int, default=1, help="store hand frames at 1/N size")
+    ap.add_argument("--dice", default=None, help="save the simulator's enrolled dice under this name in FOLDER")
     ap.add_argument("--max-steps", type=int, default=None)
     a = ap.parse_args()
-    g = write_fixture(a.folder, seed=a.seed, quality=a.quality, hand_quality=a.hand_quality, max_steps=a.max_steps)
+    g = write_fixture(a.folder, seed=a.seed, quality=a.quality, hand_quality=a.hand_quality,
+                      still_frames=a.still_frames, hand_frames=a.hand_frames, hand_shrink=a.hand_shrink,
+                      dice=a.dice, max_steps=a.max_steps)
     print(f"{a.folder}: {g['frames']} frames, {len(g['steps'])} steps")
