@@ -306,3 +306,30 @@ def test_replay_frames_go_through_the_given_reader_and_its_refusals_are_named_pr
     assert cam.read() is None
     (path, why), = cam.problems
     assert path == big and "30000" in why
+
+
+def test_a_replayed_link_to_the_frame_just_read_is_that_frame_decoded_once(tmp_path):
+    import os
+
+    import cv2
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f0.png"), np.full((48, 64, 3), 10, np.uint8))
+    os.symlink("f0.png", frames / "f1.png")  # a still table: the recorder links the repeat
+    cv2.imwrite(str(frames / "f2.png"), np.full((48, 64, 3), 200, np.uint8))
+    os.symlink("f0.png", frames / "f3.png")  # a link to an earlier frame, not the one just read
+    decoded = []
+
+    def decode(path):
+        decoded.append(path.name)
+        return cv2.imread(str(path))
+
+    source = ReplaySource(frames, decode=decode)
+    a, b, c, d = (source.read() for _ in range(4))
+    assert b is a and decoded == ["f0.png", "f2.png", "f3.png"]
+    assert c[0, 0, 0] == 200 and d[0, 0, 0] == 10 and source.position == 3
+    source = ReplaySource(frames)
+    small = source.read_lores()
+    assert source.read_lores() is small and source.main_for_lores() is not None
+    assert source.read_lores()[0, 0, 0] == 200

