@@ -647,3 +647,41 @@ def test_answers_on_the_panel_are_said_in_words_for_any_game():
     assert plain({"event": "chose", "seat": "Bo", "first": "no, they only moved"}) == \
         "Bo: answered 'no, they only moved' on the panel"
     assert plain({"event": "chose", "seat": "Ann", "first": "squid_nigiri"}) == "Ann: answered 'squid nigiri' on the panel"
+
+
+def test_left_and_right_on_the_final_screen_leaf_through_the_rounds_and_the_payouts(tmp_path):
+    """#10: the payout (which scoring tokens to take) of every round and of the game end can be seen
+    after the game, as can each Sushi Go! round on its final screen."""
+    import random
+
+    from companion.app.cmd_play import final_screen
+    from companion.app.games.sushi_roll import ADAPTER as ROLL
+    from companion.rules.sushi_roll import apply, new_game
+    from companion.rules.sushi_roll.state import Phase, Roll, Take
+
+    players = ["Ann", "Bo"]
+    journal = Journal(tmp_path / "j.sqlite3")
+    game_id = journal.new_game("sushi-roll", players, {})
+    rng = random.Random(3)
+    state = new_game(players, rng, red_seat=0)
+    while not state.is_over:  # every roll, then each player takes their belt's first die
+        where = (state.round, state.turn)
+        if state.phase is Phase.ROLL:
+            state = apply(state, Roll(), rng)
+            plays = {s: (Roll(faces=(state.belts[s],)),) for s in range(2)}
+        else:
+            seat = state.current_player
+            plays = {seat: (Take(seat, state.belts[seat][0]),)}
+            state = apply(state, plays[seat][0])
+        journal.append(game_id, "turn", ROLL.turn_payload(*where, plays))
+    assert ROLL.rebuild(players, {}, journal.events(game_id)) == state
+    journal.finish(game_id, ROLL.result(state))
+    display = _Display()
+    assert final_screen(journal, game_id, ROLL, _Panel(["right"] * 5 + ["left", "ok"]), display, _Notifier(),
+                        print) == "next"
+    # rounds 1-3, the game end's payout, back to the final ranking, then left: the game end again
+    assert display.shown == ["RollRoundSummaryView"] * 4 + ["RollFinalView", "RollRoundSummaryView"]
+    go_id = _finished_game(journal, ["Cy", "Di"])
+    display = _Display()
+    final_screen(journal, go_id, GO, _Panel(["left", "left", "ok"]), display, _Notifier(), print)
+    assert display.shown == ["RoundSummaryView", "RoundSummaryView"]  # round 3, round 2

@@ -271,15 +271,17 @@ def _wait_for(panel, name: str, notifier, display) -> None:
 
 
 def final_screen(journal, game_id, adapter, panel, display, notifier, emit) -> str:
-    """Keep the final screen up until OK (``"next"``), or until UNDO (hold: more turns) is
-    confirmed with OK: the last turn(s) are taken back in the journal (:meth:`Journal.reopen`)
-    and the game is unfinished again (``"undone"``; it resumes, and the table is checked against
+    """Keep the final screen up until OK (``"next"``); ◀ ▶ leaf through each round's summary (and
+    the game end's payout, for Sushi Roll) and back. UNDO (hold: more turns) confirmed with OK:
+    the last turn(s) are taken back in the journal (:meth:`Journal.reopen`) and the game is
+    unfinished again (``"undone"``; it resumes, and the table is checked against
     the earlier state). BACK on the confirmation returns to the final screen. A panel script that
     ends here ends the game as OK would. Pings the watchdog while it waits."""
     from companion.app.play_views import PlayScreen
 
     entry = journal.game(game_id)
     turns = 0  # > 0 while the undo confirmation is on screen
+    page = 0  # ◀ ▶ leaf through the final screen and each round's summary (with its payout)
     while True:
         notifier.alive()
         if getattr(display, "poll_quit", None) is not None and display.poll_quit():
@@ -297,6 +299,11 @@ def final_screen(journal, game_id, adapter, panel, display, notifier, emit) -> s
             turns = min(len(rebuilt.turns), 2 if event.name == "undo_turn" else 1)
         elif turns and event.name in ("left", "right"):
             turns = max(1, min(len(rebuilt.turns), turns + (1 if event.name == "right" else -1)))
+        elif event.name in ("left", "right"):
+            pages = _final_pages(views, rebuilt.state)
+            page = (page + (1 if event.name == "right" else -1)) % len(pages)
+            display.show(PlayScreen(pages[page]()))
+            continue
         elif turns and event.name == "back":
             turns = 0
             display.show(PlayScreen(views.final_view(rebuilt.state)))
@@ -311,6 +318,21 @@ def final_screen(journal, game_id, adapter, panel, display, notifier, emit) -> s
         if turns:
             last = rebuilt.turns[-1]
             display.show(PlayScreen(views.undo_view(list(entry.players), last.plays, last.round, last.turn, turns)))
+
+
+def _final_pages(views, state) -> list:
+    """What ◀ ▶ leaf through on the final screen: the final ranking, then each round's summary,
+    then the game end's (puddings, leftover tokens and the tokens they pay, where the game has
+    one), each a function that builds its view."""
+    from companion.rules.core import GAME_END
+
+    pages = [lambda: views.final_view(state)]
+    pages += [lambda r=r: views.round_summary_view(state, r) for r in range(1, len(state.round_scores) + 1)]
+    try:
+        views.round_summary_view(state, GAME_END)
+    except (ValueError, TypeError):  # a game whose end pays no tokens of its own
+        return pages
+    return pages + [lambda: views.round_summary_view(state, GAME_END)]
 
 
 def setup_menu(journal, panel, display, notifier, emit):
