@@ -88,9 +88,10 @@ def _decide(dice: DiceSet, monkeypatch, scores: dict[str, float], fine: dict[str
 def test_a_lone_face_near_sure_is_taken_a_little_below_its_fine_threshold(enrolled, monkeypatch):
     i = enrolled.faces.index("chopsticks")
     sure, thr = float(enrolled.sure[i]), float(enrolled.fine_thresholds[i])
-    # Whole-face 0.02 under sure (the frame-966 die's case), close look 0.045 under the threshold:
-    # beyond what FINE_RELAX alone allows there (0.04), within LONE_RELAX's 0.064.
-    below = 0.045
+    # Whole-face 0.02 under sure (the frame-966 die's case), close look 0.07 under the threshold
+    # (the worst chopsticks die of bench/roll_read.py's seeds): beyond what FINE_RELAX alone allows
+    # there (0.04), within LONE_RELAX's 0.096.
+    below = 0.07
     assert dice_faces.FINE_RELAX * 0.8 < below < dice_faces.LONE_RELAX * 0.8
     assert _decide(enrolled, monkeypatch, {"chopsticks": sure - 0.02, "menu": sure - 0.4},
                    {"chopsticks": thr - below}) == "chopsticks"

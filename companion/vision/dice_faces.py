@@ -81,11 +81,11 @@ FINE_RELAX, RELAX_WIDTH = 0.05, 0.1
 #: ... and up to ``LONE_RELAX`` less when no other face scores within ``LOOKALIKE_BAND`` of it
 #: (nothing alike to confuse it with). A face drawn in thin strokes loses most in the close look
 #: to blur and JPEG's halved chroma: ``chopsticks`` (two thin sticks) on a 33 px die in a
-#: 2028×1520 frame scores 0.84–0.87 against its own art, at a fine threshold of 0.89 calibrated on
-#: sharper enrolment views, while its whole-face score is within 0.03 of sure and no other face
-#: comes within 0.35 (issue #10). A face never enrolled scored that near sure by an enrolled one
-#: is the danger: on the icon-dice bench's left-out faces none came within 0.11 of sure.
-LONE_RELAX = 0.08
+#: 2028×1520 frame scores 0.81–0.87 against its own art, up to 0.08 under a fine threshold
+#: calibrated on sharper enrolment views, while its whole-face score is within 0.04 of sure and no
+#: other face comes within 0.33 (issue #10). A face never enrolled that an enrolled one scores that
+#: near sure is the danger: of the icon-dice bench's left-out faces none came within 0.11.
+LONE_RELAX = 0.12
 #: Body colour: the Lab chroma distance between a die's body and a face's, over
 #: ``BODY_SCALE + BODY_SCALE_REL · |face chroma|`` (a colour cast moves a saturated colour further
 #: than a grey one), at or below which the body is the face's (1) and above which it is not (2);
