@@ -8,7 +8,7 @@ Adding a game adds a module and a line in :data:`GAMES`; it never edits another 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 #: game name (as on the command line) -> "module:attribute" of its adapter, imported when asked for.
 GAMES = {
@@ -71,6 +71,41 @@ class GameAdapter(Protocol):
     def enrolled(self, deck: str | None, dice: str | None = None, sim: bool = False) -> Any: ...
 
     def sim_camera(self, players: Sequence[str], options: dict[str, Any], seed: int, steps: int | None = None) -> Any: ...
+
+
+def replay_events(start: Any, events: Sequence[Any], replay_turn: Callable[[Any, dict], tuple[Any, Any]],
+                  note_kinds: Sequence[str]) -> tuple[Any, tuple[Any, ...]]:
+    """Replay a game's journal events from ``start``: each ``"turn"`` through ``replay_turn(state,
+    payload) -> (state after, the applied turn)``, each ``"undo"`` (``{"turns": n}``) taking the
+    last ``n`` back, ``note_kinds`` skipped (they explain a later event). Returns the state now
+    and the applied turns that count, in order.
+
+    Raises:
+        JournalError: a turn ``replay_turn`` refuses (KeyError, TypeError, ValueError or the
+            rules' IllegalAction), an undo of more turns than were applied, an unknown kind;
+            each naming the event's seq.
+    """
+    from companion.app.journal import JournalError
+    from companion.rules.errors import IllegalAction
+
+    states, turns = [start], []
+    for event in events:
+        if event.kind == "turn":
+            try:
+                after, turn = replay_turn(states[-1], event.payload)
+            except (KeyError, TypeError, ValueError, IllegalAction) as exc:
+                raise JournalError(f"event {event.seq} (a turn) does not replay: {exc}") from None
+            turns.append(turn)
+            states.append(after)
+        elif event.kind == "undo":
+            n = event.payload.get("turns", 1)
+            if not isinstance(n, int) or not 1 <= n <= len(turns):
+                raise JournalError(f"event {event.seq} undoes {n!r} turns; {len(turns)} were applied")
+            del turns[-n:]
+            del states[-n:]
+        elif event.kind not in note_kinds:
+            raise JournalError(f"event {event.seq} is of a kind this version does not know: {event.kind!r}")
+    return states[-1], tuple(turns)
 
 
 def adapter(name: str) -> GameAdapter:

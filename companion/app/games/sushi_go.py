@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from companion.app.games import replay_events
 from companion.app.journal import JournalError
-from companion.rules.errors import IllegalAction, MalformedGame
+from companion.rules.errors import MalformedGame
 from companion.rules.sushi_go import apply_turn, new_observed_game
 from companion.rules.sushi_go.state import DUMMY_NAME, SushiGoOptions, SushiGoState
 
@@ -84,31 +85,15 @@ class SushiGoAdapter:
             start = self.new_state(players, options)
         except (MalformedGame, ValueError) as exc:
             raise JournalError(f"the game's players or options do not make a Sushi Go! game: {exc}") from None
-        states = [start]
-        turns: list[AppliedTurn] = []
-        for event in events:
-            if event.kind == "turn":
-                state = states[-1]
-                try:
-                    where = (event.payload["round"], event.payload["turn"])
-                    if where != (state.round, state.turn):
-                        raise ValueError(f"it is round {where[0]} turn {where[1]}, but the game is at "
-                                         f"round {state.round} turn {state.turn}")
-                    plays = {int(seat): tuple(cards) for seat, cards in event.payload["plays"].items()}
-                    after = apply_turn(state, plays)
-                except (KeyError, TypeError, ValueError, IllegalAction) as exc:
-                    raise JournalError(f"event {event.seq} (a turn) does not replay: {exc}") from None
-                turns.append(AppliedTurn(state.round, state.turn, plays))
-                states.append(after)
-            elif event.kind == "undo":
-                n = event.payload.get("turns", 1)
-                if not isinstance(n, int) or not 1 <= n <= len(turns):
-                    raise JournalError(f"event {event.seq} undoes {n!r} turns; {len(turns)} were applied")
-                del turns[-n:]
-                del states[-n:]
-            elif event.kind not in NOTE_KINDS:
-                raise JournalError(f"event {event.seq} is of a kind this version does not know: {event.kind!r}")
-        return Rebuilt(states[-1], tuple(turns))
+        def replay_turn(state, payload):
+            where = (payload["round"], payload["turn"])
+            if where != (state.round, state.turn):
+                raise ValueError(f"it is round {where[0]} turn {where[1]}, but the game is at "
+                                 f"round {state.round} turn {state.turn}")
+            plays = {int(seat): tuple(cards) for seat, cards in payload["plays"].items()}
+            return apply_turn(state, plays), AppliedTurn(state.round, state.turn, plays)
+
+        return Rebuilt(*replay_events(start, events, replay_turn, NOTE_KINDS))
 
     def rebuild(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> SushiGoState:
         return self.rebuild_turns(players, options, events).state

@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from companion.app.games import replay_events
 from companion.app.journal import JournalError
-from companion.rules.errors import IllegalAction, MalformedGame
+from companion.rules.errors import MalformedGame
 from companion.rules.sushi_roll import apply, new_game
 from companion.rules.sushi_roll.state import Chopsticks, Menu, Roll, SushiRollOptions, SushiRollState, Take
 
@@ -148,26 +149,11 @@ class SushiRollAdapter:
             start = self.new_state(players, options)
         except (MalformedGame, ValueError) as exc:
             raise JournalError(f"the game's players or options do not make a Sushi Roll game: {exc}") from None
-        states = [start]
-        turns: list[AppliedTurn] = []
-        for event in events:
-            if event.kind == "turn":
-                state = states[-1]
-                try:
-                    after, plays = _replay_turn(state, event.payload)
-                except (KeyError, TypeError, ValueError, IllegalAction) as exc:
-                    raise JournalError(f"event {event.seq} (a turn) does not replay: {exc}") from None
-                turns.append(AppliedTurn(event.payload["round"], event.payload["turn"], plays))
-                states.append(after)
-            elif event.kind == "undo":
-                n = event.payload.get("turns", 1)
-                if not isinstance(n, int) or not 1 <= n <= len(turns):
-                    raise JournalError(f"event {event.seq} undoes {n!r} turns; {len(turns)} were applied")
-                del turns[-n:]
-                del states[-n:]
-            elif event.kind not in NOTE_KINDS:
-                raise JournalError(f"event {event.seq} is of a kind this version does not know: {event.kind!r}")
-        return Rebuilt(states[-1], tuple(turns))
+        def replay_turn(state, payload):
+            after, plays = _replay_turn(state, payload)
+            return after, AppliedTurn(payload["round"], payload["turn"], plays)
+
+        return Rebuilt(*replay_events(start, events, replay_turn, NOTE_KINDS))
 
     def rebuild(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> SushiRollState:
         return self.rebuild_turns(players, options, events).state
