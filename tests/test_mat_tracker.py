@@ -284,3 +284,16 @@ def test_a_bad_frame_is_flagged_as_such_not_by_its_message():
     tracker = MatTracker(load_mat_layout(4))
     assert tracker.update(None).bad_frame
     assert not tracker.update(np.full((48, 64, 3), 128, np.uint8)).bad_frame  # a real frame, just no mat
+
+
+def test_mat_square_straightens_a_square_of_the_mat_around_a_point():
+    from companion.vision.mat import mat_square
+
+    frame = np.zeros((200, 300, 3), np.uint8)
+    frame[100:120, 160:180] = (0, 0, 255)  # a red patch at image px (160..180, 100..120)
+    to_mm = np.array([[0.5, 0, 0], [0, 0.5, 0], [0, 0, 1.0]])  # 2 px per mat mm
+    crop = mat_square(frame, to_mm, (85.0, 55.0), 20.0, 3.0)  # the patch is mat mm (80..90, 50..60)
+    assert crop.shape == (60, 60, 3)
+    assert (crop[30, 30] == (0, 0, 255)).all() and (crop[2, 2] == 0).all()
+    red = np.argwhere(crop[..., 2] > 128)
+    assert red.min(0).tolist() == [15, 15] and red.max(0).tolist() == [44, 44]  # 10 mm at 3 px/mm

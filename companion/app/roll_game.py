@@ -217,18 +217,11 @@ class RollTableGame:
         """What the camera saw around a die: a 40 mm square centred on ``center_mm`` (mat mm),
         straightened onto the mat at ``px_per_mm``; (N, N, 3) uint8 BGR, or None before the mat
         was found. For the picker, so the players see which die is meant."""
-        import cv2
-        import numpy as np
+        from companion.vision.mat import mat_square
 
         if self._homography is None:
             return None
-        side = 40.0
-        n = int(round(side * px_per_mm))
-        crop_to_mm = np.array([[1 / px_per_mm, 0, center_mm[0] - side / 2],
-                               [0, 1 / px_per_mm, center_mm[1] - side / 2], [0, 0, 1]])
-        crop_to_image = np.linalg.inv(self._homography) @ crop_to_mm
-        return cv2.warpPerspective(frame, crop_to_image, (n, n), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_CONSTANT)
+        return mat_square(frame, self._homography, center_mm, 40.0, px_per_mm)
 
     def _where(self, state: SushiRollState) -> dict[str, int]:
         return {"round": state.round, "turn": state.turn}  # a roll is judged at the turn it comes before

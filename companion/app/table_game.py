@@ -198,18 +198,11 @@ class TableGame:
         """What the camera saw around a card: a square of 1.2 card lengths centred on
         ``center_mm`` (mat mm), straightened onto the mat at ``px_per_mm``; (N, N, 3) uint8 BGR,
         or None before the mat was found. For the card picker, so the player sees which card."""
-        import cv2
-        import numpy as np
+        from companion.vision.mat import mat_square
 
         if self._homography is None:
             return None
-        side = max(self.layout.card_mm) * 1.2
-        n = int(round(side * px_per_mm))
-        crop_to_mm = np.array([[1 / px_per_mm, 0, center_mm[0] - side / 2],
-                               [0, 1 / px_per_mm, center_mm[1] - side / 2], [0, 0, 1]])
-        crop_to_image = np.linalg.inv(self._homography) @ crop_to_mm
-        return cv2.warpPerspective(frame, crop_to_image, (n, n), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_CONSTANT)
+        return mat_square(frame, self._homography, center_mm, max(self.layout.card_mm) * 1.2, px_per_mm)
 
     def resync(self, frame: np.ndarray, state: SushiGoState, look: Look | None = None) -> TurnOutcome:
         """Adopt ``state`` (a game rebuilt from the journal, or an undo) once the table shows it.

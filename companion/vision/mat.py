@@ -262,6 +262,29 @@ def _frame_problem(frame) -> str | None:
     return None
 
 
+def mat_square(frame: np.ndarray, homography: np.ndarray, center_mm: tuple[float, float], side_mm: float,
+               px_per_mm: float) -> np.ndarray:
+    """What the camera saw of a square of the mat: ``side_mm`` a side, centred on ``center_mm``
+    (mat mm), straightened onto the mat at ``px_per_mm`` (``cv2.warpPerspective``, area
+    interpolation; outside the frame is black). For showing the players a card or a die.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        homography: (3, 3) float, image px → mat mm (as in ``MatStatus.homography``).
+
+    Returns:
+        (N, N, 3) uint8 BGR, N = round(side_mm · px_per_mm).
+    """
+    import cv2
+
+    n = int(round(side_mm * px_per_mm))
+    crop_to_mm = np.array([[1 / px_per_mm, 0, center_mm[0] - side_mm / 2],
+                           [0, 1 / px_per_mm, center_mm[1] - side_mm / 2], [0, 0, 1]])
+    crop_to_image = np.linalg.inv(homography) @ crop_to_mm
+    return cv2.warpPerspective(frame, crop_to_image, (n, n), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_CONSTANT)
+
+
 def to_mat_mm(homography: np.ndarray, points_px) -> np.ndarray:
     """Map image points through a homography.
 
