@@ -108,6 +108,31 @@ def replay_events(start: Any, events: Sequence[Any], replay_turn: Callable[[Any,
     return states[-1], tuple(turns)
 
 
+def load_enrolled(path: str | None, sim: bool, *, option: str, file_name: str, missing: str,
+                  simulated: Callable[[], Any], load: Callable[[str], Any], error: type) -> Any:
+    """What a table reader reads with (an enrolled deck or dice): ``load(path)``; with no path,
+    ``simulated()`` for a simulated camera, else the service's ``file_name`` beside the journal
+    (``/var/lib/companion/``).
+
+    Raises:
+        ValueError: no file given or found (``missing``: how to enrol one), or ``load`` raised
+            ``error`` (its message after ``option``).
+    """
+    if path is None:
+        if sim:
+            return simulated()
+        from companion.app.journal import default_path
+
+        beside = default_path().parent / file_name
+        if not beside.is_file():
+            raise ValueError(f"{missing}, then give it here or put it at {beside}")
+        path = str(beside)
+    try:
+        return load(path)
+    except error as exc:
+        raise ValueError(f"{option}: {exc}") from None
+
+
 def adapter(name: str) -> GameAdapter:
     """The adapter of the game called ``name``.
 

@@ -147,24 +147,13 @@ class SushiGoAdapter:
         Raises:
             ValueError: no deck given or found (saying how to enrol one), or one that does not load.
         """
-        if deck is None:
-            if sim:
-                from companion.sim.record import enroll_sim_deck
-
-                return enroll_sim_deck()
-            from companion.app.journal import default_path
-
-            beside = default_path().parent / "deck.npz"  # the service's: /var/lib/companion/deck.npz
-            if not beside.is_file():
-                raise ValueError(f"--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out "
-                                 f"DECK.npz), then give it here or put it at {beside}")
-            deck = str(beside)
+        from companion.app.games import load_enrolled
+        from companion.sim.record import enroll_sim_deck
         from companion.vision.deck import Deck, DeckError
 
-        try:
-            return Deck.load(deck)
-        except DeckError as exc:
-            raise ValueError(f"--deck: {exc}") from None
+        return load_enrolled(deck, sim, option="--deck", file_name="deck.npz", simulated=enroll_sim_deck,
+                             missing="--deck DECK.npz: enrol your cards first (companion enroll --deck DIR --out "
+                                     "DECK.npz)", load=Deck.load, error=DeckError)
 
     def sim_camera(self, players: Sequence[str], options: dict[str, Any], seed: int, steps: int | None = None):
         """The simulated camera of ``--camera sim``: bots play the game (:class:`companion.sim.stream.SimTableStream`)."""

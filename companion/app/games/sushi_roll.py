@@ -200,24 +200,13 @@ class SushiRollAdapter:
         Raises:
             ValueError: no dice given or found (saying how to enrol them), or a file that does not load.
         """
-        if dice is None:
-            if sim:
-                from companion.sim.record import enroll_sim_dice
-
-                return enroll_sim_dice()
-            from companion.app.journal import default_path
-
-            beside = default_path().parent / "dice.npz"  # the service's: /var/lib/companion/dice.npz
-            if not beside.is_file():
-                raise ValueError(f"--dice DICE.npz: enrol your dice first (companion enroll --dice DIR --out "
-                                 f"DICE.npz), then give it here or put it at {beside}")
-            dice = str(beside)
+        from companion.app.games import load_enrolled
+        from companion.sim.record import enroll_sim_dice
         from companion.vision.dice_faces import DiceError, DiceSet
 
-        try:
-            return DiceSet.load(dice)
-        except DiceError as exc:
-            raise ValueError(f"--dice: {exc}") from None
+        return load_enrolled(dice, sim, option="--dice", file_name="dice.npz", simulated=enroll_sim_dice,
+                             missing="--dice DICE.npz: enrol your dice first (companion enroll --dice DIR --out "
+                                     "DICE.npz)", load=DiceSet.load, error=DiceError)
 
     def sim_camera(self, players: Sequence[str], options: dict[str, Any], seed: int, steps: int | None = None):
         """The simulated camera of ``--camera sim``: bots play Sushi Roll with the red belt where
