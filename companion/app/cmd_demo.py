@@ -82,8 +82,8 @@ def run(args, stdout=None) -> int:
         mismatches += {n: sorted(c) for n, c in event["plays"].items()} != true_plays
     mismatches += len(applied) != len(stream.truth)
     for r in range(1, len(read.round_scores) + 1):
-        _print_round(out, truth, read, r)
-    return _print_final(out, truth, read, mismatches, args)
+        print_round(out, truth, read, r)
+    return print_final(out, truth, read, args, agree=mismatches == 0)
 
 
 def _open_display(args):
@@ -109,14 +109,17 @@ def _save_frame(folder: str, name: str, image) -> None:
     cv2.imwrite(str(Path(folder) / name), image)
 
 
-def _print_round(out, truth, read, r: int) -> None:
+def print_round(out, truth, read, r: int) -> None:
+    """Round ``r``'s points, true beside read, per player (any game whose state has ``round_scores``)."""
     true_pts = truth.round_scores[r - 1].points
     read_pts = read.round_scores[r - 1].points
     cells = ", ".join(f"{n} {t}/{p}" for n, t, p in zip(read.players, true_pts, read_pts))
     print(f"round {r} scored (true/read): {cells}", file=out)
 
 
-def _print_final(out, truth, read, mismatches: int, args) -> int:
+def print_final(out, truth, read, args, agree: bool = True, note: str = "") -> int:
+    """The final totals, true beside read, the winners, ``note`` (a line of the game's own checks)
+    and the verdict; 0 when the results are equal and ``agree`` (the game's checks passed), else 1."""
     t, r = truth.result, read.result
     width = max(len(n) for n in t.players + ("final score",)) + 2
     print(f"\n  {'final score':<{width}}{'true':>6}{'read':>6}", file=out)
@@ -124,7 +127,9 @@ def _print_final(out, truth, read, mismatches: int, args) -> int:
         flag = "" if t.totals[seat] == r.totals[seat] else "   <-- differs"
         print(f"  {name:<{width}}{t.totals[seat]:>6}{r.totals[seat]:>6}{flag}", file=out)
     print(f"winner(s): true {', '.join(t.winners)}; read {', '.join(r.winners)}", file=out)
-    same = t.to_dict() == r.to_dict() and mismatches == 0
+    if note:
+        print(note, file=out)
+    same = t.to_dict() == r.to_dict() and agree
     print("the score read from the pixels equals the truth" if same else "MISMATCH between truth and read", file=out)
     if args.headless:
         print(f"screens and camera frames written to {args.screens}/", file=out)

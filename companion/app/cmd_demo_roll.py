@@ -21,7 +21,7 @@ import time
 from collections import deque
 from pathlib import Path
 
-from companion.app.cmd_demo import _open_display, _save_frame
+from companion.app.cmd_demo import _open_display, _save_frame, print_final, print_round
 
 
 class _BotPanel:
@@ -129,28 +129,11 @@ def run(args, stdout=None) -> int:
     if truth is None or not read.is_over:
         print(f"the companion stopped at round {read.round} turn {read.turn}: {loop.status}", file=out)
         return 1
-    for r, (t_scores, r_scores) in enumerate(zip(truth.round_scores, read.round_scores), start=1):
-        cells = ", ".join(f"{n} {t}/{p}" for n, t, p in zip(read.players, t_scores.points, r_scores.points))
-        print(f"round {r} scored (true/read): {cells}", file=out)
-    refused = panel.refused
-    return _print_final(out, truth, read, asked[0], refused, args)
-
-
-def _print_final(out, truth, read, asked: int, refused: int, args) -> int:
-    t, r = truth.result, read.result
-    width = max(len(n) for n in t.players + ("final score",)) + 2
-    print(f"\n  {'final score':<{width}}{'true':>6}{'read':>6}", file=out)
-    for seat, name in enumerate(t.players):
-        flag = "" if t.totals[seat] == r.totals[seat] else "   <-- differs"
-        print(f"  {name:<{width}}{t.totals[seat]:>6}{r.totals[seat]:>6}{flag}", file=out)
-    print(f"winner(s): true {', '.join(t.winners)}; read {', '.join(r.winners)}", file=out)
+    for r in range(1, len(read.round_scores) + 1):
+        print_round(out, truth, read, r)
     same_trays = truth.round_trays == read.round_trays
     same_tokens = truth.tokens == read.tokens and truth.supply == read.supply
-    print(f"trays of every round {'equal' if same_trays else 'DIFFER'}; tokens at the end "
-          f"{'equal' if same_tokens else 'DIFFER'}; {asked} question(s) answered on the panel, "
-          f"{refused} move(s) refused", file=out)
-    same = t.to_dict() == r.to_dict() and same_trays and same_tokens
-    print("the score read from the pixels equals the truth" if same else "MISMATCH between truth and read", file=out)
-    if args.headless:
-        print(f"screens and camera frames written to {args.screens}/", file=out)
-    return 0 if same else 1
+    note = (f"trays of every round {'equal' if same_trays else 'DIFFER'}; tokens at the end "
+            f"{'equal' if same_tokens else 'DIFFER'}; {asked[0]} question(s) answered on the panel, "
+            f"{panel.refused} move(s) refused")
+    return print_final(out, truth, read, args, agree=same_trays and same_tokens, note=note)
