@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion.devices.camera import downscale_lores
 from companion.rules.sushi_roll.engine import apply, new_game
 from companion.rules.sushi_roll.state import (
     Action,
@@ -59,6 +58,7 @@ from companion.rules.sushi_roll.state import (
     place_on_tray,
 )
 from companion.sim.dice import STYLES
+from companion.sim.film import Film
 from companion.sim.roll_table import RollScene, SimDie, render_roll_table
 from companion.sim.rolls import Hand
 from companion.sim.stream import _paint_hands
@@ -107,7 +107,7 @@ def _seed32(seed: int) -> int:
     return seed % (1 << 32)
 
 
-class SimRollStream:
+class SimRollStream(Film):
     """A :class:`companion.devices.camera.FrameSource` over a Sushi Roll game played by bots.
 
     Args:
@@ -170,68 +170,12 @@ class SimRollStream:
         self._homography = _camera_homography(self.layout, self.size, self._conditions)
         self.truth: list[RollStep] = []
         self.final: SushiRollState | None = None
-        self.position = -1
-        self.exhausted = False
-        self._last: np.ndarray | None = None
-        self._closed = False
         self._made = 0  # frames generated so far: the index of the frame being made
-        self._skip_until = -1
         self._table = 0  # which table the frames show: one rendering per change
         self._dice: tuple[SimDie, ...] = ()
         self._renders: dict[int, np.ndarray] = {}
         self._blank: np.ndarray | None = None
-        self._frames = self._generate()
-
-    # ---- FrameSource ------------------------------------------------------------------------
-    def read(self) -> np.ndarray | None:
-        """The next main frame, (H, W, 3) uint8 BGR, or None once the game (and its last settle)
-        is over, or the stream closed."""
-        if self._closed:
-            return None
-        frame = next(self._frames, None)
-        if frame is None:
-            self.exhausted = True
-        else:
-            self.position += 1
-            self._last = frame
-        return frame
-
-    @property
-    def last_frame(self) -> np.ndarray | None:
-        """The main frame last read, (H, W, 3) uint8 BGR, or None before the first."""
-        return self._last
-
-    def read_lores(self) -> np.ndarray | None:
-        """The next frame's small stream (≈320 px wide BGR, ``downscale_lores``), as a camera's
-        lores stream: like ``read``, each call is the next frame; None at the end."""
-        frame = self.read()
-        return None if frame is None else downscale_lores(frame)
-
-    def main_for_lores(self) -> np.ndarray | None:
-        """The main frame the last ``read_lores`` was shrunk from (the camera contract's
-        :meth:`~companion.devices.camera.FrameSource.main_for_lores`)."""
-        return self._last
-
-    def skip_to(self, frame: int) -> None:
-        """Play on without rendering until frame index ``frame`` has been read (a resumed game
-        continues where its journal was): the frames before it are blank, the bots, the dice and
-        the camera noise stay what they would have been, so frame ``frame`` and every one after it
-        are the frames reading through would give."""
-        self._skip_until = frame
-        while self.position < frame and self.read() is not None:
-            pass
-        self._skip_until = -1
-
-    def close(self) -> None:
-        """Stop the stream: ``read`` returns None from now on. Safe to call twice."""
-        self._closed = True
-        self.exhausted = True
-
-    def __enter__(self) -> SimRollStream:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        self._start()
 
     # ---- the frames -------------------------------------------------------------------------
     def _skipping(self) -> bool:

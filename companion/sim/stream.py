@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.devices.camera import downscale_lores
 from companion.rules.sushi_go import apply, legal_plays, new_game
 from companion.rules.sushi_go.state import Play, SushiGoOptions, SushiGoState
+from companion.sim.film import Film
 from companion.sim.game_sim import choose_play, mat_for
 from companion.sim.rolls import Hand
 from companion.sim.scene import TableScene
@@ -47,7 +47,7 @@ class TurnTruth:
     settled_frame: int
 
 
-class SimTableStream:
+class SimTableStream(Film):
     """A :class:`companion.devices.camera.FrameSource` over a bot game.
 
     Args:
@@ -90,60 +90,8 @@ class SimTableStream:
         self._conditions = ShotConditions.random(self._pix_rng)
         self.truth: list[TurnTruth] = []
         self.final: SushiGoState | None = None
-        self.position = -1
-        self._last: np.ndarray | None = None
-        self._frames = self._generate()
-        self._closed = False
-        self.exhausted = False
-        self._skip_until = -1
         self._cache: np.ndarray | None = None
-
-    # ---- FrameSource ------------------------------------------------------------------------
-    def read(self) -> np.ndarray | None:
-        """The next main frame, or None once the game (and its last still period) is over."""
-        if self._closed:
-            return None
-        frame = next(self._frames, None)
-        if frame is None:
-            self.exhausted = True
-        else:
-            self.position += 1
-            self._last = frame
-        return frame
-
-    @property
-    def last_frame(self) -> np.ndarray | None:
-        """The main frame last read, (H, W, 3) uint8 BGR, or None before the first."""
-        return self._last
-
-    def read_lores(self) -> np.ndarray | None:
-        """The next frame's small stream (≈320 px wide BGR), as a camera's lores stream: like
-        ``read``, each call is the next frame; None at the end."""
-        frame = self.read()
-        return None if frame is None else downscale_lores(frame)
-
-    def main_for_lores(self) -> np.ndarray | None:
-        """The main frame the last ``read_lores`` was shrunk from (the camera contract's
-        :meth:`~companion.devices.camera.FrameSource.main_for_lores`)."""
-        return self._last
-
-    def skip_to(self, frame: int) -> None:
-        """Play on without drawing until frame index ``frame`` has been read (a resumed game
-        continues where its journal was; the bots and the camera noise stay the same)."""
-        self._skip_until = frame
-        while self.position < frame and self.read() is not None:
-            pass
-        self._skip_until = -1
-
-    def close(self) -> None:
-        self._closed = True
-        self.exhausted = True
-
-    def __enter__(self) -> SimTableStream:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        self._start()
 
     # ---- the film ---------------------------------------------------------------------------
     def _skipping(self) -> bool:
