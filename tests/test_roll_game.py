@@ -195,6 +195,16 @@ def _lay(table, rolled) -> None:
     assert outcome.kind == WAITING and "picks up the dice" in outcome.message, outcome.message
 
 
+def _show_take(table, state, face):
+    """The active player moves ``face`` from belt to tray on the table; the engine's state after it."""
+    p = state.current_player
+    after = apply(state, Take(p, face))
+    belts = list(state.belts)
+    belts[p] = after.belts[p]
+    table.show(belts, after.trays)
+    return after
+
+
 def _rolled(players: int = 3, seed: int = 7):
     """A table whose belts were just rolled and read: (table, the engine's state)."""
     rng = random.Random(seed)
@@ -249,10 +259,7 @@ def test_a_die_taken_from_another_belt_is_refused_and_changes_nothing():
     outcome = table.feed()
     assert outcome.kind == WAITING and outcome.waiting == (p,)
     own = state.belts[p][0]
-    after = apply(state, Take(p, own))
-    belts = list(state.belts)
-    belts[p] = after.belts[p]
-    table.show(belts, after.trays)
+    after = _show_take(table, state, own)
     outcome = table.feed()
     assert outcome.kind == APPLIED and outcome.plays == {p: (Take(p, own),)}
     assert table.game.state == after
@@ -280,10 +287,7 @@ def test_an_unknown_die_is_asked_and_the_name_given_is_used():
     table, state = _rolled()
     p = state.current_player
     face = state.belts[p][0]
-    after = apply(state, Take(p, face))
-    belts = list(state.belts)
-    belts[p] = after.belts[p]
-    table.show(belts, after.trays)
+    after = _show_take(table, state, face)
     read = table.reading()
     die = read.trays[p][0]
     blurred = replace(read, trays=tuple((SeenDie("unknown", die.center_mm),) if s == p else t
@@ -375,10 +379,7 @@ def test_after_an_undo_the_table_must_show_the_earlier_state():
     table, state = _rolled()
     p = state.current_player
     face = state.belts[p][0]
-    after = apply(state, Take(p, face))
-    belts = list(state.belts)
-    belts[p] = after.belts[p]
-    table.show(belts, after.trays)
+    after = _show_take(table, state, face)
     assert table.feed().kind == APPLIED
     outcome = table.game.resync(None, state, look=RollLook(table.reading(), "", True, 0))
     assert outcome.kind == MISMATCH and "Ann's tray" in outcome.message
