@@ -131,6 +131,7 @@ __all__ = [
     "SushiExpressState",
     "apply",
     "check_action",
+    "end_game",
     "legal_actions",
     "new_game",
     "new_game_with_decks",
@@ -742,7 +743,7 @@ def _refill(state: SushiExpressState) -> SushiExpressState:
     (GAME END); the lowest guess starts the next round (1. place guesses, Note)."""
     need = state.seats - len(state.display)
     if len(state.customer_supply) < need:
-        return _end_game(state)
+        return end_game(state)
     return replace(
         state,
         display=state.display + state.customer_supply[:need],
@@ -760,7 +761,9 @@ def _refill(state: SushiExpressState) -> SushiExpressState:
     )
 
 
-def _end_game(state: SushiExpressState) -> SushiExpressState:
+def end_game(state: SushiExpressState) -> SushiExpressState:
+    """``state`` scored and over (GAME END, SCORING): called when the display cannot be filled, and
+    again by the table (:mod:`companion.rules.sushi_express.table`) once hidden tip cards are shown."""
     result = score_game(
         state.players,
         [Counter(cards) for cards in state.collected],

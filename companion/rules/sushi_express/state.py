@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any, Mapping
 
 from companion.rules.errors import MalformedGame
+from companion.rules.sushi_express.customers import TIP_CARDS, load_customers
 
 CONTENTS = "sushi-express.txt, CONTENTS"
 PREPARATION = "sushi-express.txt, PREPARATION"
@@ -83,31 +84,32 @@ ACTION_COUNTS: dict[ActionCard, int] = {
 STARTING_HAND = (ActionCard.TILE_FURTHER, ActionCard.SAME_GUESS)
 
 
-class Customer(str, Enum):
-    """A customer card: one of 8 customers, or a tip card (CONTENTS).
-
-    VERIFY AGAINST YOUR BOX: the rulebook names only light blue, dark blue, rose and violet (SCORING,
-    example). The other four customers (2 cards each) are not named in it; ``yellow``, ``green``,
-    ``orange`` and ``red`` are placeholders. Rename them here, in this one place, if the cards differ.
-    """
-
-    LIGHT_BLUE = "light_blue"
-    DARK_BLUE = "dark_blue"
-    ROSE = "rose"
-    VIOLET = "violet"
-    YELLOW = "yellow"
-    GREEN = "green"
-    ORANGE = "orange"
-    RED = "red"
-    TIP = "tip"
+class _CustomerBase(str, Enum):
+    """A customer card: one of the 8 customers, or a tip card (CONTENTS). The value is the name used in
+    files and logs."""
 
     def __str__(self) -> str:
         return self.value
 
     @property
     def label(self) -> str:
-        """The human name, e.g. ``"light blue"``."""
-        return self.value.replace("_", " ")
+        """The human name, e.g. ``"light blue"`` (the data file's ``label``)."""
+        return _CUSTOMER_INFO[self.value].label if self.value in _CUSTOMER_INFO else self.value
+
+    @property
+    def rgb(self) -> tuple[int, int, int]:
+        """The card's colour on the screen (the data file's ``colour``; tips are gold)."""
+        return _CUSTOMER_INFO[self.value].rgb if self.value in _CUSTOMER_INFO else TIP_RGB
+
+
+_CUSTOMER_INFO = {c.name: c for c in load_customers()}
+#: Tip cards on the screen.
+TIP_RGB = (212, 175, 55)
+
+#: A customer card (CONTENTS). The customers are data, ``companion/data/sushi_express_customers.toml``,
+#: marked "check against your box": the rulebook names only light blue, dark blue, rose and violet
+#: (SCORING, example). Members are the names upper-cased (``Customer.LIGHT_BLUE``) plus ``Customer.TIP``.
+Customer = _CustomerBase("Customer", [(c.name.upper(), c.name) for c in load_customers()] + [("TIP", "tip")])
 
 
 #: The customer colours (every customer card but the tips).
@@ -115,11 +117,7 @@ COLOURS: tuple[Customer, ...] = tuple(c for c in Customer if c is not Customer.T
 
 #: The 36 customer cards (CONTENTS: "8 each of light blue and dark blue, 2 each of the others, and 8
 #: tip cards").
-CUSTOMER_COUNTS: dict[Customer, int] = {c: 2 for c in COLOURS} | {
-    Customer.LIGHT_BLUE: 8,
-    Customer.DARK_BLUE: 8,
-    Customer.TIP: 8,
-}
+CUSTOMER_COUNTS: dict[Customer, int] = {c: _CUSTOMER_INFO[c.value].cards for c in COLOURS} | {Customer.TIP: TIP_CARDS}
 
 
 def parse_customer(name: str) -> Customer:
