@@ -48,7 +48,7 @@ from companion.rules.sushi_express.state import (
     SushiExpressState,
 )
 
-__all__ = ["TableState", "can_hold", "cards_played", "display_draws", "ends_game", "lay_display",
+__all__ = ["TableState", "advance", "can_hold", "cards_played", "display_draws", "ends_game", "lay_display",
            "new_table_game", "pool", "reveal_tips", "table_apply"]
 
 
@@ -247,20 +247,13 @@ def lay_display(state: TableState, cards: Sequence[Customer]) -> TableState:
                    display_known=True)
 
 
-def table_apply(state: TableState, action: Action, drawn: Sequence[Customer] = (),
-                tips: Mapping[int, int] | None = None) -> TableState:
-    """The state after ``action`` at a real table.
-
-    Args:
-        drawn: the customer cards drawn into the display by this action, in order (exactly
-            :func:`display_draws` of them; 4. make deliveries).
-        tips: when the action ends the game, each seat holding hidden cards → how many of them are tip
-            cards (SCORING); the others are then counted as action cards left.
+def advance(state: TableState, action: Action, drawn: Sequence[Customer] = ()) -> TableState:
+    """The state after ``action`` at a real table, with hidden cards still hidden: at the game's end its
+    result counts placeholders, so use this only to look ahead (what to ask before the last action:
+    the hidden hands at the end), and :func:`table_apply` to play.
 
     Raises:
-        IllegalAction: the engine's refusal (a card nobody could hold is ``card-not-held``); the wrong
-            number of drawn cards (``display-draw``); a customer the deck no longer holds
-            (``customer-not-in-supply``); tips missing or impossible (``tips-count``).
+        IllegalAction: as :func:`table_apply`, but for ``tips-count``.
     """
     state = _prepared(state, action)
     need = display_draws(state, action)
@@ -277,6 +270,25 @@ def table_apply(state: TableState, action: Action, drawn: Sequence[Customer] = (
         unseen = list(after.unseen)
         unseen[seat] = unseen[seat] + (before.action_supply[0],)
         after = replace(after, unseen=tuple(unseen))
+    return after
+
+
+def table_apply(state: TableState, action: Action, drawn: Sequence[Customer] = (),
+                tips: Mapping[int, int] | None = None) -> TableState:
+    """The state after ``action`` at a real table.
+
+    Args:
+        drawn: the customer cards drawn into the display by this action, in order (exactly
+            :func:`display_draws` of them; 4. make deliveries).
+        tips: when the action ends the game, each seat holding hidden cards → how many of them are tip
+            cards (SCORING); the others are then counted as action cards left.
+
+    Raises:
+        IllegalAction: the engine's refusal (a card nobody could hold is ``card-not-held``); the wrong
+            number of drawn cards (``display-draw``); a customer the deck no longer holds
+            (``customer-not-in-supply``); tips missing or impossible (``tips-count``).
+    """
+    after = advance(state, action, drawn)
     if after.is_over:
         after = reveal_tips(after, tips or {})
     return after
