@@ -13,7 +13,7 @@ import sys
 #: Games the camera, demo and replay handle.
 GAMES = ("sushi-go",)
 #: The games ``companion play`` runs (companion.app.games.GAMES, without importing it here).
-PLAY_GAMES = ("sushi-go", "sushi-roll")
+PLAY_GAMES = ("sushi-go", "sushi-roll", "sushi-express")
 #: Games ``companion score`` scores from a file.
 SCORE_GAMES = ("sushi-go", "sushi-roll", "sushi-express")
 

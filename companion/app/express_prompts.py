@@ -13,6 +13,8 @@ Source: ../shared/rules/sushi-express.txt (sections named per kind below).
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +28,8 @@ from companion.rules.sushi_express.state import (
     Exchange,
     Guess,
     Move,
+    ReRoll,
+    Roll,
 )
 from companion.rules.sushi_express.table import TableState, can_hold, pool
 
@@ -35,6 +39,7 @@ GUESS = "guess"  # a free number, or "same guess…" / "place exchange…" (1. p
 SAME_GUESS = "same_guess"  # which taken number to stack on (THE ACTION CARDS, Same guess)
 EXCHANGE = "exchange"  # which two neighbouring stacks to swap (THE ACTION CARDS, Place exchange)
 END_TURN = "end_turn"  # after placing: done, or "place exchange…" (THE ACTION CARDS)
+WHICH_ROLL = "which_roll"  # one die moved after a failed first try: re-roll card or second try (Re-roll)
 ACCEPT = "accept"  # a failed second try: take an action card, or re-roll one die (2. roll dice; Re-roll)
 FURTHER = "further"  # how many "1 tile further" cards (THE ACTION CARDS, 1 tile further)
 CUSTOMER = "customer"  # which customer to take at Sushi Express (3. move delivery vans, Sushi Express)
@@ -94,10 +99,15 @@ def tile_name(tile: int) -> str:
     return f"house {tile}"
 
 
-def display_prompt(state: TableState, seat: int, i: int, n: int, why: str) -> Prompt:
+def display_prompt(state: TableState, seat: int, i: int, n: int, why: str, taken: Sequence[Customer] = ()) -> Prompt:
     """Which customer card lies ``i``-th of the ``n`` laid out now (``why``: "lay out the display",
-    "refill the display"); the options are the customers the deck still holds."""
-    left = [c for c in Customer if c in state.customer_supply or (not state.display_known and c in state.display)]
+    "refill the display"); the options are the customers the deck still holds besides ``taken``
+    (the cards named before this one)."""
+    deck = Counter(state.customer_supply)
+    if not state.display_known:
+        deck.update(state.display)  # placeholders until the players say what lies there
+    deck.subtract(taken)
+    left = [c for c in Customer if deck[c] > 0]
     text = f"{why}: which customer is card {i} of {n}?"
     return Prompt(DISPLAY, seat, text, tuple(c.label for c in left), tuple(left), step=(i, n))
 
@@ -155,6 +165,17 @@ def accept_prompt(state: TableState, seat: int) -> Prompt:
     text = (f"{state.players[seat]}: {a}+{b} = {a + b}, needs {guess}. Re-roll one die with a re-roll card, "
             "or take an action card")
     return Prompt(ACCEPT, seat, text, (ACCEPT_ITEM,), (ACCEPT_ITEM,))
+
+
+def which_roll_prompt(state: TableState, seat: int, reroll: ReRoll, roll: Roll) -> Prompt:
+    """After a failed first try only one die moved: was it "re-roll" (that die, a card played) or the
+    second try with both dice, one landing where it lay? The sight fits both (THE ACTION CARDS,
+    Re-roll; 2. roll dice), so the player says."""
+    old = state.dice[reroll.die] if state.dice else 0
+    a, b = roll.faces or (0, 0)
+    labels = (f"re-rolled the {old}: now {reroll.face} (a re-roll card)", f"rolled both dice: {a}+{b} (try 2)")
+    return Prompt(WHICH_ROLL, seat, f"{state.players[seat]}: one die moved. Re-roll card, or a second try?",
+                  labels, (reroll, roll))
 
 
 def further_prompt(state: TableState, seat: int) -> Prompt:

@@ -111,9 +111,14 @@ GAME_OPTIONS: dict[str, tuple[_Option, ...]] = {
         _Option("pudding_all_equal", "Equal puddings", "When every player has as many puddings: nobody scores, "
                 "or all tie for most and fewest", ("nobody", "most-and-fewest"), lambda m: True),
     ),
+    "sushi-express": (
+        _Option("first_player", "First guess", "Who guesses first in round 1", (0, 1, 2, 3, 4, 5), lambda m: True),
+        _Option("equal_tips_penalty", "Equal tips", "When all have as many tips, all lose points",
+                (False, True), lambda m: True),
+    ),
 }
 #: Options whose value is a seat: ◀ ▶ cycle through the seats in play, shown by the player's name.
-SEAT_OPTIONS = ("first_dummy_controller", "red_seat")
+SEAT_OPTIONS = ("first_dummy_controller", "red_seat", "first_player")
 
 FIRST_HINT = (("◀▶", "change"), ("OK", "next"))
 START_HINT = (("OK", "start"), ("BACK", "back"))

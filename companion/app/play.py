@@ -124,6 +124,7 @@ class PlayLoop:
         self.stats = LoopStats()
         self._read_next = True  # read the first frame: a resumed table, or an empty one to check
         self._last_event: dict[str, Any] | None = None
+        self._asked = False  # the last reading asked a question on the panel
         self._gap = 0
         self.status = ""
         self.read_ahead = int(read_ahead)
@@ -278,7 +279,8 @@ class PlayLoop:
         state = self.table.state
         names = state.players
         # a question on screen belongs to the table it was asked about: a new reading closes it
-        self.picking = None
+        asked, self.picking = self.picking, None
+        self._asked = outcome.kind == AMBIGUOUS
         if outcome.kind == APPLIED:
             self.confirm_turns = 0
         if outcome.kind != NO_MAT:
@@ -317,8 +319,12 @@ class PlayLoop:
             self._picker_screen()
         elif outcome.kind == AMBIGUOUS and self.panel is not None:
             q = outcome.question
-            self.picking = {"seat": q.seat, "selected": 0, "candidates": list(q.options), "crop": None,
-                            "question": _headline(q.text), "kind": "first", "unanswered": q.unanswered}
+            # the same question asked again (the table settled once more): the cursor stays
+            same = asked is not None and asked.get("text") == q.text and asked["candidates"] == list(q.options)
+            self.picking = {"seat": q.seat, "selected": asked["selected"] if same else 0,
+                            "candidates": list(q.options), "crop": None, "text": q.text,
+                            "question": _headline(q.text), "kind": "first", "unanswered": q.unanswered,
+                            "detail": q.detail}
             self._event({"event": "ask", "seat": names[q.seat], "question": q.text, "message": outcome.message})
             self._picker_screen()
         elif outcome.kind in (UNREADABLE, MISMATCH, AMBIGUOUS):
@@ -376,11 +382,16 @@ class PlayLoop:
         else:
             self._show(outcome.message, "info")
         self._lights(waiting=self.table.next_seats())
+        if getattr(self.table, "reads_after_turn", False):
+            self._read_next = True  # the game's next question needs no change on the table
 
     # ---- the panel ------------------------------------------------------------------------------
     def _poll_panel(self) -> None:
         if self.panel is None:
             return
+        at_frame = getattr(self.panel, "at_frame", None)
+        if at_frame is not None:  # a script recorded by camera frame: what was pressed by now
+            at_frame(camera_position(self.camera, self.stats.frames - 1))
         while (event := self.panel.get(timeout=0)) is not None:
             self.press(event.name)
 
@@ -389,6 +400,9 @@ class PlayLoop:
         ◀ ▶ choose how many); OK confirms, BACK keeps the game as it is."""
         if self.picking is not None:
             self._pick(name)
+            return
+        if name == "ok" and self._asked and hasattr(self.table, "answer") and self._last_frame is not None:
+            self._read(*self._last_frame)  # a question left unanswered (BACK) is asked again
             return
         if self.confirm_turns:
             if name == "ok":
@@ -439,7 +453,10 @@ class PlayLoop:
                 self._devices["journal"] = ("cannot write", "error")
                 self._show(f"not answered: {exc}", "error")
                 return
-            self.first[p["seat"]] = label
+            if hasattr(self.table, "answer"):  # a game played on the panel takes each answer once
+                self.table.answer(p["seat"], label)
+            else:
+                self.first[p["seat"]] = label
             self._event({"event": "chose", "seat": self.table.state.players[p["seat"]], "first": label})
             if self._last_frame is not None:
                 self._read(*self._last_frame)
@@ -465,8 +482,9 @@ class PlayLoop:
 
     def _picker_screen(self) -> None:
         p = self.picking
+        extra = {"prompt": p["detail"]} if p.get("detail") is not None else {}
         self._screen(lambda v: v.picker_view(self.table.state, p["seat"], p["selected"], p["candidates"], p["crop"],
-                                             question=p.get("question")))
+                                             question=p.get("question"), **extra))
 
     def _confirm_screen(self) -> None:
         last = self._rebuilt().turns[-1]

@@ -48,6 +48,8 @@ class Question:
     options: tuple[str, ...]
     #: what the status says when the players leave the question unanswered (BACK)
     unanswered: str = "not answered: lay the nigiri on its wasabi"
+    #: the game's own description of the question, for its screens (Sushi Express: a Prompt), or None
+    detail: Any = None
 
 
 @dataclass

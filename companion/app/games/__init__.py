@@ -14,6 +14,7 @@ from typing import Any, Callable, Protocol, Sequence
 GAMES = {
     "sushi-go": "companion.app.games.sushi_go:ADAPTER",
     "sushi-roll": "companion.app.games.sushi_roll:ADAPTER",
+    "sushi-express": "companion.app.games.sushi_express:ADAPTER",
 }
 
 

@@ -66,6 +66,17 @@ class TableState(SushiExpressState):
     unseen: tuple[tuple[ActionCard, ...], ...] = ()
     display_known: bool = False
 
+    @property
+    def turn(self) -> int:
+        """Where the round is, counted in players' turns from 1: the guesses (phase 1), then each
+        marker that left the board (a failed roller or a moved van, phases 2 and 3), then the
+        deliveries (phase 4). Rises within a round; for messages and the journal."""
+        if self.phase is Phase.GUESS:
+            return self.guess_turn + 1
+        if self.phase in (Phase.ROLL, Phase.MOVE):
+            return self.seats + 1 + self.seats - len(self.on_board())
+        return 2 * self.seats + 1
+
     def hidden(self, seat: int) -> int:
         """How many of ``seat``'s action cards the companion has not seen."""
         return len(self.unseen[seat])

@@ -1,0 +1,229 @@
+"""Sushi Express at the table (issue #11): the table reader's phases driven by the panel and by the
+dice the camera reads, checked against whole games the bots played with the rules engine.
+
+The camera is faked here (dice as the reader reports them: a face and a top-face quad in px), so
+these tests run in milliseconds; tests/test_express_play.py reads rendered frames.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from companion.app.express_game import ExpressLook, ExpressTableGame, Laid
+from companion.app.express_prompts import ACCEPT, DISPLAY, GUESS
+from companion.app.table_game import AMBIGUOUS, APPLIED, ILLEGAL, UNREADABLE, WAITING
+from companion.rules.sushi_express.state import ActionCard, Phase, Roll
+from companion.sim.express_bots import ExpressBots
+from companion.vision.observations import DieObservation
+
+NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo")
+
+
+def die(x: float, y: float, face: int | None, side: float = 50.0) -> DieObservation:
+    h = side / 2
+    quad = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
+    return DieObservation(None if face is None else str(face), 0.9, quad)
+
+
+class FakeTable:
+    """Two dice on a table: a throw lands them at new places."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.dice = [(300.0, 700.0, 3), (420.0, 700.0, 5)]
+
+    def spot(self, other=None):
+        while True:
+            x, y = self.rng.uniform(100, 1100), self.rng.uniform(100, 800)
+            if other is None or abs(x - other[0]) + abs(y - other[1]) > 150:
+                return x, y
+
+    def act(self, what) -> None:
+        if what[0] == "throw":
+            a = self.spot()
+            b = self.spot(a)
+            self.dice = [(*a, what[1][0]), (*b, what[1][1])]
+        else:
+            _, j, face = what
+            other = self.dice[1 - j]
+            self.dice[j] = (*self.spot(other), face)
+
+    def look(self) -> ExpressLook:
+        ordered = sorted(self.dice)
+        return ExpressLook(tuple(die(x, y, f) for x, y, f in ordered))
+
+
+def play_through(seed: int, players: int):
+    """Run the companion's table reader over the bots' game; (bots, table, outcomes)."""
+    bots = ExpressBots(NAMES[:players], seed)
+    table = ExpressTableGame(NAMES[:players])
+    cam = FakeTable(seed)
+    outcomes = []
+    for _ in range(5000):
+        if table.state.is_over:
+            break
+        out = table.feed(None, look=cam.look())
+        outcomes.append(out)
+        if out.kind == AMBIGUOUS:
+            label = bots.answer(out.question.detail, table.state)
+            if label is not None:
+                table.answer(out.question.seat, label)
+                continue
+        if out.kind in (WAITING, AMBIGUOUS):
+            what = bots.roll(table, cam.dice)
+            assert what is not None, f"stalled: {out.message}"
+            cam.act(what)
+        elif out.kind != APPLIED:
+            raise AssertionError(f"{out.kind}: {out.message}")
+    return bots, table, outcomes
+
+
+@pytest.mark.parametrize("seed,players", [(1, 3), (2, 4), (3, 5), (4, 6), (5, 4), (6, 3), (7, 4), (8, 5)])
+def test_whole_games_score_as_the_bots_played(seed, players):
+    bots, table, outcomes = play_through(seed, players)
+    assert table.state.is_over
+    truth, read = bots.final.result, table.state.result
+    assert read.totals == truth.totals
+    assert read.winners == truth.winners
+    assert table.state.collected == bots.final.collected
+    assert table.state.vans == bots.final.vans
+    # every roll the bots made was read from the (fake) camera, none typed in
+    rolls = [a for step in bots.steps for a in [step.action] if isinstance(a, Roll)]
+    applied_rolls = [p for o in outcomes if o.kind == APPLIED for ps in o.plays.values() for p in ps
+                     if isinstance(p, Roll)]
+    assert len(applied_rolls) == len(rolls)
+
+
+def test_the_display_is_laid_out_first_then_the_first_player_guesses():
+    table = ExpressTableGame(NAMES[:3])
+    out = table.feed(None)
+    assert out.kind == AMBIGUOUS and out.question.detail.kind == DISPLAY
+    for label in ("rose", "tip", "rose"):
+        table.answer(table.state.current, label)
+        out = table.feed(None)
+    assert out.kind == APPLIED and isinstance(out.plays[0][0], Laid)
+    assert [str(c) for c in table.state.display] == ["rose", "tip", "rose"]
+    out = table.feed(None)
+    assert out.kind == AMBIGUOUS and out.question.detail.kind == GUESS and out.question.seat == 0
+
+
+def test_a_third_rose_is_refused_and_changes_nothing():
+    table = ExpressTableGame(NAMES[:3])
+    table.feed(None)
+    for label in ("rose", "rose"):
+        table.answer(0, label)
+        table.feed(None)
+    out = table.feed(None)
+    # the deck holds only 2 rose cards: the third card's question no longer offers rose
+    assert "rose" not in out.question.options
+    assert not table.state.display_known
+
+
+def _to_rolls(table: ExpressTableGame, guesses=(8, 5, 3)) -> None:
+    table.feed(None)
+    for label in ("light blue", "dark blue", "tip"):
+        table.answer(table.state.current, label)
+        table.feed(None)
+    for g in guesses:
+        out = table.feed(None)
+        table.answer(out.question.seat, str(g))
+        out = table.feed(None)
+        assert out.kind == APPLIED, out.message
+    assert table.state.phase is Phase.ROLL
+
+
+def test_dice_are_read_only_when_both_moved_and_two_readable():
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table)
+    rest = (die(300, 700, 3), die(420, 700, 5))
+    out = table.feed(None, look=ExpressLook(rest))
+    assert out.kind == WAITING and "Ann rolls" in out.message  # the dice at rest are not a roll
+    assert table.feed(None, look=ExpressLook(())).kind == WAITING  # picked up
+    for dice, why in [((die(100, 100, 6),), "one die"), ((die(100, 100, 6), die(300, 300, 2), die(500, 500, 1)), "3 dice"),
+                      ((die(100, 100, None), die(300, 300, 2)), "cocked")]:
+        out = table.feed(None, look=ExpressLook(dice))
+        assert out.kind == UNREADABLE and why in out.message
+        assert table.state.tries == 0
+    out = table.feed(None, look=ExpressLook((die(100, 100, 6), die(600, 300, 2))))
+    assert out.kind == APPLIED and out.plays[0][0] == Roll(0, (6, 2))  # 8 = Ann's guess: she moves
+    assert table.state.phase is Phase.MOVE
+
+
+def test_a_failed_try_then_a_second_and_the_failure_deals_a_hidden_card():
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    out = table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2))))
+    assert out.kind == APPLIED and table.state.tries == 1
+    out = table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2))))
+    assert out.kind == WAITING and "try 2 of 2" in out.message
+    out = table.feed(None, look=ExpressLook((die(800, 100, 4), die(200, 500, 2))))
+    assert out.kind == APPLIED
+    # Ann held no re-roll (her two cards of the start are seen): she fails, takes a card face down
+    assert table.state.current == 1 and table.state.hidden(0) == 1
+
+
+def test_one_die_moved_without_a_re_roll_card_is_the_second_try():
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2))))
+    out = table.feed(None, look=ExpressLook((die(100, 100, 1), die(900, 600, 6))))  # the 1 landed where it lay
+    # Ann cannot hold "re-roll" (her cards are all seen): both dice were thrown, her second try
+    assert out.kind == APPLIED and out.plays[0][0] == Roll(0, (1, 6))
+    assert table.state.current == 1
+
+
+def test_one_die_moved_is_asked_when_a_hidden_re_roll_may_explain_it():
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    s = table.state  # Ann took a card face down earlier (the top of the supply, a tip placeholder)
+    table.state = replace(s, hands=(s.hands[0] + (s.action_supply[0],),) + s.hands[1:],
+                          unseen=((s.action_supply[0],),) + s.unseen[1:], action_supply=s.action_supply[1:])
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2))))  # Ann's first try: 3 < 12
+    out = table.feed(None, look=ExpressLook((die(100, 100, 1), die(900, 600, 6))))
+    assert out.kind == AMBIGUOUS
+    prompt = out.question.detail
+    assert prompt.kind == "which_roll" and prompt.seat == 0
+    table.answer(0, prompt.options[0])  # re-rolled the 2 with a re-roll card
+    out = table.feed(None, look=ExpressLook((die(100, 100, 1), die(900, 600, 6))))
+    assert out.kind == APPLIED and table.state.dice == (1, 6) and table.state.tries == 1
+    assert table.state.played_actions == (ActionCard.RE_ROLL,) and table.state.hidden(0) == 0
+
+
+def test_the_same_answer_twice_is_taken_twice_only_when_given_twice():
+    table = ExpressTableGame(NAMES[:3])
+    table.feed(None)
+    table.answer(0, "light blue")
+    table.feed(None)
+    table.feed(None)  # read again without a new answer: nothing more is laid
+    out = table.feed(None)
+    assert out.question.detail.step == (2, 3)
+
+
+def test_the_journal_rebuilds_the_game_and_exports_a_record_that_scores_the_same():
+    import json
+    from types import SimpleNamespace
+
+    from companion.app.games import adapter
+    from companion.rules.sushi_express.record import score_sushi_express_record
+
+    game = adapter("sushi-express")
+    bots, table, outcomes = play_through(4, 4)
+    events = []
+    for o in outcomes:
+        if o.kind == APPLIED:
+            payload = json.loads(json.dumps(game.turn_payload(o.round, o.turn, o.plays)))  # as the journal stores it
+            events.append(SimpleNamespace(kind="turn", payload=payload, seq=len(events) + 1))
+    rebuilt = game.rebuild_turns(list(NAMES[:4]), {}, events)
+    assert rebuilt.state.result.totals == table.state.result.totals
+    assert len(rebuilt.turns) == len(events)
+    record = game.record(list(NAMES[:4]), {}, events)
+    assert score_sushi_express_record(record).totals == bots.final.result.totals
+    # an undo takes back the last step: the game is not over any more
+    undone = game.rebuild(list(NAMES[:4]), {}, events + [SimpleNamespace(kind="undo", payload={"turns": 1}, seq=0)])
+    assert not undone.is_over
