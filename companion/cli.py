@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("demo", help="simulate a whole game, read it from rendered frames, and score it")
     s.add_argument("--game", default="sushi-go", choices=PLAY_GAMES)
-    s.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N")
+    s.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--headless", action="store_true", help="write PNGs instead of opening a window")
     s.add_argument("--screens", metavar="DIR", default="demo-screens", help="where --headless writes PNGs")

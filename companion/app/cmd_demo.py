@@ -22,10 +22,17 @@ from companion.rules.sushi_go.state import SushiGoOptions
 def run(args, stdout=None) -> int:
     """Entry point for ``companion demo``; returns the exit status."""
     out = stdout or sys.stdout
+    if getattr(args, "game", "sushi-go") != "sushi-express" and args.players > 5:
+        print(f"companion demo: {args.game} is for 2 to 5 players, got {args.players}", file=sys.stderr)
+        return 2
     if getattr(args, "game", "sushi-go") == "sushi-roll":
         from companion.app import cmd_demo_roll
 
         return cmd_demo_roll.run(args, out)
+    if getattr(args, "game", "sushi-go") == "sushi-express":
+        from companion.app import cmd_demo_express
+
+        return cmd_demo_express.run(args, out)
     from companion.app.games import adapter
     from companion.app.journal import Journal
     from companion.app.play import PlayLoop

@@ -138,7 +138,7 @@ def write_sheet(state, path, views) -> Path:
     from companion.app.screens import _pygame, save_png
 
     pg = _pygame()
-    parts = [views.final_view(state)] + [views.round_summary_view(state, r) for r in range(1, len(state.round_scores) + 1)]
+    parts = [views.final_view(state)] + [views.round_summary_view(state, r) for r in range(1, len(getattr(state, "round_scores", ())) + 1)]
     w, h = SHEET_PANEL
     sheet = pg.Surface((w, h * len(parts)))
     for i, view in enumerate(parts):

@@ -327,12 +327,26 @@ def _final_pages(views, state) -> list:
     from companion.rules.core import GAME_END
 
     pages = [lambda: views.final_view(state)]
-    pages += [lambda r=r: views.round_summary_view(state, r) for r in range(1, len(state.round_scores) + 1)]
+    pages += [lambda r=r: views.round_summary_view(state, r) for r in range(1, len(getattr(state, "round_scores", ())) + 1)]
     try:
         views.round_summary_view(state, GAME_END)
     except (ValueError, TypeError):  # a game whose end pays no tokens of its own
         return pages
     return pages + [lambda: views.round_summary_view(state, GAME_END)]
+
+
+def pending_answers(events) -> list[tuple[int, str]]:
+    """The panel answers (``chose`` events) given after the last step that counts: a step answered
+    in part when the companion stopped, to be finished where it was."""
+    out: list[tuple[int, str]] = []
+    for event in events:
+        if event.kind in ("turn", "undo"):
+            out = []
+        elif event.kind == "chose" and isinstance(event.payload, dict):
+            seat, label = event.payload.get("seat"), event.payload.get("first")
+            if type(seat) is int and isinstance(label, str):
+                out.append((seat, label))
+    return out
 
 
 def setup_menu(journal, panel, display, notifier, emit):
@@ -414,6 +428,14 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
         if game_id is None:
             game_id = journal.new_game(adapter.name, players, options)
         table = adapter.table_reader(players, options, deck)
+        if resumed and hasattr(table, "restore"):
+            table.restore(pending_answers(journal.events(game_id)))  # answered before the stop, not lost
+        if resumed and last_frame >= 0 and hasattr(panel, "skip_frames"):
+            panel.skip_frames(last_frame)  # a script kept by frame: those presses are in the journal
+        if args.camera == "sim" and hasattr(camera, "roller"):  # the simulated hand throws when asked to
+            from companion.sim.express_bots import RandomRoller
+
+            camera.roller = RandomRoller(table, args.seed)
         with _link(getattr(args, "link", "none")) as link:
             loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
                             players=players, options=options, panel=panel, display=display,

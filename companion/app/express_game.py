@@ -152,6 +152,7 @@ class ExpressTableGame:
         self._draft = _Draft()
         self._ref: tuple[Any, ...] | None = None  # the dice at rest before the roll due now
         self._answers: list[tuple[int, str]] = []
+        self._restored: list[tuple[int, str]] = []
 
     # ---- what the loop asks -------------------------------------------------------------------
     def next_seats(self) -> tuple[int, ...]:
@@ -166,6 +167,11 @@ class ExpressTableGame:
     def card_crop(self, frame, center_mm, px_per_mm: float = 4.0):
         """No card is named from the camera in this game: None."""
         return None
+
+    def restore(self, answers: Sequence[tuple[int, str]]) -> None:
+        """Answers journalled before a stop for a step not yet applied (seat, label), in order: they
+        are taken again once the table is synced (a resumed game asks only what was not answered)."""
+        self._restored = list(answers)
 
     def answer(self, seat: int, label: str) -> None:
         """The panel's answer ``label`` to the question asked of ``seat``; used at the next
@@ -193,7 +199,7 @@ class ExpressTableGame:
         where every van and marker belongs."""
         self.state = state
         self._draft = _Draft()
-        self._answers = []
+        self._answers, self._restored = self._restored, []
         look = look if look is not None and look.dice is not None else self.look(frame, fresh=True)
         self._ref = look.dice
         return TurnOutcome(SYNCED, "check the vans, markers and cards against the screen", **self._where())

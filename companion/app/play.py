@@ -477,7 +477,11 @@ class PlayLoop:
                 self._read(*self._last_frame)
 
     def _where(self) -> dict[str, int] | None:
-        """Where the camera was for an event from the panel: the frame last read, if any."""
+        """Where the camera was for an event from the panel: the frame last read, if any; for a game
+        run on the panel (its table takes ``answer``), the frame the camera had sent when the button
+        was pressed, so a recorded game's panel script (kept by frame) resumes where its journal ends."""
+        if hasattr(self.table, "answer") and self.stats.frames:
+            return {"frame": camera_position(self.camera, self.stats.frames - 1)}
         return None if self._last_frame is None else {"frame": self._last_frame[1]}
 
     def _picker_screen(self) -> None:

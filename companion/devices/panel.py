@@ -577,13 +577,22 @@ class KeysPanel(_PanelBase):
 
 # --- script ----------------------------------------------------------------------------------
 def load_script(path: str | Path) -> list[PanelEvent]:
-    """Read a recorded panel script: a JSON list of ``{"t": seconds, "event": name}``.
+    """The entries of a recorded panel script (:func:`read_script`)."""
+    return read_script(path)[1]
+
+
+def read_script(path: str | Path) -> tuple[str, list[PanelEvent]]:
+    """Read a recorded panel script: a JSON list of ``{"t": seconds, "event": name}``, or of
+    ``{"frame": index, "event": name}`` (pressed when the camera had sent that frame: a game
+    recorded with its frames replays the same, however fast the frames are read).
 
     ``t`` is s from the panel's open, a finite number ≥ 0, never less than the entry before;
+    ``frame`` a whole number ≥ 0, never less than the entry before; one script uses one of them;
     ``event`` is one of :data:`EVENTS`; no other keys.
 
     Returns:
-        The entries as :class:`PanelEvent` (``t`` = the script's t), in order.
+        ``"t"`` or ``"frame"`` (what the script is kept by), and the entries as :class:`PanelEvent`
+        (``t`` = the script's t, or its frame), in order.
 
     Raises:
         PanelError: the file is missing, unreadable, not a regular file (a folder, FIFO, device),
@@ -605,23 +614,29 @@ def load_script(path: str | Path) -> list[PanelEvent]:
         raise PanelError(f'{where}: must be a JSON list of {{"t": seconds, "event": name}}, not a {type(data).__name__}')
     events: list[PanelEvent] = []
     last = 0.0
+    clock = "frame" if data and isinstance(data[0], dict) and "frame" in data[0] else "t"
     for i, entry in enumerate(data):
         name = f"{where}: entry {i}"
         if not isinstance(entry, dict):
-            raise PanelError(f'{name} must be an object {{"t": seconds, "event": name}}, not {entry!r:.60}')
-        extra = sorted(set(entry) - {"t", "event"})
+            raise PanelError(f'{name} must be an object {{"{clock}": ..., "event": name}}, not {entry!r:.60}')
+        extra = sorted(set(entry) - {clock, "event"})
         if extra:
-            raise PanelError(f"{name} has unknown key(s) {', '.join(map(repr, extra))}; only 't' and 'event'")
-        t, event = entry.get("t"), entry.get("event")
+            raise PanelError(f"{name} has unknown key(s) {', '.join(map(repr, extra))}; only '{clock}' and 'event'"
+                             " (one script uses 't' or 'frame', not both)")
+        t, event = entry.get(clock), entry.get("event")
+        if clock == "frame" and (type(t) is not int or t < 0):
+            raise PanelError(f"{name}: 'frame' must be a whole number ≥ 0 (a camera frame's index), not {t!r}")
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
             raise PanelError(f"{name}: 't' must be a finite number of seconds ≥ 0, not {t!r}")
         if event not in EVENTS:
             raise PanelError(f"{name}: 'event' must be one of {', '.join(EVENTS)}, not {event!r}")
         if t < last:
-            raise PanelError(f"{name}: t = {t} comes before the previous entry's t = {last}; keep entries in time order")
+            raise PanelError(f"{name}: {clock} = {t} comes before the previous entry's {clock} = {last}; keep entries "
+                             "in order")
         last = float(t)
         events.append(PanelEvent(event, float(t)))
-    return events
+    return clock, events
+
 
 
 class ScriptPanel(_PanelBase):
@@ -638,9 +653,25 @@ class ScriptPanel(_PanelBase):
     ) -> None:
         super().__init__(seats, clock)
         self.path = Path(path)
-        self.script = load_script(self.path)
+        clock_kind, self.script = read_script(self.path)
+        self.by_frame = clock_kind == "frame"
         self._next = 0
         self._start = clock()
+
+    def at_frame(self, index: int) -> None:
+        """The camera has sent frame ``index``: a script kept by frame hands out what was pressed by
+        then (the play loop calls this before it polls; a script kept by time ignores it)."""
+        if not self.by_frame:
+            return
+        while self._next < len(self.script) and self.script[self._next].t <= index:
+            self._events.put(self.script[self._next])
+            self._next += 1
+
+    def skip_frames(self, index: int) -> None:
+        """Drop what a script kept by frame pressed up to frame ``index`` (a resumed game: those
+        presses are in the journal already)."""
+        while self.by_frame and self._next < len(self.script) and self.script[self._next].t <= index:
+            self._next += 1
 
     @property
     def exhausted(self) -> bool:
@@ -648,13 +679,15 @@ class ScriptPanel(_PanelBase):
         return self._next >= len(self.script) and self._events.empty()
 
     def _poll(self) -> None:
+        if self.by_frame:
+            return  # handed out by at_frame
         elapsed = self._clock() - self._start
         while self._next < len(self.script) and self.script[self._next].t <= elapsed:
             self._events.put(self.script[self._next])
             self._next += 1
 
     def _wake_after(self, now: float) -> float | None:
-        if self._next >= len(self.script):
+        if self._next >= len(self.script) or self.by_frame:
             return None
         return self.script[self._next].t - (now - self._start)
 

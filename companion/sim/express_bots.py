@@ -182,3 +182,25 @@ class ExpressBots:
         if prompt.kind == DELIVER and isinstance(action, Deliver):
             return prompt.options[0 if action.keep else 1]
         return None
+
+
+class RandomRoller:
+    """The simulated camera's ``roller`` for ``companion play --game sushi-express --camera sim``: a hand
+    that throws both dice (faces from ``seed``) whenever the table waits for a roll, once per try; the
+    players do everything else on the panel. It never plays "re-roll" (a player who holds one says so
+    on the panel when asked, and takes the action card instead)."""
+
+    def __init__(self, table, seed: int) -> None:
+        self.table = table
+        self.rng = random.Random(seed)
+        self._done: tuple | None = None
+
+    def __call__(self):
+        state = self.table.state
+        if state.is_over or state.phase is not Phase.ROLL or self.table.prompt() is not None:
+            return None
+        moment = (state.round, state.current, state.tries)
+        if moment == self._done:
+            return None  # thrown for this try: the companion reads it, or asks to roll again
+        self._done = moment
+        return ("throw", (self.rng.randint(1, 6), self.rng.randint(1, 6)))
