@@ -152,7 +152,7 @@ def test_scoreboard_in_phase_2_shows_the_dice_tries_and_the_rollers_guess():
     assert [s.marker for s in view.seats] == [8, 4, 3, 2] and view.status == "Ann: rolls 3+4 = 7"
     _, boxes = render_play_boxes(view, (480, 320), BAR)
     assert [b.text for b in boxes if b.role == "dice_sum"] == ["= 7"]
-    assert [b.text for b in boxes if b.role == "ring_centre"] == ["1 of 2 tries used", "Ann needs 8+"]
+    assert [b.text for b in boxes if b.role == "ring_centre"] == ["tries: 1 of 2", "needs 8+"]
     # before the first try there are no dice; once a van moves, no dice and no roller
     assert xv.scoreboard_view(first_guesses([8, 4, 3, 2])).dice is None
     moved = T.table_apply(state, Roll(0, (6, 6)))

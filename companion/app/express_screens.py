@@ -63,6 +63,7 @@ from companion.app.screens import (
     accent_width,
     font,
     pad_px,
+    wrap_text,
 )
 from companion.rules.sushi_express.state import PARK, SUSHI_EXPRESS, TILES, ActionCard, Customer
 from companion.rules.wording import plural
@@ -237,10 +238,10 @@ def draw_ring(p: _Painter, rect, vans: Sequence[int], *, lit: Sequence[int] = ()
         cx, cy = g.centre(tile)
         if len(here) == 1:
             spots, w = [g.van_spot(tile)], t * 1.05
-        else:  # the start: every van on Sushi Express, in rows of up to 3
-            cols = min(3, len(here))
+        else:  # the start: every van on Sushi Express, 2 or 3 to a row
+            cols = 2 if len(here) <= 4 else 3
             rows = -(-len(here) // cols)
-            w = t * 1.5 / cols
+            w = t * (1.45 if cols == 2 else 1.65) / cols
             spots = [(cx + (k % cols - (cols - 1) / 2) * w * 1.05, cy + (k // cols - (rows - 1) / 2) * w * 0.72)
                      for k in range(len(here))]
         for seat, spot in zip(here, spots):
@@ -521,14 +522,30 @@ def _place(widths: Sequence[int], gap: int, width: int, first: int, lines: int, 
     return out
 
 
+def _chip_metrics(px: float) -> tuple[int, int, int]:
+    """(line, gap, pad) px of chips with text at ``px``."""
+    return _lh(px), max(2, round(px * 0.25)), max(2, round(px * 0.25))
+
+
+def _lines_used(chip_sets: Sequence[Sequence[Chip]], px: float, width: int, lines: int) -> int:
+    """How many of ``lines`` lines :func:`draw_chips` fills: the fewest that hold the fullest of
+    ``chip_sets`` that fits at all."""
+    f = font(px)
+    line, gap, pad = _chip_metrics(px)
+    for candidate in chip_sets:
+        widths = [_chip_width(f, c, pad, line) for c in candidate]
+        for n in range(1, lines + 1):
+            if _place(widths, gap, width, 0, n) is not None:
+                return n
+    return lines
+
+
 def draw_chips(p: _Painter, chip_sets: Sequence[Sequence[Chip]], x: int, y: int, width: int, lines: int,
                px: float, index: int, first: int = 0) -> None:
     """The first of ``chip_sets`` (the same things, shorter and shorter) that fits on ``lines`` lines
     from (``x`` + ``first``, ``y``), ``width`` px wide; when none fits, the last one cut with "…"."""
     f = font(px)
-    line = _lh(px)
-    gap = max(2, round(px * 0.25))
-    pad = max(2, round(px * 0.25))
+    line, gap, pad = _chip_metrics(px)
     chips = list(chip_sets[-1]) if chip_sets else []
     spots = None
     for candidate in chip_sets:
@@ -592,15 +609,17 @@ def draw_seat_row(p: _Painter, rect, seat: ExpressSeat, i: int, marker: bool = T
     number = seat.marker if seat.marker is not None else seat.guess
     if marker and number is not None:  # the guess marker's number at the right of the first line
         d = line
-        centre = (right - d // 2, cy)
+        mpx = max(_small(H), px * 0.9)
+        pill = p.pg.Rect(0, 0, max(d, font(mpx).size(str(number))[0] + d // 2), d)
+        pill.midright = (right, cy)
         colour = seat_colour(seat.seat, i)
         if seat.marker is not None:
-            p.pg.draw.circle(p.surface, colour, centre, d / 2)
+            p.rect(colour, pill, radius=d // 2)
         else:
-            p.pg.draw.circle(p.surface, DIM, centre, d / 2, 1)
+            p.rect(DIM, pill, radius=d // 2, width=1)
         ink = ink_on(colour) if seat.marker is not None else DIM
-        p.text(str(number), max(_small(H), px * 0.9), ink, "seat_marker", i, center=centre)
-        right -= d + pad // 2
+        p.text(str(number), mpx, ink, "seat_marker", i, center=pill.center)
+        right = pill.left - pad // 2
     name_w = right - x if lines > 1 else min(right - x, round(w * 0.42))
     nr = _text(p, seat.name, name_px, GOLD if lit else TEXT, "seat_name", i, max_w=max(8, name_w),
                min_px=_least(H), midleft=(x, cy))
@@ -704,7 +723,7 @@ def _draw_express_round(p: _Painter, v: ExpressRoundView) -> None:
     free_top, free_bottom = _ring_captions(p, g)
     _centre_lines(p, g, [f"after round {v.round}"] if v.round else [], free_top, free_bottom)
     w = W - x - pad // 2
-    y = draw_display(p, x, top, w, v.display, "new display") + pad // 2
+    y = draw_display(p, x, top, w, v.display, "new display", max_lines=3) + pad // 2
     _draw_rows(p, (x, y, w, bottom - y), v.seats, marker=False)
 
 
@@ -766,9 +785,10 @@ def _draw_express_final(p: _Painter, v: ExpressFinalView) -> None:
     n = max(1, len(v.rows))
     rh = min((bottom - top) / n, H * 0.24)
     winners = set(v.winners)
-    chip_px = _small(H)
+    chip_px = max(_small(H), min(rh * 0.3, H * 0.055))
     chip_line = _lh(chip_px) + 1
     lines = max(1, min(3, int((rh - 4) // chip_line)))
+    chip_w = cust_x - bx - pad
     for i, (row, rank) in enumerate(zip(v.rows, _ranks(v.rows))):
         y0 = top + round(i * rh)
         h = top + round((i + 1) * rh) - y0
@@ -782,8 +802,9 @@ def _draw_express_final(p: _Painter, v: ExpressFinalView) -> None:
         p.text(str(rank), px, GOLD if won else DIM, "rank", i, center=(accent_w + rank_w // 2, cy))
         _text(p, row.name, px, TEXT, "row_name", i, max_w=name_w - pad, min_px=_least(H),
               midleft=(accent_w + rank_w, cy))
-        chips_top = cy - (lines * chip_line) // 2
-        draw_chips(p, _final_chips(row), bx, chips_top, cust_x - bx - pad, lines, chip_px, i)
+        sets = _final_chips(row)
+        used = _lines_used(sets, chip_px, chip_w, lines)
+        draw_chips(p, sets, bx, cy - (used * chip_line) // 2, chip_w, used, chip_px, i)
         p.text(str(row.customer_points), px, TEXT, "customer_points", i, center=(cust_x + col_w // 2, cy))
         ink = (255, 120, 110) if row.tip_points else DIM
         p.text(_signed(row.tip_points), px, ink, "tip_points", i, center=(tips_x + col_w // 2, cy))
@@ -828,33 +849,38 @@ def _question_band(p: _Painter, v: ExpressPickerView) -> int:
 
 def _option_list(p: _Painter, v: ExpressPickerView, indices: Sequence[int], rect, role: str = "choice") -> None:
     """The options ``indices`` as a list of pills in ``rect`` (x, y, w, h), the selected one gold with
-    ◀ ▶ beside it; a label too long for one line takes two when the rows are tall enough; more options
-    than fit: a window round the selected one."""
+    ◀ ▶ beside it; a long label wraps onto up to 3 lines and shrinks (to 4.7 % of the height) before it
+    is cut; more options than fit: a window round the selected one."""
     x, y, w, h = rect
     H, pad = p.h, pad_px(p.h)
     if not indices:
         return
     px = max(H * 0.05, min(H * 0.065, h / max(1, len(indices)) * 0.5))
     line = _lh(px)
-    row = min(max(line + pad, h / len(indices)), 2 * line + pad)
+    tri = H * 0.045
+    room = w - 2 * round(tri + pad) - 2 * pad
+    need = max(min(3, len(wrap_text(_words(v.options[i]), px, room))) for i in indices)
+    row = min(max(line + pad, h / len(indices)), max(2, need) * line + pad)
     fits = max(1, int(h // row))
     sel = v.current
     pos = indices.index(sel) if sel in indices else 0
     first = min(max(0, pos - fits // 2), max(0, len(indices) - fits))
-    shown = indices[first:first + fits]
-    tri = H * 0.045
-    for k, i in enumerate(shown):
+    for k, i in enumerate(indices[first:first + fits]):
         box = p.pg.Rect(x + round(tri + pad), y + round(k * row) + 1, w - 2 * round(tri + pad), round(row) - 2)
         current = i == sel
         p.rect(GOLD if current else ROW_BG[k % 2], box, radius=max(3, min(box.h, line) // 3))
-        ink = BG if current else TEXT
-        text = _words(v.options[i])
-        n_lines = 2 if box.h >= 2 * line and font(px).size(text)[0] > box.w - 2 * pad else 1
-        lines = _status_lines(p, text, px, box.w - 2 * pad, n_lines)
-        ty = box.centery - len(lines) * line // 2
-        for j, s in enumerate(lines):
-            p.text(s, px, ink, role if current else "option", i, max_w=box.w - 2 * pad, min_px=_least(H),
-                   midtop=(box.centerx, ty + j * line))
+        text, size = _words(v.options[i]), px
+        while True:  # the largest size at which the label fits the box's lines
+            n_lines = max(1, min(3, (box.h - 2) // _lh(size)))
+            if len(wrap_text(text, size, room)) <= n_lines or size - 1 < _least(H):
+                break
+            size -= 1
+        lines = _status_lines(p, text, size, room, n_lines)
+        lh = _lh(size)
+        ty = box.centery - len(lines) * lh // 2
+        for j, part in enumerate(lines):
+            p.text(part, size, BG if current else TEXT, role if current else "option", i, max_w=room,
+                   min_px=_least(H), midtop=(box.centerx, ty + j * lh))
         if current and len(v.options) > 1:
             _triangle(p, (box.left - pad / 2 - tri / 2, box.centery), tri, "left", GOLD)
             _triangle(p, (box.right + pad / 2 + tri / 2, box.centery), tri, "right", GOLD)

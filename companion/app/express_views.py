@@ -284,7 +284,8 @@ def _title(state: SushiExpressState) -> tuple[str, str]:
 
 
 def _centre(state: SushiExpressState) -> list[str]:
-    """What happens now, in the middle of the ring (phase 2 adds the dice)."""
+    """What happens now, in the middle of the ring (phase 2 adds the dice: the tries used and the
+    roller's guess, whose name is in the header)."""
     seat = state.current
     if seat is None:
         return ["game over"]
@@ -292,7 +293,7 @@ def _centre(state: SushiExpressState) -> list[str]:
     if state.phase is Phase.GUESS:
         return [name, "places a guess"]
     if state.phase is Phase.ROLL:
-        return [f"{state.tries} of {TRIES} tries used", f"{name} needs {state.guesses[seat]}+"]
+        return [f"tries: {state.tries} of {TRIES}", f"needs {state.guesses[seat]}+"]
     if state.phase is Phase.MOVE:
         return [name, f"moves {state.guesses[seat]}"]
     return [name, "keep or discard?"]
@@ -604,7 +605,10 @@ def round_summary_view(state: SushiExpressState, round_number: int | str | None 
         title = f"Round {done} done: collections so far"
     else:
         title = "Before round 1: the table"
-    return ExpressRoundView(title, _seats(state), known_display(state), max(done, 0))
+    seats = _seats(state)
+    for seat in seats:  # a summary: nobody's turn on it
+        seat.active = False
+    return ExpressRoundView(title, seats, known_display(state), max(done, 0))
 
 
 # ---------------------------------------------------------------------------------------------
