@@ -378,7 +378,7 @@ def test_final_view_names_the_winner_and_the_tie_break_that_decided():
     state = ended([(C.LIGHT_BLUE, C.ROSE), (C.DARK_BLUE,) * 4, (C.VIOLET,)],
                   [(A.TILE_FURTHER, A.SAME_GUESS, A.RE_ROLL), (A.SAME_GUESS,), (A.RE_ROLL, A.SAME_GUESS)])
     view = xv.final_view(state)
-    assert view.winners == ["Ann"] and [r.name for r in view.rows] == ["Ann", "Bo", "Cy"]
+    assert view.winners == ["Ann"] and [(r.name, r.rank) for r in view.rows] == [("Ann", 1), ("Bo", 2), ("Cy", 3)]
     assert view.tie_break == "Ann and Bo tied on 6; Ann wins with more action cards left (3 vs 1)"
     bo = view.rows[1]
     assert (bo.total, bo.customer_points, bo.tip_points, bo.actions_left) == (6, 6, 0, 1)
@@ -394,7 +394,7 @@ def test_final_view_names_the_winner_and_the_tie_break_that_decided():
     assert [(r.name, r.tip_points, r.total) for r in view.rows] == [("Bo", 0, 6), ("Ann", -1, 5), ("Cy", -1, 2)]
     # equal action cards: they share the win
     shared = ended([(C.LIGHT_BLUE, C.ROSE), (C.DARK_BLUE,) * 4, (C.VIOLET,)], [(A.RE_ROLL,), (A.SAME_GUESS,), ()])
-    assert xv.final_view(shared).winners == ["Ann", "Bo"]
+    assert xv.final_view(shared).winners == ["Ann", "Bo"] and [r.rank for r in xv.final_view(shared).rows] == [1, 1, 3]
     assert xv.final_view(shared).tie_break == "Ann and Bo tied on 6 with 1 action card left each: they share the win"
     _, boxes = render_play_boxes(xv.final_view(shared), (800, 480))
     assert [b.text for b in boxes if b.role == "winners"] == ["Ann and Bo share the win!"]

@@ -731,15 +731,6 @@ def _draw_express_round(p: _Painter, v: ExpressRoundView) -> None:
 # Final screen
 
 
-def _ranks(rows) -> list[int]:
-    """1-based ranks; rows equal on total and action cards left share a rank (the tie-break)."""
-    ranks: list[int] = []
-    for k, row in enumerate(rows):
-        same = k and (rows[k - 1].total, rows[k - 1].actions_left) == (row.total, row.actions_left)
-        ranks.append(ranks[-1] if same else k + 1)
-    return ranks
-
-
 def _final_chips(row) -> list[list[Chip]]:
     """A final row's breakdown as chips, fullest first: each colour's cards with its points, the
     tips held, the action cards left (the tie-break)."""
@@ -751,16 +742,14 @@ def _final_chips(row) -> list[list[Chip]]:
 
 def _draw_express_final(p: _Painter, v: ExpressFinalView) -> None:
     W, H, pad = p.w, p.h, pad_px(p.h)
-    title_px = H * 0.09
-    header_h = int(title_px * 1.5)
-    p.rect(HEADER_BG, (0, 0, W, header_h))
     small_px = max(_small(H), H * 0.048)
-    p.text(v.title, small_px, DIM, "title", max_w=int(W * 0.28), midleft=(pad, header_h // 2))
-    line, max_w = _winner_line(v), int(W * 0.7) - pad
-    smallest = font(title_px * 0.7)
-    if len(v.winners) == 1 and smallest.size(line)[0] > max_w:  # cut the name, keep "wins!"
-        line = _ellipsize(smallest, v.winners[0], max_w - smallest.size(" wins!")[0]) + " wins!"
-    p.text(line, title_px, GOLD, "winners", max_w=max_w, midright=(W - pad, header_h // 2))
+    # the winners, large and gold across the top; a long name is cut, "wins!" stays
+    header_h = int(H * 0.14)
+    p.rect(HEADER_BG, (0, 0, W, header_h))
+    line, win_f = _winner_line(v), font(H * 0.095)
+    if len(v.winners) == 1 and win_f.size(line)[0] > W - 2 * pad:
+        line = _ellipsize(win_f, v.winners[0], W - 2 * pad - win_f.size(" wins!")[0]) + " wins!"
+    _text(p, line, H * 0.095, GOLD, "winners", max_w=W - 2 * pad, min_px=_least(H), center=(W // 2, header_h // 2))
     bottom = H
     if v.tie_break:
         text = f"{v.tie_break} ({v.section})" if v.section else v.tie_break
@@ -789,9 +778,9 @@ def _draw_express_final(p: _Painter, v: ExpressFinalView) -> None:
     chip_line = _lh(chip_px) + 1
     lines = max(1, min(3, int((rh - 4) // chip_line)))
     chip_w = cust_x - bx - pad
-    for i, (row, rank) in enumerate(zip(v.rows, _ranks(v.rows))):
-        y0 = top + round(i * rh)
-        h = top + round((i + 1) * rh) - y0
+    edges = [top + round(k * rh) for k in range(n + 1)]
+    for i, row in enumerate(v.rows):
+        y0, h = edges[i], edges[i + 1] - edges[i]
         cy = y0 + h // 2
         won = row.name in winners
         p.rect(ROW_BG[i % 2], (0, y0, W, h))
@@ -799,7 +788,7 @@ def _draw_express_final(p: _Painter, v: ExpressFinalView) -> None:
             p.rect(GOLD, (0, y0, W, h), width=max(2, round(H * 0.008)))
         p.rect(seat_colour(row.seat, i), (0, y0, accent_w, h))
         px = max(_small(H), min(h * 0.4, H * 0.07))
-        p.text(str(rank), px, GOLD if won else DIM, "rank", i, center=(accent_w + rank_w // 2, cy))
+        p.text(str(row.rank), px, GOLD if won else DIM, "rank", i, center=(accent_w + rank_w // 2, cy))
         _text(p, row.name, px, TEXT, "row_name", i, max_w=name_w - pad, min_px=_least(H),
               midleft=(accent_w + rank_w, cy))
         sets = _final_chips(row)

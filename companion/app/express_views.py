@@ -29,11 +29,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from companion.app import express_prompts as ep
 from companion.app.play_views import Hint, RefusalView
 from companion.app.roll_views import RollUndoView, UndoSeat, _check_seats
+from companion.app.roll_views import _Renders as _RollRenders
 from companion.app.roll_views import refusal_view as _refusal_view
 from companion.rules.core import ScoreLine
 from companion.rules.errors import RuleError
@@ -61,9 +62,6 @@ from companion.rules.sushi_express.state import (
 from companion.rules.sushi_express.table import TableState
 from companion.rules.wording import join_names, plural
 
-if TYPE_CHECKING:
-    import pygame
-
 #: The number of each phase, as the rulebook counts them (PLAYING THE GAME: "1. place guesses - 2. roll
 #: dice - 3. move delivery vans - 4. make deliveries").
 PHASE_NUMBERS = {Phase.GUESS: 1, Phase.ROLL: 2, Phase.MOVE: 3, Phase.DELIVER: 4}
@@ -75,15 +73,9 @@ PICKER_HINT: Hint = (("◀▶", "choose"), ("OK", "answer"), ("BACK", "not now")
 DISPLAY_STEP = "the display laid out"
 
 
-class _Renders:
-    """``render(size)`` for ``Display.show`` (through ``play_screens.render_play``), and the drawer
-    ``render_play`` asks for (:data:`companion.app.express_screens.DRAW`), imported only then."""
-
-    def render(self, size: tuple[int, int] = (480, 320)) -> "pygame.Surface":
-        """This screen as a Surface of ``size`` px."""
-        from companion.app.play_screens import render_play
-
-        return render_play(self, size)
+class _Renders(_RollRenders):
+    """``render(size)`` for ``Display.show`` (as the Sushi Roll views), and the drawer
+    ``play_screens.render_play`` asks for (:data:`companion.app.express_screens.DRAW`), imported only then."""
 
     @classmethod
     def play_drawer(cls):
@@ -555,19 +547,15 @@ def undo_view(
     if type(turns) is not int or turns < 1:
         raise ValueError(f"undo takes back at least 1 step, not {turns!r}")
     order = _check_seats(len(players), sorted(plays), "undo")
-    laid = all(not tuple(plays[s]) for s in order)
     seats = [UndoSeat(players[s], describe_actions(players, plays[s]) or [DISPLAY_STEP], s) for s in order]
-    if laid:
+    where = f"round {round}, turn {turn}"
+    if turns > 1:
+        return RollUndoView(f"Take back {plural(turns, 'step')}?", seats, f"The last of them, {where}:")
+    if all(not tuple(plays[s]) for s in order):
         what = DISPLAY_STEP
     else:
         what = f"{players[order[0]]}'s turn" if len(order) == 1 else "this step"
-    if turns == 1:
-        question = f"Take back {what} (round {round}, turn {turn})?"
-        detail = "Put the table back as it was before it:"
-    else:
-        question = f"Take back {plural(turns, 'step')}?"
-        detail = f"The last of them, round {round}, turn {turn}:"
-    return RollUndoView(question, seats, detail)
+    return RollUndoView(f"Take back {what} ({where})?", seats, "Put the table back as it was before it:")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -620,7 +608,8 @@ class ExpressFinalRow:
     """One line of the final ranking: customer points, the tip penalty (0 or negative), the tips held,
     the total, action cards left (tips not counted: the tie-break), ``colours``: (customer, cards,
     points) for each colour held (3 for the first card, 1 for each further: SCORING), the rules'
-    breakdown ``lines`` and the seat."""
+    breakdown ``lines``, the seat, and the ``rank`` (1-based; rows equal on points and action cards
+    left share one)."""
 
     name: str
     customer_points: int
@@ -631,6 +620,7 @@ class ExpressFinalRow:
     colours: list[tuple[Customer, int, int]] = field(default_factory=list)
     lines: list[ScoreLine] = field(default_factory=list)
     seat: int | None = None
+    rank: int = 1
 
 
 @dataclass
@@ -689,6 +679,8 @@ def final_view(state: SushiExpressState) -> ExpressFinalView:
     for s in order:
         held = Counter(state.collected[s])
         colours = [(c, held[c], colour_points(held[c])) for c in COLOURS if held[c]]
+        better = sum((r.totals[o], r.tie_break[o]) > (r.totals[s], r.tie_break[s]) for o in order)
         rows.append(ExpressFinalRow(r.players[s], r.customer_points[s], r.tip_points[s], r.tips[s], r.totals[s],
-                                    r.tie_break[s], colours, [ln for ln in r.breakdown if ln.seat == s], s))
+                                    r.tie_break[s], colours, [ln for ln in r.breakdown if ln.seat == s], s,
+                                    better + 1))
     return ExpressFinalView(rows, list(r.winners), tie_break_words(state))
