@@ -28,8 +28,8 @@ ten houses, PREPARATION) and above the dice the guess board with its spaces 2–
 drawn in pale, low-contrast colours with no round dark dots, and lies far from where dice land: a
 d6 reader that reads "anywhere on the table" must find exactly the two dice.
 
-Scale: 3.75 px per mm at 1280 px wide (the frame shows about 34 × 26 cm of table; a 16 mm die's top
-face is 60 px, ``PX_PER_MM``), a pinhole camera of focal length 0.9 × width (about 58° across, the Pi camera's
+Scale: 3.8 px per mm at 1280 px wide (the frame shows about 34 × 25 cm of table; a 16 mm die's top
+face is 61 px, ``PX_PER_MM``), a pinhole camera of focal length 0.9 × width (about 58° across, the Pi camera's
 standard lens) straight above the frame's centre, so dice away from it show a little of their
 sides (:func:`companion.sim.dice.draw_die`'s ``view``).
 
@@ -59,13 +59,14 @@ from companion.sim.table import ShotConditions, clipped_box, light_gain, table_b
 
 __all__ = ["HAND_FRAMES", "MIN_APART", "MIN_MOVE", "PX_PER_MM", "SimExpressStream"]
 
-#: Table mm → frame px at 1280 px wide (scaled with the width): a 16 mm die's top face is 60 px
+#: Table mm → frame px at 1280 px wide (scaled with the width): a 16 mm die's top face is 61 px
 #: (pips 11 px). Chosen by reading settled frames with ``companion.vision.dice_d6.read_d6``: at
 #: 40–48 px dice (2.5–3 px/mm) a six's neighbouring pips (2–3 px apart) merge in the reader's
 #: half-size octave and the merged blob replaces both, so 10–15 % of sixes read as a three; at
-#: 60 px the gap survives the halving (all 120 sixes of 4 seeds read) and 97–98 % of all settles
-#: read exactly (the rest: side-face pips beside a top face's, see the #11 report).
-PX_PER_MM = 3.75
+#: 56–60 px (3.5–3.75) the pips' size is at the edge of the reader's first octave, found now in
+#: one octave, now in the next, rounder in one than the other, and a two's pips are then not
+#: grouped (94–96 % of settles read exactly); at 3.8 px/mm 98.5 % (400 settles, the #11 report).
+PX_PER_MM = 3.8
 #: Frames a hand takes to reach in over the dice (and again to pull back).
 HAND_FRAMES = 4
 #: Least distance between the centres of the two resting dice, in die edges: a turned die reaches
@@ -133,7 +134,7 @@ class SimExpressStream(Film):
     Args:
         seed: the table, the light, the starting dice, and every throw's spots, paths and hands
             (an int; any throws asked for are drawn from it in the order they are performed).
-        size: main frame (W, H) px, landscape, at least 320 × 240; 1280×960 gives 60 px dice.
+        size: main frame (W, H) px, landscape, at least 320 × 240; 1280×960 gives 61 px dice.
         still_frames: still frames shown after each throw at the least (the settle detector,
             ``companion.vision.motion.SettleDetector``, needs 6 quiet frames; the loop's read
             ahead a few more); the film also starts with this many.
@@ -359,8 +360,8 @@ class SimExpressStream(Film):
         for i, d in flying.items():
             self._dice[i] = d
         self._still_img = None
-        self.truth.append({"kind": action[0], "faces": [int(d.faces[-1]) for d in self._dice],  # type: ignore[union-attr]
-                           "die": die, "start": start, "settled": self._made})
+        shown = [int(d.faces[-1]) for d in self._dice if d is not None]
+        self.truth.append({"kind": action[0], "faces": shown, "die": die, "start": start, "settled": self._made})
         yield from self._stills(self.still_frames)
 
     # ---- where the dice go --------------------------------------------------------------------
@@ -460,9 +461,11 @@ class SimExpressStream(Film):
         round the frame's edge and the guess board above the dice (sushi-express.txt, PREPARATION)."""
         w, h = self.size
         table = table_background(self.size, self.conditions, rng)
-        # The clutter is sized by the frame, not the die scale: the ring of tiles keeps to the frame's
-        # edge and the board to the space above the dice whatever PX_PER_MM is.
-        r = 0.052 * w  # a tile's corner radius
+        # The clutter is sized by the frame, not the die scale (the tiles are drawn smaller than the
+        # real ones, so that the whole ring is in view): the ring keeps to the frame's edge and the
+        # board to the space above the dice whatever PX_PER_MM is.
+        r = 0.052 * w  # a tile's corner radius: 115 px across its flats at 1280, wider than 88 px,
+        # the largest light blob a d6 reader's openings take out whole
         # Twelve tiles evenly spaced along an ellipse by arc length, a flat side to the middle: the
         # table between neighbours is a wide band (≥ 1.2 r), never two small dark wedges where two
         # corners nearly meet (a d6 reader took such a pair for a two).
@@ -499,12 +502,14 @@ class SimExpressStream(Film):
                 u = r * 0.3
                 _fill(table, c + np.array([[-1.6 * u, -u], [1.6 * u, -u], [1.6 * u, -0.3 * u], [-1.6 * u, -0.3 * u]]),
                       awning_bgr, 1.0)
-        # The guess board: one bar with eleven spaces 2–12, each 13 mm, the numbers printed small
-        # in a warm ink of the board's grey level. No box round a space (a boxed space is die-sized
-        # and outlined like a die's face) and no ticks between them: where the board's marks were
-        # darker (grey), a d6 reader took a digit, or the light spaces between ticks and digits
-        # on a dark table, for pips.
-        cell, tall = 0.027 * w, 0.032 * w
+        # The guess board: one bar with eleven spaces 2–12, the numbers printed small in a warm ink
+        # of the board's grey level. No box round a space (a boxed space is die-sized and outlined
+        # like a die's face) and no ticks between them: where the board's marks were darker, a d6
+        # reader took a digit, or the light gaps between ticks and digits on a dark table, for pips.
+        # 32 px tall at 1280: between the widths a d6 reader's openings take out (22 and 44 px at
+        # its 2nd and 3rd octaves), so the bar is kept whole at one octave and taken out whole at
+        # the next; at 41 px grain and uneven light cut its end into a pip-sized light blob.
+        cell, tall = 0.027 * w, 0.025 * w
         x0, y0 = w / 2 - 5.5 * cell, 0.25 * h - tall / 2
         _fill(table, np.array([[x0 - 0.2 * cell, y0], [x0 + 11.2 * cell, y0], [x0 + 11.2 * cell, y0 + tall],
                                [x0 - 0.2 * cell, y0 + tall]]), _at_luma((196, 212, 222), board_luma), 1.0)
