@@ -25,13 +25,14 @@ The table: cloth or wood (:func:`companion.sim.table.table_background`) under un
 (:func:`companion.sim.table.light_gain`: a gradient, a vignette, a colour cast), a little focus blur
 and a fixed sensor grain; round its edge the ring of 12 hexagon tiles (Sushi Express, the park and
 ten houses, PREPARATION) and above the dice the guess board with its spaces 2–12. The clutter is
-drawn in pale, low-contrast colours with no round dark dots, and lies far from where dice land: a
-d6 reader that reads "anywhere on the table" must find exactly the two dice.
+pale, each tile and the board of one grey level (their art shows in its hues), with no round dark
+dots and no pip-sized light blobs, and lies far from where dice land: a d6 reader that reads
+"anywhere on the table" must find exactly the two dice.
 
-Scale: 3.8 px per mm at 1280 px wide (the frame shows about 34 × 25 cm of table; a 16 mm die's top
-face is 61 px, ``PX_PER_MM``), a pinhole camera of focal length 0.9 × width (about 58° across, the Pi camera's
-standard lens) straight above the frame's centre, so dice away from it show a little of their
-sides (:func:`companion.sim.dice.draw_die`'s ``view``).
+Scale: 3.8 px per mm at 1280 px wide (the frame shows about 34 × 25 cm of table; a 16 mm die's
+top face is 61 px, ``PX_PER_MM``), a pinhole camera of focal length 0.9 × width (about 58° across,
+the Pi camera's standard lens) straight above the frame's centre, so dice away from it show a
+little of their sides (:func:`companion.sim.dice.draw_die`'s ``view``).
 
 Frames are (H, W, 3) uint8 BGR at ``size``. A still frame is rendered once per settle (whole frame);
 hand frames paint the hands over it (:func:`companion.sim.stream._paint_hands`), tumble frames
