@@ -13,49 +13,66 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 from companion.app.cmd_demo import _open_display, _save_frame, print_final
 from companion.app.cmd_demo_roll import _BotPanel
 
+#: Player names of the demo (Sushi Express seats up to 6).
+NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo")
 
-def run(args, stdout=None) -> int:
-    """Entry point for ``companion demo --game sushi-express``; returns the exit status."""
-    out = stdout or sys.stdout
+
+@dataclass
+class BotsGame:
+    """A bots' game run through the loop: the bots (their truth), the companion's table reader and
+    loop, the simulated camera, and how many questions were answered and moves refused."""
+
+    bots: Any
+    table: Any
+    loop: Any
+    stream: Any
+    asked: int
+    refused: int
+
+
+def play_bots_game(players, seed: int, journal_path: Path, display=None, say: Callable[[str], None] = lambda s: None,
+                   on_applied: Callable[..., None] = lambda e, table, stream: None, on_press=None,
+                   on_stream=None) -> BotsGame:
+    """Run the bots' game ``seed`` through a :class:`~companion.app.play.PlayLoop` journalled at
+    ``journal_path``. ``say`` gets a line per event worth printing; ``on_applied(event, table, stream)``
+    every applied step; ``on_press(name, frame)`` every button the bots press; ``on_stream(stream)``
+    the simulated camera before play starts (a recorder wraps its ``read``)."""
     from companion.app.games import adapter
     from companion.app.journal import Journal
     from companion.app.play import PlayLoop
-    from companion.rules.sushi_express.state import MAX_PLAYERS, MIN_PLAYERS
     from companion.sim.express_bots import ExpressBots
     from companion.sim.express_stream import SimExpressStream
-    from companion.sim.game_sim import NAMES
 
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        print(f"companion demo: Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {args.players}",
-              file=sys.stderr)
-        return 2
     game = adapter("sushi-express")
-    names = list(NAMES) + ["Flo"]
-    players = names[: args.players]
-    display = _open_display(args)
-    if display is None:
-        return 2
-    print(f"Sushi Express demo: {len(players)} players, seed {args.seed}", file=out)
-    bots = ExpressBots(players, args.seed)
+    bots = ExpressBots(players, seed)
     table = game.table_reader(players, {})
-    stream = SimExpressStream(args.seed)
+    # the film ends if the game stalls: far more frames than a whole game's throws and answers take
+    stream = SimExpressStream(seed, max_frames=300 * len(bots.steps))
     stream.roller = lambda: bots.roll(table, stream.resting())
+    if on_stream is not None:
+        on_stream(stream)
     panel = _BotPanel()
     asked = [0]
     loop_box: list = []
+
+    def press(name: str) -> None:
+        if on_press is not None:
+            on_press(name, stream.position)
+        panel.press(name)
 
     def emit(event):
         kind = event["event"]
         if kind == "applied":
             words = "; ".join(f"{n}: {', '.join(w)}" for n, w in event["plays"].items())
-            print(f"  round {event['round']}: {words}", file=out)
-            if args.headless and table.state.round != event["round"]:
-                _save_frame(args.screens, f"camera-r{event['round']}.jpg", stream.last_frame)
+            say(f"  round {event['round']}: {words}")
+            on_applied(event, table, stream)
         elif kind == "ask":
             asked[0] += 1
             p = loop_box[0].picking
@@ -63,12 +80,40 @@ def run(args, stdout=None) -> int:
             if label is None:
                 return  # a re-roll is thrown on the table instead
             for _ in range(p["candidates"].index(label)):
-                panel.press("right")
-            panel.press("ok")
+                press("right")
+            press("ok")
         elif kind in ("refused", "unreadable", "mismatch", "status"):
-            print(f"  ! {event['message']}", file=out)
+            say(f"  ! {event['message']}")
         elif kind == "game-over":
             stream.finish()
+
+    with Journal(journal_path) as journal, stream:
+        game_id = journal.new_game(game.name, players, {})
+        loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=stream, adapter=game,
+                        players=players, options={}, display=display, emit=emit, panel=panel)
+        loop_box.append(loop)
+        loop.run()
+    return BotsGame(bots, table, loop, stream, asked[0], panel.refused)
+
+
+def run(args, stdout=None) -> int:
+    """Entry point for ``companion demo --game sushi-express``; returns the exit status."""
+    out = stdout or sys.stdout
+    from companion.rules.sushi_express.state import MAX_PLAYERS, MIN_PLAYERS
+
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        print(f"companion demo: Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {args.players}",
+              file=sys.stderr)
+        return 2
+    players = list(NAMES[: args.players])
+    display = _open_display(args)
+    if display is None:
+        return 2
+    print(f"Sushi Express demo: {len(players)} players, seed {args.seed}", file=out)
+
+    def on_applied(event, table, stream) -> None:
+        if args.headless and table.state.round != event["round"]:  # a round ended: what the camera saw
+            _save_frame(args.screens, f"camera-r{event['round']}.jpg", stream.last_frame)
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.screens) if args.headless else Path(tmp)
@@ -76,19 +121,14 @@ def run(args, stdout=None) -> int:
         journal_path = folder / "demo-journal.sqlite3"
         for old in folder.glob("demo-journal.sqlite3*"):
             old.unlink()
-        with Journal(journal_path) as journal, stream:
-            game_id = journal.new_game(game.name, players, {})
-            loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=stream, adapter=game,
-                            players=players, options={}, display=display, emit=emit, panel=panel)
-            loop_box.append(loop)
-            loop.run()
+        done = play_bots_game(players, args.seed, journal_path, display, say=lambda s: print(s, file=out),
+                              on_applied=on_applied)
     display.close()
-    truth, read = bots.final, table.state
+    truth, read = done.bots.final, done.table.state
     if not read.is_over:
-        print(f"the companion stopped at round {read.round} ({read.phase}): {loop.status}", file=out)
+        print(f"the companion stopped at round {read.round} ({read.phase}): {done.loop.status}", file=out)
         return 1
-    rolls = sum(1 for t in stream.truth)
     same_cards = truth.collected == read.collected and truth.vans == read.vans
-    note = (f"customers and vans {'equal' if same_cards else 'DIFFER'}; {rolls} throws read from the camera; "
-            f"{asked[0]} question(s) answered on the panel, {panel.refused} move(s) refused")
+    note = (f"customers and vans {'equal' if same_cards else 'DIFFER'}; {len(done.stream.truth)} throws read from "
+            f"the camera; {done.asked} question(s) answered on the panel, {done.refused} move(s) refused")
     return print_final(out, truth, read, args, agree=same_cards, note=note)

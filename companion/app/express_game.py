@@ -480,13 +480,14 @@ class ExpressTableGame:
         return None
 
 
-def describe_step(players: Sequence[str], items: Sequence[Any]) -> list[str]:
-    """An applied step's plays in words: the engine actions (``express_views.describe_actions``), the
-    cards laid in the display and the tips said at the end."""
+def describe_step(players: Sequence[str], items: Sequence[Any], state: Any = None) -> list[str]:
+    """An applied step's plays in words: the engine actions (``express_views.describe_actions``; with
+    ``state``, the state the step led to, a move names the tile it ends on), the cards laid in the
+    display and the tips said at the end."""
     from companion.app.express_views import describe_actions
 
     actions = [a for a in items if not isinstance(a, (Laid, Tips))]
-    words = describe_actions(players, actions) if actions else []
+    words = describe_actions(players, actions, state) if actions else []
     for item in items:
         if isinstance(item, Laid):
             what = "lays out the display" if item.first else "refills the display"

@@ -48,6 +48,10 @@ from companion.rules.sushi_express.state import (
 )
 
 
+#: Still frames a bot waits after a throw the companion did not take before throwing again.
+RETHROW_AFTER = 45
+
+
 def _key(state) -> tuple:
     """What the companion and the truth agree on at the same moment of the game (the companion's
     hidden cards are placeholders, and it reads the dice left to right: so counts and sorted faces)."""
@@ -113,6 +117,7 @@ class ExpressBots:
         for i, step in enumerate(self.steps):
             self._index.setdefault(_key(step.before), i)
         self._thrown: set[int] = set()
+        self._waits: dict[int, int] = {}
 
     def step_at(self, state) -> TruthStep | None:
         """The truth's step from the moment ``state`` (the companion's) shows, or None."""
@@ -128,8 +133,15 @@ class ExpressBots:
         if state.is_over or state.phase is not Phase.ROLL or getattr(table, "_draft", None) and table._draft.actions:
             return None
         i = self._index.get(_key(state))
-        if i is None or i in self._thrown:
+        if i is None:
             return None
+        if i in self._thrown:
+            # thrown already: once the table has lain still a while at the same moment, the throw was
+            # not read (a die cocked, the companion asked to roll again): throw it again
+            self._waits[i] = self._waits.get(i, 0) + 1
+            if self._waits[i] < RETHROW_AFTER:
+                return None
+            self._waits[i] = 0
         action = self.steps[i].action
         if isinstance(action, Roll):
             self._thrown.add(i)
@@ -194,6 +206,7 @@ class RandomRoller:
         self.table = table
         self.rng = random.Random(seed)
         self._done: tuple | None = None
+        self._waits = 0
 
     def __call__(self):
         state = self.table.state
@@ -201,6 +214,8 @@ class RandomRoller:
             return None
         moment = (state.round, state.current, state.tries)
         if moment == self._done:
-            return None  # thrown for this try: the companion reads it, or asks to roll again
-        self._done = moment
+            self._waits += 1  # thrown for this try: wait for the companion, then throw again
+            if self._waits < RETHROW_AFTER:
+                return None
+        self._done, self._waits = moment, 0
         return ("throw", (self.rng.randint(1, 6), self.rng.randint(1, 6)))

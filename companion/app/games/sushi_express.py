@@ -147,7 +147,7 @@ class SushiExpressAdapter:
         """``plays`` in words per player name, for the loop's ``applied`` event."""
         from companion.app.express_game import describe_step
 
-        return {state.players[s]: describe_step(state.players, items) for s, items in sorted(plays.items())}
+        return {state.players[s]: describe_step(state.players, items, state) for s, items in sorted(plays.items())}
 
     def rebuild_turns(self, players: Sequence[str], options: dict[str, Any], events: Sequence[Any]) -> Rebuilt:
         """Replay ``events`` (journal Events) through the table rules.
