@@ -246,3 +246,31 @@ def test_sushi_roll_asks_who_has_the_red_belt_among_the_seats_in_play():
     from companion.app.games import adapter
 
     assert adapter("sushi-roll").new_state(choice.players, choice.options).red_seat == 1
+
+
+def test_each_game_keeps_the_players_in_its_own_range():
+    from companion.app.menu import SetupMenu
+
+    menu = SetupMenu(games=("sushi-go", "sushi-express"))
+    menu.handle("ok")  # on to players, Sushi Go! chosen
+    for _ in range(5):
+        menu.handle("right")
+    assert menu.n_players == 5  # Sushi Go! is for 2 to 5
+    menu.handle("back")
+    menu.handle("right")  # Sushi Express
+    menu.handle("ok")
+    menu.handle("right")
+    assert menu.n_players == 6  # Sushi Express is for 3 to 6
+    for _ in range(5):
+        menu.handle("left")
+    assert menu.n_players == 3
+    menu.handle("back")
+    menu.handle("left")  # back to Sushi Go!: 3 stays
+    assert menu.game == "sushi-go" and menu.n_players == 3
+    menu.handle("right")  # Sushi Express again, then 6, then Sushi Go!: clamped to 5
+    menu.handle("ok")
+    for _ in range(3):
+        menu.handle("right")
+    menu.handle("back")
+    menu.handle("left")
+    assert menu.n_players == 5

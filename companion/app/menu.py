@@ -117,6 +117,10 @@ GAME_OPTIONS: dict[str, tuple[_Option, ...]] = {
                 (False, True), lambda m: True),
     ),
 }
+#: Players each game is for (sushi-go.txt and sushi-roll.txt: 2 to 5; sushi-express.txt, CONTENTS: 3
+#: to 6); the players step keeps the count inside the chosen game's range.
+PLAYER_RANGES = {"sushi-go": (2, 5), "sushi-roll": (2, 5), "sushi-express": (3, 6)}
+
 #: Options whose value is a seat: ◀ ▶ cycle through the seats in play, shown by the player's name.
 SEAT_OPTIONS = ("first_dummy_controller", "red_seat", "first_player")
 
@@ -132,8 +136,9 @@ class SetupMenu:
         saved_names: names offered for the seats, in this order; surrounding spaces and
             duplicates (also names that differ only by case) are dropped. ``Player 1``… are
             added after them so every seat has a name.
-        min_players, max_players: the range of the players step (Sushi Go!: 2 to 5,
-            sushi-go.txt, STARTING A ROUND); the default is ``min_players + 1`` capped at the max.
+        min_players, max_players: the outer range of the players step (default 2 to 6); the chosen
+            game narrows it (:data:`PLAYER_RANGES`: Sushi Go! 2 to 5, sushi-go.txt, STARTING A ROUND;
+            Sushi Express 3 to 6). The count starts at ``min_players + 1`` capped at the max.
 
     Raises:
         ValueError: no games; a saved name that is not a non-empty string or that
@@ -146,7 +151,7 @@ class SetupMenu:
         games: Sequence[str] = ("sushi-go",),
         saved_names: Sequence[str] = (),
         min_players: int = 2,
-        max_players: int = 5,
+        max_players: int = 6,
     ) -> None:
         self.games = tuple(games)
         if not self.games or not all(isinstance(g, str) and g for g in self.games):
@@ -199,6 +204,11 @@ class SetupMenu:
             taken.append(want)
         return tuple(taken)
 
+    def player_range(self) -> tuple[int, int]:
+        """The players the chosen game is for, within the menu's own range (:data:`PLAYER_RANGES`)."""
+        low, high = PLAYER_RANGES.get(self.game, (self.min_players, self.max_players))
+        return max(low, self.min_players), min(high, self.max_players)
+
     def options(self) -> list[_Option]:
         """The options offered now for the chosen game and players."""
         return [o for o in GAME_OPTIONS.get(self.game, ()) if o.offered(self)]
@@ -241,8 +251,11 @@ class SetupMenu:
     def _change(self, kind: str, arg: Any, delta: int) -> None:
         if kind == "game":
             self.game_index = (self.game_index + delta) % len(self.games)
+            low, high = self.player_range()
+            self.n_players = min(high, max(low, self.n_players))
         elif kind == "players":  # a count stops at its ends rather than wrapping
-            self.n_players = min(self.max_players, max(self.min_players, self.n_players + delta))
+            low, high = self.player_range()
+            self.n_players = min(high, max(low, self.n_players + delta))
         elif kind == "name":
             earlier = self.players()[:arg]
             free = [n for n in self.pool if n not in earlier]
