@@ -19,6 +19,7 @@ install: $(VENV)/.installed
 demo: install
 	$(BIN)/companion demo --game sushi-go --players 4 --seed 1 --headless --screens demo-screens
 	$(BIN)/companion demo --game sushi-roll --players 3 --seed 1 --headless --screens demo-screens/sushi-roll
+	$(BIN)/companion demo --game sushi-express --players 4 --seed 1 --headless --screens demo-screens/sushi-express
 
 test: install
 	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest
