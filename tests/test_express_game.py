@@ -227,3 +227,54 @@ def test_the_journal_rebuilds_the_game_and_exports_a_record_that_scores_the_same
     # an undo takes back the last step: the game is not over any more
     undone = game.rebuild(list(NAMES[:4]), {}, events + [SimpleNamespace(kind="undo", payload={"turns": 1}, seq=0)])
     assert not undone.is_over
+
+
+def test_place_exchange_is_offered_to_a_holder_and_swaps_the_stacks():
+    from companion.rules.sushi_express.state import SushiExpressOptions
+
+    table = ExpressTableGame(NAMES[:3], SushiExpressOptions(first_player=1))  # Bo, Cy, then Ann
+    table.feed(None)
+    for label in ("light blue", "dark blue", "tip"):
+        table.answer(1, label)
+        table.feed(None)
+    s = table.state  # Ann holds a card she took face down earlier (the supply's top, a placeholder)
+    table.state = replace(s, hands=(s.hands[0] + (s.action_supply[0],),) + s.hands[1:],
+                          unseen=((s.action_supply[0],),) + s.unseen[1:], action_supply=s.action_supply[1:])
+    for seat, number in ((1, "5"), (2, "6")):
+        out = table.feed(None)
+        assert out.question.seat == seat and "place exchange…" not in out.question.options  # cards all seen
+        table.answer(seat, number)
+        assert table.feed(None).kind == APPLIED
+    out = table.feed(None)
+    assert "place exchange…" in out.question.options  # her hidden card may be one
+    table.answer(0, "9")
+    out = table.feed(None)  # placed: she may still exchange, so her turn does not end yet
+    assert out.kind == APPLIED and table.state.marker_number(0) == 9 and table.state.guess_turn == 2
+    out = table.feed(None)
+    assert out.question.detail.kind == "end_turn"
+    table.answer(0, "place exchange…")
+    out = table.feed(None)
+    assert out.question.options == ("5 ↔ 6", "◀ back")
+    table.answer(0, "5 ↔ 6")
+    out = table.feed(None)
+    assert out.kind == APPLIED
+    assert table.state.stack(5) == (2,) and table.state.stack(6) == (1,)  # Cy on 5, Bo on 6
+    assert table.state.played_actions == (ActionCard.PLACE_EXCHANGE,) and table.state.hidden(0) == 0
+    assert table.feed(None).kind == APPLIED  # nothing left to play: her turn ends, phase 1 with it
+    assert table.state.phase is Phase.ROLL and table.state.order == (0, 1, 2)
+
+
+def test_undo_takes_a_roll_back_and_the_next_throw_is_judged_from_the_table_as_it_is():
+    table, before = ExpressTableGame(NAMES[:3]), ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    _to_rolls(before, guesses=(12, 5, 3))
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    out = table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2))))
+    assert out.kind == APPLIED and table.state.tries == 1
+    # UNDO: the game rebuilt from the journal without the roll is adopted as the table shows it
+    synced = table.resync(None, before.state, look=ExpressLook((die(100, 100, 1), die(600, 300, 2))))
+    assert synced.kind == "synced" and table.state.tries == 0 and table.state.dice is None
+    # the dice lying as they fell are the reference now: the same sight is no new roll
+    assert table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2)))).kind == WAITING
+    out = table.feed(None, look=ExpressLook((die(800, 100, 6), die(200, 500, 6))))
+    assert out.kind == APPLIED and out.plays[0][0] == Roll(0, (6, 6)) and table.state.phase is Phase.MOVE
