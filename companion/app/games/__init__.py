@@ -109,6 +109,20 @@ def replay_events(start: Any, events: Sequence[Any], replay_turn: Callable[[Any,
     return states[-1], tuple(turns)
 
 
+def finished(state: Any) -> Any:
+    """``state``, checked to be a finished game (a ``companion score`` record holds finished games only).
+
+    Raises:
+        JournalError: the game is not over, saying where it stands.
+    """
+    from companion.app.journal import JournalError
+
+    if not state.is_over:
+        where = f"round {state.round}, turn {state.turn}" if hasattr(state, "turn") else f"round {state.round}"
+        raise JournalError(f"the game is not over ({where}); a score record holds finished games only")
+    return state
+
+
 def load_enrolled(path: str | None, sim: bool, *, option: str, file_name: str, missing: str,
                   simulated: Callable[[], Any], load: Callable[[str], Any], error: type) -> Any:
     """What a table reader reads with (an enrolled deck or dice): ``load(path)``; with no path,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from companion.app.games import replay_events
+from companion.app.games import finished, replay_events
 from companion.app.journal import JournalError
 from companion.rules.errors import MalformedGame
 from companion.rules.sushi_go import apply_turn, new_observed_game
@@ -107,10 +107,7 @@ class SushiGoAdapter:
                 rounds only).
         """
         rebuilt = self.rebuild_turns(players, options, events)
-        state = rebuilt.state
-        if not state.is_over:
-            raise JournalError(f"the game is not over (round {state.round}, turn {state.turn}); "
-                               "a score record holds finished games only")
+        state = finished(rebuilt.state)
         seats = state.players
         rounds: list[dict[str, list[Any]]] = [{name: [] for name in seats} for _ in range(3)]
         for turn in rebuilt.turns:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from companion.app.games import replay_events
+from companion.app.games import finished, replay_events
 from companion.app.journal import JournalError
 from companion.rules.errors import MalformedGame
 from companion.rules.sushi_roll import apply, new_game
@@ -167,10 +167,7 @@ class SushiRollAdapter:
         """
         from companion.rules.sushi_roll.record import record_from_state
 
-        state = self.rebuild(players, options, events)
-        if not state.is_over:
-            raise JournalError(f"the game is not over (round {state.round}); a score record holds finished games only")
-        return record_from_state(state)
+        return record_from_state(finished(self.rebuild(players, options, events)))
 
     def result(self, state: SushiRollState) -> dict[str, Any] | None:
         return None if state.result is None else state.result.to_dict()
