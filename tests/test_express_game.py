@@ -278,3 +278,101 @@ def test_undo_takes_a_roll_back_and_the_next_throw_is_judged_from_the_table_as_i
     assert table.feed(None, look=ExpressLook((die(100, 100, 1), die(600, 300, 2)))).kind == WAITING
     out = table.feed(None, look=ExpressLook((die(800, 100, 6), die(200, 500, 6))))
     assert out.kind == APPLIED and out.plays[0][0] == Roll(0, (6, 6)) and table.state.phase is Phase.MOVE
+
+
+def _with_hidden(table: ExpressTableGame, seat: int, cards) -> None:
+    """``seat`` took ``cards`` face down earlier (moved from the action supply)."""
+    s = table.state
+    supply = list(s.action_supply)
+    for c in cards:
+        supply.remove(c)
+    hands = list(s.hands)
+    hands[seat] = hands[seat] + tuple(cards)
+    unseen = list(s.unseen)
+    unseen[seat] = unseen[seat] + tuple(cards)
+    table.state = replace(s, hands=tuple(hands), unseen=tuple(unseen), action_supply=tuple(supply))
+
+
+def test_a_re_roll_is_refused_when_the_die_left_lying_is_not_from_the_last_try():
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    _with_hidden(table, 0, (ActionCard.RE_ROLL,))
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    table.feed(None, look=ExpressLook((die(100, 100, 2), die(600, 300, 3))))  # try 1: 2+3
+    table.feed(None, look=ExpressLook((die(200, 100, 6), die(700, 300, 4))))  # try 2: 6+4, fails: Ann may re-roll
+    assert table.state.tries == 2 and table.state.dice == (6, 4)
+    before = table.state
+    out = table.feed(None, look=ExpressLook((die(100, 600, 5), die(900, 300, 3))))  # both thrown: refused
+    assert out.kind == ILLEGAL and out.rule == "tries-used" and table.state == before
+    # the refused throw is no try: re-rolling its 5 onto a 6 (the 3 left lying) is no re-roll of 6+4
+    out = table.feed(None, look=ExpressLook((die(400, 500, 6), die(900, 300, 3))))
+    assert out.kind == UNREADABLE and "last try was 6+4" in out.message and table.state == before
+    # laid back as the screen shows, the 4 re-rolled onto a 6: 12, her guess
+    table.feed(None, look=ExpressLook((die(100, 600, 6), die(900, 300, 4))))
+    out = table.feed(None, look=ExpressLook((die(100, 600, 6), die(500, 700, 6))))
+    assert out.kind == APPLIED and table.state.phase is Phase.MOVE and table.state.dice == (6, 6)
+
+
+def test_two_re_roll_cards_thrown_together_after_the_second_try():
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    _with_hidden(table, 0, (ActionCard.RE_ROLL, ActionCard.RE_ROLL))
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    table.feed(None, look=ExpressLook((die(100, 100, 2), die(600, 300, 3))))
+    out = table.feed(None, look=ExpressLook((die(200, 100, 1), die(700, 300, 1))))
+    # both dice thrown after a failed first try: her second try, or two re-roll cards? asked
+    assert out.kind == AMBIGUOUS
+    assert out.question.options == ("rolled both dice: 1+1 (try 2)", "two re-roll cards: 1+1")
+    table.answer(0, "rolled both dice: 1+1 (try 2)")
+    assert table.feed(None).kind == APPLIED and table.state.tries == 2
+    out = table.feed(None, look=ExpressLook((die(300, 500, 6), die(800, 600, 6))))  # tries used: two cards
+    assert out.kind == APPLIED and [type(a).__name__ for a in out.plays[0]] == ["ReRoll", "ReRoll"]
+    assert table.state.dice == (6, 6) and table.state.phase is Phase.MOVE
+    assert table.state.played_actions.count(ActionCard.RE_ROLL) == 2
+
+
+def test_a_throw_asked_about_is_asked_again_after_a_restart():
+    from types import SimpleNamespace
+
+    table = ExpressTableGame(NAMES[:3])
+    _to_rolls(table, guesses=(12, 5, 3))
+    _with_hidden(table, 0, (ActionCard.RE_ROLL,))
+    table.feed(None, look=ExpressLook((die(300, 700, 3), die(420, 700, 5))))
+    table.feed(None, look=ExpressLook((die(100, 100, 2), die(600, 300, 3))))  # try 1
+    out = table.feed(None, look=ExpressLook((die(100, 100, 2), die(900, 600, 6))))  # one die moved
+    assert out.kind == AMBIGUOUS and out.question.note is not None
+    state, note = table.state, out.question.note
+    # the companion stops; the journal holds the sight; a new one resumes on the same state
+    again = ExpressTableGame(NAMES[:3])
+    again.restore([SimpleNamespace(kind="seen", payload=note)])
+    assert again.resync(None, state, look=ExpressLook((die(100, 100, 2), die(900, 600, 6)))).kind == "synced"
+    out = again.feed(None, look=ExpressLook((die(100, 100, 2), die(900, 600, 6))))
+    assert out.kind == AMBIGUOUS and out.question.options == table.prompt().options
+    again.answer(0, out.question.options[0])  # re-rolled the 3 onto a 6
+    assert again.feed(None).kind == APPLIED and again.state.dice == (2, 6) and again.state.tries == 1
+
+
+def test_the_tips_offered_are_the_counts_still_possible():
+    from companion.app.express_prompts import tips_prompt
+    from companion.rules.sushi_express.state import Phase as P
+    from companion.rules.sushi_express.table import reveal_tips
+    from companion.rules.errors import IllegalAction
+
+    table = ExpressTableGame(NAMES[:3])
+    _with_hidden(table, 0, (ActionCard.TIP, ActionCard.RE_ROLL))
+    _with_hidden(table, 1, (ActionCard.TIP,))
+    s = table.state
+    rest = list(s.action_supply)
+    # the supply is empty: both tip cards are in the hidden hands, wherever the placeholders put them
+    end = replace(s, phase=P.OVER, result=None, action_supply=(),
+                  hands=(s.hands[0], s.hands[1], s.hands[2] + tuple(rest)), unseen=(s.unseen[0], s.unseen[1], tuple(rest)))
+    assert end.tips_asked and not end.is_over
+    first = tips_prompt(end, 0, 1, 3)
+    assert first.options == ("0", "1", "2")
+    assert tips_prompt(end, 1, 2, 3, {0: 2}).options == ("0",)
+    assert tips_prompt(end, 2, 3, 3, {0: 0, 1: 0}).options == ("2",)  # they must be Cy's then
+    with pytest.raises(IllegalAction, match="tip"):
+        reveal_tips(end, {0: 2, 1: 1, 2: 0})  # three tips: the box has two
+    scored = reveal_tips(end, {0: 1, 1: 0, 2: 1})
+    assert scored.is_over and [h.count(ActionCard.TIP) for h in scored.hands] == [1, 0, 1]
+    assert scored.hidden(0) == 1  # her other hidden card stays unnamed

@@ -89,18 +89,21 @@ def table_game(n, seed):
     state = T.new_table_game(names(n))
     deck = list(state.customer_supply + state.display)
     rng.shuffle(deck)
-    state = T.lay_display(state, deck[:n])
+    state = T.name_display(state, deck[:n])
     out = [state]
     while not state.is_over:
-        action = rng.choice(legal_actions(state))
-        if isinstance(action, Roll):
-            action = Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
-        elif isinstance(action, ReRoll):
-            action = ReRoll(action.player, action.die, rng.randint(1, 6))
-        drawn = rng.sample(list(state.customer_supply), T.display_draws(state, action))
-        ahead = T.advance(state, action, drawn)
-        tips = {s: Counter(ahead.unseen[s])[A.TIP] for s in range(n)}
-        state = T.table_apply(state, action, drawn, tips)
+        if state.unnamed:  # a refill: the players name the cards drawn
+            state = T.name_display(state, rng.sample(list(state.customer_supply + state.display[-state.unnamed:]),
+                                                     state.unnamed))
+        elif state.tips_asked:  # the end: the hidden hands hold the tips their placeholders say
+            state = T.reveal_tips(state, {s: Counter(state.unseen[s])[A.TIP] for s in range(n) if state.unseen[s]})
+        else:
+            action = rng.choice(legal_actions(state))
+            if isinstance(action, Roll):
+                action = Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
+            elif isinstance(action, ReRoll):
+                action = ReRoll(action.player, action.die, rng.randint(1, 6))
+            state = T.table_apply(state, action)
         out.append(state)
     return out
 
@@ -121,7 +124,7 @@ def first_guesses(numbers, n=4):
     """A table game whose first seats have placed ``numbers`` (ints, or ("same", k) for "same guess" on
     k), each ending their turn; the next seat is to guess."""
     state = T.new_table_game(names(n))
-    state = T.lay_display(state, [C.ROSE, C.LIGHT_BLUE, C.TIP, C.DARK_BLUE, C.RED, C.GREEN][:n])
+    state = T.name_display(state, [C.ROSE, C.LIGHT_BLUE, C.TIP, C.DARK_BLUE, C.RED, C.GREEN][:n])
     for seat, number in enumerate(numbers):
         guess = Guess(seat, number[1], same_guess=True) if isinstance(number, tuple) else Guess(seat, number)
         state = T.table_apply(state, guess)
@@ -182,7 +185,7 @@ def test_scoreboard_shows_what_each_seat_collected_and_only_the_action_cards_see
 def test_the_display_is_unknown_until_laid_out():
     fresh = T.new_table_game(names(3))
     assert xv.scoreboard_view(fresh).display is None
-    laid = T.lay_display(fresh, [C.ROSE, C.TIP, C.ROSE])
+    laid = T.name_display(fresh, [C.ROSE, C.TIP, C.ROSE])
     assert Counter(xv.scoreboard_view(laid).display) == Counter({C.ROSE: 2, C.TIP: 1})
     _, boxes = render_play_boxes(xv.scoreboard_view(laid), (480, 320))
     assert sorted(b.text for b in boxes if b.role == "display_card") == ["rose ×2", "tip"]

@@ -335,17 +335,15 @@ def _final_pages(views, state) -> list:
     return pages + [lambda: views.round_summary_view(state, GAME_END)]
 
 
-def pending_answers(events) -> list[tuple[int, str]]:
-    """The panel answers (``chose`` events) given after the last step that counts: a step answered
-    in part when the companion stopped, to be finished where it was."""
-    out: list[tuple[int, str]] = []
+def pending_answers(events) -> list:
+    """The panel answers (``chose`` events) and the sights they were about (``seen``) after the last
+    step that counts: a step answered in part when the companion stopped, to be finished where it was."""
+    out: list = []
     for event in events:
         if event.kind in ("turn", "undo"):
             out = []
-        elif event.kind == "chose" and isinstance(event.payload, dict):
-            seat, label = event.payload.get("seat"), event.payload.get("first")
-            if type(seat) is int and isinstance(label, str):
-                out.append((seat, label))
+        elif event.kind in ("chose", "seen") and isinstance(event.payload, dict):
+            out.append(event)
     return out
 
 

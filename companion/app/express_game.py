@@ -70,7 +70,7 @@ from companion.rules.sushi_express.state import (
     SushiExpressOptions,
 )
 from companion.rules.sushi_express.table import (
-    TableState, advance, can_hold, display_draws, lay_display, new_table_game, table_apply,
+    TableState, advance, can_hold, name_display, new_table_game, reveal_tips,
 )
 
 #: A die counts as moved when its centre is more than this many die sides from where it lay (or it
@@ -168,10 +168,11 @@ class ExpressTableGame:
         """No card is named from the camera in this game: None."""
         return None
 
-    def restore(self, answers: Sequence[tuple[int, str]]) -> None:
-        """Answers journalled before a stop for a step not yet applied (seat, label), in order: they
-        are taken again once the table is synced (a resumed game asks only what was not answered)."""
-        self._restored = list(answers)
+    def restore(self, events: Sequence[Any]) -> None:
+        """Journal events written before a stop for a step not yet applied, in order: ``"seen"`` (a
+        throw asked about) and ``"chose"`` (an answer). They are taken again once the table is synced,
+        so a resumed game asks only what was not answered."""
+        self._restored = list(events)
 
     def answer(self, seat: int, label: str) -> None:
         """The panel's answer ``label`` to the question asked of ``seat``; used at the next
@@ -199,7 +200,13 @@ class ExpressTableGame:
         where every van and marker belongs."""
         self.state = state
         self._draft = _Draft()
-        self._answers, self._restored = self._restored, []
+        self._answers = []
+        for event in self._restored:
+            if event.kind == "chose":
+                self._answers.append((event.payload.get("seat"), event.payload.get("first")))
+            elif event.kind == "seen":
+                self._draft = _draft_of_note(state, event.payload)
+        self._restored = []
         look = look if look is not None and look.dice is not None else self.look(frame, fresh=True)
         self._ref = look.dice
         return TurnOutcome(SYNCED, "check the vans, markers and cards against the screen", **self._where())
@@ -225,10 +232,17 @@ class ExpressTableGame:
     def prompt(self) -> Prompt | None:
         """The question to ask now, or None (a roll is awaited, or a step is ready to apply)."""
         s, d = self.state, self._draft
-        if not s.display_known:
-            return display_prompt(s, s.current, len(d.drawn) + 1, s.seats, "lay out the display", d.drawn)
+        if s.unnamed:  # the display's new cards are named before anything else
+            who = s.current if s.current is not None else (s.lowest if s.lowest is not None else s.start_player)
+            why = "lay out the display" if s.round == 1 and s.phase is Phase.GUESS and not s.guess_turn \
+                else "refill the display"
+            return display_prompt(s, who, len(d.drawn) + 1, s.unnamed, why, d.drawn)
+        if s.tips_asked:
+            hidden = [seat for seat in range(s.seats) if s.hidden(seat)]
+            seat = next(seat for seat in hidden if seat not in d.tips)
+            return tips_prompt(s, seat, hidden.index(seat) + 1, len(hidden), d.tips)
         if d.actions:
-            return self._finishing_prompt()
+            return None
         seat = s.current
         if s.phase is Phase.GUESS:
             if d.menu == SAME_GUESS_ITEM:
@@ -240,13 +254,13 @@ class ExpressTableGame:
             return end_turn_prompt(s, seat) if self._may_exchange(seat) else None
         if s.phase is Phase.ROLL:
             if d.menu == "which_roll":
-                return which_roll_prompt(s, seat, *d.choice)
+                return which_roll_prompt(s, seat, d.choice)
             if s.tries >= TRIES and s.dice is not None:
                 return accept_prompt(s, seat)
             return None
         if s.phase is Phase.MOVE:
             if d.menu == "customer" and d.move is not None:
-                return customer_prompt(s, d.move)
+                return customer_prompt(s, d.move, back=may_play_further(s, seat))
             return further_prompt(s, seat) if may_play_further(s, seat) else None
         if s.phase is Phase.DELIVER:
             return deliver_prompt(s, seat)
@@ -254,44 +268,6 @@ class ExpressTableGame:
 
     def _may_exchange(self, seat: int) -> bool:
         return bool(exchange_pairs(self.state)) and can_hold(self.state, seat, ActionCard.PLACE_EXCHANGE)
-
-    def _finishing_prompt(self) -> Prompt | None:
-        """After the step's actions: the customer cards drawn into the display, then the tips."""
-        s, d = self.state, self._draft
-        try:
-            need = self._draws()
-        except IllegalAction:
-            return None
-        refiller = s.lowest if s.lowest is not None else s.current
-        if len(d.drawn) < need:
-            return display_prompt(s, refiller, len(d.drawn) + 1, need, "refill the display", d.drawn)
-        hidden = self._hidden_at_end()
-        for i, seat in enumerate(hidden):
-            if seat not in d.tips:
-                return tips_prompt(self._end_state(), seat, i + 1, len(hidden))
-        return None
-
-    def _draws(self) -> int:
-        """Customer cards the drafted actions draw into the display (the last action draws them)."""
-        state = self.state
-        for action in self._draft.actions[:-1]:
-            state = advance(state, action)
-        return display_draws(state, self._draft.actions[-1])
-
-    def _end_state(self) -> TableState:
-        state = self.state
-        for i, action in enumerate(self._draft.actions):
-            last = i == len(self._draft.actions) - 1
-            state = advance(state, action, tuple(self._draft.drawn) if last else ())
-        return state
-
-    def _hidden_at_end(self) -> list[int]:
-        """Seats with hidden action cards when the drafted step ends the game (else none)."""
-        need = self._draws()
-        if len(self._draft.drawn) < need:
-            return []
-        end = self._end_state()
-        return [s for s in range(end.seats) if end.is_over and end.hidden(s)]
 
     def _take_answer(self, seat: int, label: str) -> TurnOutcome | None:
         prompt = self.prompt()
@@ -301,11 +277,11 @@ class ExpressTableGame:
         d = self._draft
         if prompt.kind == "display":
             d.drawn.append(value)
-            if not self.state.display_known and len(d.drawn) == self.state.seats:
-                return self._lay_first()
-            return None
+            return self._name_display() if len(d.drawn) == self.state.unnamed else None
         if prompt.kind == "tips":
             d.tips[seat] = value
+            if all(d.tips.get(s) is not None for s in range(self.state.seats) if self.state.hidden(s)):
+                return self._say_tips()
             return None
         if value == BACK:
             d.menu, d.move = None, None
@@ -319,14 +295,14 @@ class ExpressTableGame:
             d.actions = [AcceptRoll(seat)]
         elif prompt.kind == "deliver":
             d.actions = [Deliver(seat, bool(value))]
+        elif prompt.kind == "which_roll":
+            d.actions = list(value)
         elif isinstance(value, Guess):
             d.actions = [value] + ([] if self._may_exchange_after(value) else [EndTurn(seat)])
         elif isinstance(value, Exchange):
             d.actions = [value]
         elif isinstance(value, Move):
             return self._choose_move(value)
-        elif isinstance(value, (Roll, ReRoll)):
-            d.actions = [value]
         d.menu = None
         return None
 
@@ -355,18 +331,33 @@ class ExpressTableGame:
         d.actions = [move]
         return None
 
-    def _lay_first(self) -> TurnOutcome:
+    def _name_display(self) -> TurnOutcome:
+        """The display's new cards are named: a step of its own (PREPARATION; 4. make deliveries)."""
         cards = tuple(self._draft.drawn)
         where = self._where()
-        seat = self.state.current
+        first = self.state.round == 1 and self.state.phase is Phase.GUESS and not self.state.guess_turn
+        seat = self.prompt().seat  # type: ignore[union-attr]
         try:
-            after = lay_display(self.state, cards)
+            after = name_display(self.state, cards)
         except IllegalAction as exc:
             self._draft = _Draft()
             return self._illegal(exc, where)
-        self.state = after
-        self._draft = _Draft()
-        return TurnOutcome(APPLIED, f"display: {', '.join(c.label for c in cards)}", plays={seat: (Laid(cards, True),)},
+        self.state, self._draft = after, _Draft()
+        return TurnOutcome(APPLIED, f"display: {', '.join(c.label for c in cards)}",
+                           plays={seat: (Laid(cards, first),)}, **where)
+
+    def _say_tips(self) -> TurnOutcome:
+        """Every hidden hand's tips are said: the game is scored (SCORING)."""
+        tips = dict(self._draft.tips)
+        where = self._where()
+        seat = min(tips)
+        try:
+            after = reveal_tips(self.state, tips)
+        except IllegalAction as exc:
+            self._draft = _Draft()
+            return self._illegal(exc, where)
+        self.state, self._draft = after, _Draft()
+        return TurnOutcome(APPLIED, "the tips are counted", plays={seat: (Tips(tuple(sorted(tips.items()))),)},
                            **where)
 
     def _next(self) -> TurnOutcome:
@@ -378,9 +369,10 @@ class ExpressTableGame:
             self._choose_move(Move(s.current, 0))  # no card to play: the van goes by its guess
         prompt = self.prompt()
         if prompt is not None:
+            note = _note_of(self._draft) if prompt.kind == "which_roll" else None
             return TurnOutcome(AMBIGUOUS, prompt.text, question=Question(prompt.seat, prompt.text, prompt.options,
                                                                           unanswered="press OK to answer",
-                                                                          detail=prompt), **where)
+                                                                          detail=prompt, note=note), **where)
         if self._draft.actions:
             return self._apply_draft()
         if s.phase is Phase.GUESS:  # placed, and no exchange to offer: the turn ends
@@ -396,8 +388,9 @@ class ExpressTableGame:
             text = f"{s.players[seat]} rolls both dice: try {s.tries + 1} of {TRIES}, needs {guess} or more"
         else:
             a, b = s.dice
+            card = ", or re-roll one die with a re-roll card" if can_hold(s, seat, ActionCard.RE_ROLL) else ""
             text = (f"{s.players[seat]} rolled {a}+{b} = {a + b}, needs {guess}: roll both dice again "
-                    f"(try {s.tries + 1} of {TRIES}), or re-roll one die with a re-roll card")
+                    f"(try {s.tries + 1} of {TRIES}){card}")
         return TurnOutcome(WAITING, f"{why}{text}", waiting=(seat,), **where)
 
     def _apply_draft(self) -> TurnOutcome:
@@ -407,18 +400,12 @@ class ExpressTableGame:
         seat = d.actions[0].player
         state = before
         try:
-            for i, action in enumerate(d.actions):
-                last = i == len(d.actions) - 1
-                drawn = tuple(d.drawn) if last else ()
-                state = table_apply(state, action, drawn, d.tips) if last else advance(state, action)
+            for action in d.actions:
+                state = advance(state, action)
         except IllegalAction as exc:
             self._draft = _Draft()
             return self._illegal(exc, where)
         plays: tuple[Any, ...] = tuple(d.actions)
-        if d.drawn:
-            plays += (Laid(tuple(d.drawn)),)
-        if d.tips:
-            plays += (Tips(tuple(sorted(d.tips.items()))),)
         if d.dice is not None:
             self._ref = d.dice
         self.state = state
@@ -440,8 +427,8 @@ class ExpressTableGame:
         if self._ref is None:  # the first sight of this roll: the dice at rest before it
             self._ref = tuple(dice)
             return None
-        if not dice:
-            return self._roll_waiting(where)
+        if not dice:  # picked up to be thrown (or to re-roll after the last try: still asked)
+            return None if s.tries >= TRIES else self._roll_waiting(where)
         unread = [d for d in dice if d.value is None]
         if unread or len(dice) != 2:
             if unread:
@@ -454,30 +441,87 @@ class ExpressTableGame:
         moved = _moved(dice, self._ref if len(self._ref) == 2 else ())
         if not moved:
             return None
-        values = tuple(d.value for d in dice)
-        if len(moved) == 2:
-            action: Any = Roll(seat, values)  # type: ignore[arg-type]
-        elif s.dice is not None:
-            still = values[1 - moved[0]]
-            die = 1 if s.dice[0] == still else 0
-            action = ReRoll(seat, die, values[moved[0]])
-            if s.tries < TRIES and can_hold(s, seat, ActionCard.RE_ROLL):
-                # a second try whose die landed where one lay looks the same: asked, never guessed
-                self._draft = _Draft(menu="which_roll", dice=tuple(dice), choice=(action, Roll(seat, values)))
-                return None
-            if s.tries < TRIES:
-                action = Roll(seat, values)  # no re-roll card to play: both dice were thrown
-        else:
-            return TurnOutcome(UNREADABLE, f"only one die moved: roll both dice ({PHASE_2})", waiting=(seat,),
-                               **where)
-        self._draft = _Draft(actions=[action], dice=tuple(dice))
-        try:
-            self._draws()
-        except IllegalAction as exc:
-            self._draft = _Draft()
-            self._ref = tuple(dice)  # the refused throw is void: the next one is judged from here
-            return self._illegal(exc, where)
+        values: tuple[int, int] = (dice[0].value, dice[1].value)  # type: ignore[assignment]
+        choices = self._throws(values, moved)
+        if isinstance(choices, TurnOutcome):
+            self._ref = tuple(dice)  # that sight is no throw to judge again
+            return choices
+        if len(choices) > 1:  # the sight fits two legal plays: asked, never guessed
+            self._draft = _Draft(menu="which_roll", dice=tuple(dice), choice=tuple(choices))
+            return None
+        self._draft = _Draft(actions=list(choices[0][1]), dice=tuple(dice))
         return None
+
+    def _throws(self, values: tuple[int, int], moved: list[int]):
+        """What a throw showing ``values`` with the dice ``moved`` (indices) can be, as (words,
+        actions) choices (2. roll dice; THE ACTION CARDS, Re-roll): a try with both dice; after a failed
+        try, "re-roll" cards, one die each, the die left lying showing what the try showed. A
+        TurnOutcome when it can be none of them."""
+        s = self.state
+        seat = s.current
+        where = self._where()
+        out: list[tuple[str, tuple]] = []
+        if s.tries < TRIES and len(moved) == 2:
+            out.append((f"rolled both dice: {values[0]}+{values[1]} (try {s.tries + 1})", (Roll(seat, values),)))
+        if s.dice is not None:
+            if len(moved) == 1:
+                still = values[1 - moved[0]]
+                if still in s.dice and can_hold(s, seat, ActionCard.RE_ROLL):
+                    die = 0 if s.dice[1] == still else 1
+                    out.append((f"re-rolled the {s.dice[die]}: now {values[moved[0]]} (a re-roll card)",
+                                (ReRoll(seat, die, values[moved[0]]),)))
+                if s.tries < TRIES:  # or the next try, one die landing where it lay
+                    out.append((f"rolled both dice: {values[0]}+{values[1]} (try {s.tries + 1})",
+                                (Roll(seat, values),)))
+                if not out and still not in s.dice:
+                    a, b = s.dice
+                    return TurnOutcome(UNREADABLE, f"the die left lying shows {still}, but the last try was {a}+{b}:"
+                                       f" lay the dice as the screen shows, then re-roll one ({PHASE_2})",
+                                       waiting=(seat,), **where)
+            elif can_hold(s, seat, ActionCard.RE_ROLL, 2):
+                # one card after the other: the first die alone must still fall short, or the second
+                # card would not be played (Re-roll: "If the player rolls lower than his guess")
+                guess = s.guesses[seat] or 0
+                for first, second in ((0, 1), (1, 0)):
+                    kept = s.dice[second]
+                    if values[first] + kept < guess:
+                        out.append((f"two re-roll cards: {values[0]}+{values[1]}",
+                                    (ReRoll(seat, first, values[first]), ReRoll(seat, second, values[second]))))
+                        break
+        if out:
+            return out
+        if s.dice is None:
+            return TurnOutcome(UNREADABLE, f"only one die moved: roll both dice ({PHASE_2})", waiting=(seat,), **where)
+        a, b = s.dice
+        return self._illegal(IllegalAction(
+            f"{s.players[seat]} has used both tries ({a}+{b}): only a re-roll card re-rolls a die now, one die "
+            f"each ({PHASE_2}; THE ACTION CARDS, Re-roll)", rule="tries-used", section=PHASE_2,
+            player=s.players[seat]), where)
+
+
+def _note_of(draft: _Draft) -> dict:
+    """A drafted throw the panel is asked about, as the journal's ``"seen"`` event holds it."""
+    from companion.app.games.sushi_express import encode_action
+
+    return {"which_roll": [[words, [encode_action(a) for a in actions]] for words, actions in draft.choice],
+            "dice": [[d.face, [list(p) for p in d.quad]] for d in draft.dice]}
+
+
+def _draft_of_note(state: TableState, note: Any) -> _Draft:
+    """The draft a ``"seen"`` note describes (a resumed game asks the same question); an empty draft
+    for a note that does not fit the game now."""
+    from companion.app.games.sushi_express import decode_action
+    from companion.vision.observations import DieObservation
+
+    try:
+        seat = state.current
+        choice = tuple((str(words), tuple(decode_action(seat, a) for a in acts)) for words, acts in note["which_roll"])
+        dice = tuple(DieObservation(str(face), 1.0, tuple(tuple(p) for p in quad)) for face, quad in note["dice"])
+    except (KeyError, TypeError, ValueError):
+        return _Draft()
+    if state.phase is not Phase.ROLL or len(choice) < 2 or len(dice) != 2:
+        return _Draft()
+    return _Draft(menu="which_roll", dice=dice, choice=choice)
 
 
 def describe_step(players: Sequence[str], items: Sequence[Any], state: Any = None) -> list[str]:

@@ -14,7 +14,7 @@ Source: ../shared/rules/sushi-express.txt (sections named per kind below).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +28,8 @@ from companion.rules.sushi_express.state import (
     Exchange,
     Guess,
     Move,
-    ReRoll,
-    Roll,
 )
-from companion.rules.sushi_express.table import TableState, can_hold, pool
+from companion.rules.sushi_express.table import TableState, can_hold, tip_range
 
 #: Prompt kinds (``Prompt.kind``) and the rulebook section each one asks about.
 DISPLAY = "display"  # which customer card was laid in the display (PREPARATION; 4. make deliveries)
@@ -167,15 +165,13 @@ def accept_prompt(state: TableState, seat: int) -> Prompt:
     return Prompt(ACCEPT, seat, text, (ACCEPT_ITEM,), (ACCEPT_ITEM,))
 
 
-def which_roll_prompt(state: TableState, seat: int, reroll: ReRoll, roll: Roll) -> Prompt:
-    """After a failed first try only one die moved: was it "re-roll" (that die, a card played) or the
-    second try with both dice, one landing where it lay? The sight fits both (THE ACTION CARDS,
-    Re-roll; 2. roll dice), so the player says."""
-    old = state.dice[reroll.die] if state.dice else 0
-    a, b = roll.faces or (0, 0)
-    labels = (f"re-rolled the {old}: now {reroll.face} (a re-roll card)", f"rolled both dice: {a}+{b} (try 2)")
-    return Prompt(WHICH_ROLL, seat, f"{state.players[seat]}: one die moved. Re-roll card, or a second try?",
-                  labels, (reroll, roll))
+def which_roll_prompt(state: TableState, seat: int, choices: Sequence[tuple[str, tuple]]) -> Prompt:
+    """After a failed try the dice moved in a way two plays explain (one die moved: a "re-roll" card,
+    or the next try with one die landing where it lay; both moved: the next try, or two "re-roll"
+    cards): the player says which (THE ACTION CARDS, Re-roll; 2. roll dice). ``choices``: (words, the
+    engine actions) per play; picking one gives its actions."""
+    return Prompt(WHICH_ROLL, seat, f"{state.players[seat]}: re-roll card(s), or your next try?",
+                  tuple(w for w, _ in choices), tuple(a for _, a in choices))
 
 
 def further_prompt(state: TableState, seat: int) -> Prompt:
@@ -201,14 +197,18 @@ def may_play_further(state: TableState, seat: int) -> bool:
     return can_hold(state, seat, ActionCard.TILE_FURTHER)
 
 
-def customer_prompt(state: TableState, move: Move) -> Prompt:
-    """The van reaches or passes Sushi Express: which customer card to take from the display."""
+def customer_prompt(state: TableState, move: Move, back: bool = True) -> Prompt:
+    """The van reaches or passes Sushi Express: which customer card to take from the display.
+    ``back``: offer going back to how far the van goes (only when that was asked)."""
     seat = move.player
     kinds = [c for c in Customer if c in state.display]
-    labels = [c.label for c in kinds]
+    labels: list[str] = [c.label for c in kinds]
     values: list[Any] = [Move(seat, move.further, c) for c in kinds]
+    if back:
+        labels.append(BACK)
+        values.append(BACK)
     text = f"{state.players[seat]} passes Sushi Express: take which customer?"
-    return Prompt(CUSTOMER, seat, text, (*labels, BACK), (*values, BACK), move=move)
+    return Prompt(CUSTOMER, seat, text, tuple(labels), tuple(values), move=move)
 
 
 def deliver_prompt(state: TableState, seat: int) -> Prompt:
@@ -218,9 +218,11 @@ def deliver_prompt(state: TableState, seat: int) -> Prompt:
                   (KEEP_ITEM, DISCARD_ITEM), (True, False))
 
 
-def tips_prompt(state: TableState, seat: int, i: int, n: int) -> Prompt:
-    """The game ends: how many of ``seat``'s hidden action cards are tip cards (SCORING)."""
+def tips_prompt(state: TableState, seat: int, i: int, n: int, said: Mapping[int, int] | None = None) -> Prompt:
+    """The game has ended: how many of ``seat``'s hidden action cards are tip cards (SCORING). Only the
+    counts possible after what the players before said (``said``) are offered (:func:`tip_range`)."""
     hidden = state.hidden(seat)
-    most = min(hidden, pool(state)[ActionCard.TIP])
+    low, high = tip_range(state, seat, said or {})
     text = f"game over: {state.players[seat]}, how many of your {hidden} hidden action cards are tips?"
-    return Prompt(TIPS, seat, text, tuple(str(t) for t in range(most + 1)), tuple(range(most + 1)), step=(i, n))
+    counts = range(low, high + 1)
+    return Prompt(TIPS, seat, text, tuple(str(t) for t in counts), tuple(counts), step=(i, n))

@@ -125,6 +125,7 @@ class PlayLoop:
         self._read_next = True  # read the first frame: a resumed table, or an empty one to check
         self._last_event: dict[str, Any] | None = None
         self._asked = False  # the last reading asked a question on the panel
+        self._noted: Any = None  # the last question's sight written to the journal
         self._gap = 0
         self.status = ""
         self.read_ahead = int(read_ahead)
@@ -326,6 +327,12 @@ class PlayLoop:
                             "question": _headline(q.text), "kind": "first", "unanswered": q.unanswered,
                             "detail": q.detail}
             self._event({"event": "ask", "seat": names[q.seat], "question": q.text, "message": outcome.message})
+            if q.note is not None and q.note != self._noted:  # a sight the table cannot show again
+                try:
+                    self.journal.append(self.game_id, "seen", q.note, self._where())
+                    self._noted = q.note
+                except JournalError as exc:
+                    self._event({"event": "status", "device": "journal", "message": str(exc)})
             self._picker_screen()
         elif outcome.kind in (UNREADABLE, MISMATCH, AMBIGUOUS):
             self._event({"event": {UNREADABLE: "unreadable", MISMATCH: "mismatch"}.get(outcome.kind, outcome.kind),

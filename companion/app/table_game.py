@@ -50,6 +50,9 @@ class Question:
     unanswered: str = "not answered: lay the nigiri on its wasabi"
     #: the game's own description of the question, for its screens (Sushi Express: a Prompt), or None
     detail: Any = None
+    #: what the table showed that the question is about, when the game cannot see it again (a throw
+    #: of the dice): journalled as a ``"seen"`` event, so a resumed game asks the same; or None
+    note: Any = None
 
 
 @dataclass

@@ -158,11 +158,10 @@ class ExpressBots:
         """The option the bots pick for ``prompt`` asked at the companion's ``state``; None when they
         would not answer it (a re-roll is thrown instead, or the moment is not in the truth)."""
         if prompt.kind == DISPLAY:
-            if not state.display_known:
-                return self.start.display[prompt.step[0] - 1].label
-            # the deck is drawn from the top in order: the companion's supply says how far
-            drawn = len(self.start.customer_supply) - len(state.customer_supply)
-            return self.start.customer_supply[drawn + prompt.step[0] - 1].label
+            # the deck is laid out and drawn from the top in order: the companion's counts say how far
+            order = self.start.display + self.start.customer_supply
+            named = len(order) - len(state.customer_supply) - state.unnamed
+            return order[named + prompt.step[0] - 1].label
         if prompt.kind == TIPS:
             return str(self.final.hands[prompt.seat].count(ActionCard.TIP))
         step = self.step_at(state)
@@ -190,7 +189,7 @@ class ExpressBots:
             return action.take.label if action.take is not None else None
         if prompt.kind == WHICH_ROLL:
             kind = ReRoll if isinstance(action, ReRoll) else Roll
-            return next(o for o, v in zip(prompt.options, prompt.values) if isinstance(v, kind))
+            return next(o for o, v in zip(prompt.options, prompt.values) if isinstance(v[0], kind))
         if prompt.kind == DELIVER and isinstance(action, Deliver):
             return prompt.options[0 if action.keep else 1]
         return None

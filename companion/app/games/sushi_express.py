@@ -3,18 +3,22 @@
 Journal events of a Sushi Express game (:mod:`companion.app.journal`), one ``"turn"`` per applied step
 (:class:`companion.app.express_game.ExpressTableGame`)::
 
-    {"round": r, "turn": t, "seat": s, "actions": [...], "laid": [...], "first": bool, "tips": {...}}
+    {"round": r, "turn": t, "seat": s, "actions": [...]}
+    {"round": r, "turn": t, "seat": s, "laid": [...], "first": bool}
+    {"round": r, "turn": t, "seat": s, "tips": {...}}
 
 * ``actions``: the step's engine actions, in order, each one of ``{"guess": n, "same_guess": bool}``,
   ``{"exchange": [a, b]}``, ``{"end_turn": true}``, ``{"roll": [a, b]}`` (faces read by the camera),
   ``{"reroll": {"die": i, "face": f}}``, ``{"accept": true}``, ``{"move": {"further": k, "take":
   customer or null}}``, ``{"deliver": "keep" | "discard"}`` (sushi-express.txt, phases 1–4);
-* ``laid`` (optional): customer cards laid into the display, in order; with ``"first": true`` the
-  display laid out before round 1 (PREPARATION), else those drawn by the step (4. make deliveries);
-* ``tips`` (optional): at the game's end, seat (a string) → tip cards among that player's hidden
-  action cards (SCORING);
+* ``"seen"``: a throw the panel is asked about (``{"which_roll": [[words, [action, ...]], ...], "dice":
+  [[face, quad], ...]}``), so a resumed game asks the same;
+* ``laid``: the customer cards the players laid into the display and named, in order: with ``"first":
+  true`` the display laid out before round 1 (PREPARATION), else a refill (4. make deliveries);
+* ``tips``: once the game has ended, seat (a string) → tip cards among that player's hidden action
+  cards (SCORING);
 * ``"undo"``: ``{"turns": n}``, the last ``n`` steps taken back; ``"chose"``: a panel answer (the step
-  that follows holds its result), skipped when replaying.
+  that follows holds its result); both are skipped when replaying.
 
 Options (``--option``): the engine's ``equal_tips_penalty`` and ``first_player`` (the seat that guesses
 first in round 1, 0 = the first player named).
@@ -40,9 +44,9 @@ from companion.rules.sushi_express.state import (
     SushiExpressOptions,
     parse_customer,
 )
-from companion.rules.sushi_express.table import TableState, lay_display, new_table_game, table_apply
+from companion.rules.sushi_express.table import TableState, advance, name_display, new_table_game, reveal_tips
 
-NOTE_KINDS = ("chose", "named")
+NOTE_KINDS = ("chose", "named", "seen")
 
 
 @dataclass(frozen=True)
@@ -132,14 +136,14 @@ class SushiExpressAdapter:
         from companion.app.express_game import Laid, Tips
 
         (seat, items), = plays.items()
-        payload: dict[str, Any] = {"round": round_, "turn": turn, "seat": seat,
-                                   "actions": [encode_action(a) for a in items if not isinstance(a, (Laid, Tips))]}
-        for item in items:
-            if isinstance(item, Laid):
-                payload["laid"] = [str(c) for c in item.cards]
-                payload["first"] = item.first
-            elif isinstance(item, Tips):
-                payload["tips"] = {str(s): n for s, n in item.counts}
+        payload: dict[str, Any] = {"round": round_, "turn": turn, "seat": seat}
+        item = items[0] if items else None
+        if isinstance(item, Laid):
+            payload.update(laid=[str(c) for c in item.cards], first=item.first)
+        elif isinstance(item, Tips):
+            payload["tips"] = {str(s): n for s, n in item.counts}
+        else:
+            payload["actions"] = [encode_action(a) for a in items]
         return payload
 
     @staticmethod
@@ -232,25 +236,21 @@ def _replay_step(state: TableState, payload: dict[str, Any]) -> tuple[TableState
         raise ValueError("a step names a whole-number round and seat")
     if payload["round"] != state.round:
         raise ValueError(f"it is round {payload['round']}, but the game is at round {state.round}")
-    seat, items = payload["seat"], payload.get("actions")
-    if not isinstance(items, list):
-        raise ValueError("a step lists its actions")
-    laid = [parse_customer(c) for c in payload.get("laid", [])]
-    if payload.get("first"):
-        return lay_display(state, laid), ()
-    tips_in = payload.get("tips", {})
-    if not isinstance(tips_in, dict):
-        raise ValueError("tips are an object: seat → tip cards")
-    tips = {int(s): n for s, n in tips_in.items()}
+    seat = payload["seat"]
+    if "laid" in payload:
+        return name_display(state, [parse_customer(c) for c in payload["laid"]]), ()
+    if "tips" in payload:
+        tips_in = payload["tips"]
+        if not isinstance(tips_in, dict):
+            raise ValueError("tips are an object: seat → tip cards")
+        return reveal_tips(state, {int(s): n for s, n in tips_in.items()}), ()
+    items = payload.get("actions")
+    if not isinstance(items, list) or not items:
+        raise ValueError("a step holds one or more actions, the cards laid, or the tips")
     actions = tuple(decode_action(seat, item) for item in items)
-    if not actions:
-        raise ValueError("a step holds one or more actions")
     after = state
-    from companion.rules.sushi_express.table import advance
-
-    for i, action in enumerate(actions):
-        last = i == len(actions) - 1
-        after = table_apply(after, action, laid, tips) if last else advance(after, action)
+    for action in actions:
+        after = advance(after, action)
     return after, actions
 
 

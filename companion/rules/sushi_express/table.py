@@ -48,7 +48,7 @@ from companion.rules.sushi_express.state import (
     SushiExpressState,
 )
 
-__all__ = ["TableState", "advance", "can_hold", "cards_played", "display_draws", "ends_game", "lay_display",
+__all__ = ["TableState", "advance", "can_hold", "cards_played", "name_display", "tip_range",
            "new_table_game", "pool", "reveal_tips", "table_apply"]
 
 
@@ -59,12 +59,32 @@ class TableState(SushiExpressState):
     Attributes:
         unseen: per seat, the cards in ``hands[seat]`` that were taken face down and not shown since:
             placeholders, not their true names (module doc).
-        display_known: whether the players have said which customer cards lie in the display (the
-            first display is laid out before round 1; until then it holds placeholders).
+        unnamed: how many of the display's last cards the players have not named yet (placeholders):
+            the whole display before round 1, then the cards each refill draws (4. make deliveries),
+            until the players say which they are (:func:`name_display`).
+
+    A game whose display could not be refilled ends (GAME END); while players still hold hidden
+    cards it is not over yet: ``result`` is None until they say how many are tips (:func:`reveal_tips`).
     """
 
     unseen: tuple[tuple[ActionCard, ...], ...] = ()
-    display_known: bool = False
+    unnamed: int = 0
+
+    @property
+    def display_known(self) -> bool:
+        """Whether every card in the display has been named by the players."""
+        return self.unnamed == 0
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended and been scored: the display could not be refilled and every
+        hidden hand's tips are known (SCORING)."""
+        return self.phase is Phase.OVER and self.result is not None
+
+    @property
+    def tips_asked(self) -> bool:
+        """The display could not be refilled, and players with hidden cards must say their tips."""
+        return self.phase is Phase.OVER and self.result is None
 
     @property
     def turn(self) -> int:
@@ -94,7 +114,7 @@ def new_table_game(players: Sequence[str], options: SushiExpressOptions | None =
     """
     base = new_game_with_decks(players, starting_supply(len(players)), FULL_CUSTOMER_DECK, options)
     fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    return TableState(**fields, unseen=((),) * base.seats)
+    return TableState(**fields, unseen=((),) * base.seats, unnamed=base.seats)
 
 
 def pool(state: TableState) -> Counter:
@@ -196,84 +216,52 @@ def _keep_re_roll_open(state: TableState, action: Action) -> TableState:
     return _swap_in(state, seat, ActionCard.RE_ROLL, reveal=False) or state
 
 
-def display_draws(state: TableState, action: Action) -> int:
-    """How many customer cards ``action`` makes the players draw into the display (phase 4 refill, or
-    none); the game's end draws none (GAME END).
-
-    Raises:
-        IllegalAction: as the engine, for an action it refuses.
-    """
-    ready = _prepared(state, action)
-    after = apply(ready, action)
-    return 0 if after.is_over else len(ready.customer_supply) - len(after.customer_supply)
-
-
-def ends_game(state: TableState, action: Action) -> bool:
-    """Whether ``action`` ends the game (the display cannot be filled, GAME END).
-
-    Raises:
-        IllegalAction: as the engine, for an action it refuses.
-    """
-    return apply(_prepared(state, action), action).is_over
-
-
 def _prepared(state: TableState, action: Action) -> TableState:
     """``state`` with the hidden cards ``action`` needs named (module doc)."""
     return _keep_re_roll_open(_show_played(state, action), action)
 
 
-def _arrange_customers(state: TableState, drawn: Sequence[Customer]) -> TableState:
-    """The customer supply with ``drawn`` on top, in that order (its true order is unknown)."""
-    rest = Counter(state.customer_supply)
-    rest.subtract(drawn)
-    short = [c for c, n in rest.items() if n < 0]
+def name_display(state: TableState, cards: Sequence[Customer]) -> TableState:
+    """The display's unnamed cards (the first display, PREPARATION: "Draw as many customer cards as
+    there are players and place them face up in a row"; or a refill, 4. make deliveries) are
+    ``cards``, in order: their placeholders go back to the face-down deck, ``cards`` come out of it.
+
+    Raises:
+        IllegalAction: ``display-size`` for another number of cards than are unnamed, or
+            ``customer-not-in-supply`` for more cards of a customer than the deck still holds.
+    """
+    n = state.unnamed
+    if not n or len(cards) != n or not all(isinstance(c, Customer) for c in cards):
+        raise IllegalAction(f"{n} customer card(s) of the display are to be named now, got {len(cards)}",
+                            rule="display-size", section=CONTENTS if state.round == 1 else PHASE_4)
+    kept, placeholders = state.display[: len(state.display) - n], state.display[len(state.display) - n:]
+    deck = Counter(state.customer_supply) + Counter(placeholders)
+    short = [c for c, k in (Counter(cards) - deck).items() if k > 0]
     if short:
-        seen = ", ".join(c.label for c in short)
-        raise IllegalAction(f"the customer deck holds no more {seen}: every such card of the box is already out",
+        names = ", ".join(c.label for c in short)
+        raise IllegalAction(f"the customer deck holds no more {names}: every such card of the box is out",
                             rule="customer-not-in-supply", section=CONTENTS)
-    left = list(state.customer_supply)
-    for card in drawn:
+    left = list(state.customer_supply) + list(placeholders)
+    for card in cards:
         left.remove(card)
-    return replace(state, customer_supply=tuple(drawn) + tuple(left))
+    return replace(state, display=kept + tuple(cards), customer_supply=tuple(left), unnamed=0)
 
 
-def lay_display(state: TableState, cards: Sequence[Customer]) -> TableState:
-    """The first display, as laid out from the shuffled customer cards before round 1 (PREPARATION:
-    "Draw as many customer cards as there are players and place them face up in a row").
-
-    Raises:
-        IllegalAction: not one card per player, a display already laid, or more cards of a customer
-            than the box holds.
-    """
-    if state.display_known or state.round != 1 or state.phase is not Phase.GUESS or state.guess_turn:
-        raise IllegalAction("the display is laid out once, before the first guess", rule="display-laid",
-                            section=CONTENTS)
-    if len(cards) != state.seats or not all(isinstance(c, Customer) for c in cards):
-        raise IllegalAction(f"the display holds one customer card per player: {state.seats}, got {len(cards)}",
-                            rule="display-size", section=CONTENTS)
-    full = state.customer_supply + state.display
-    arranged = _arrange_customers(replace(state, customer_supply=full), cards)
-    n = len(cards)
-    return replace(arranged, display=arranged.customer_supply[:n], customer_supply=arranged.customer_supply[n:],
-                   display_known=True)
-
-
-def advance(state: TableState, action: Action, drawn: Sequence[Customer] = ()) -> TableState:
-    """The state after ``action`` at a real table, with hidden cards still hidden: at the game's end its
-    result counts placeholders, so use this only to look ahead (what to ask before the last action:
-    the hidden hands at the end), and :func:`table_apply` to play.
+def advance(state: TableState, action: Action) -> TableState:
+    """The state after ``action`` at a real table: hidden cards it plays named, an action card taken
+    face down kept hidden, the customer cards a refill draws left unnamed (``unnamed``) and, at the
+    game's end with hidden hands, the result left until the tips are known (:func:`reveal_tips`).
 
     Raises:
-        IllegalAction: as :func:`table_apply`, but for ``tips-count``.
+        IllegalAction: the engine's refusal (a card nobody could hold is ``card-not-held``), or
+            ``display-unnamed`` while display cards wait to be named.
     """
+    if state.unnamed:
+        raise IllegalAction("name the customer cards laid in the display first", rule="display-unnamed",
+                            section=PHASE_4)
+    if state.tips_asked:
+        raise IllegalAction("the game is over: say the tips among hidden cards", rule="game-over", section=SCORING)
     state = _prepared(state, action)
-    need = display_draws(state, action)
-    drawn = tuple(drawn)
-    if len(drawn) != need or not all(isinstance(c, Customer) for c in drawn):
-        raise IllegalAction(f"{need} customer card(s) are drawn into the display now, got {len(drawn)}",
-                            rule="display-draw", section=PHASE_4)
-    if drawn:
-        state = _arrange_customers(state, drawn)
     before = state
     after = apply(state, action)
     if len(after.action_supply) < len(before.action_supply):
@@ -281,47 +269,61 @@ def advance(state: TableState, action: Action, drawn: Sequence[Customer] = ()) -
         unseen = list(after.unseen)
         unseen[seat] = unseen[seat] + (before.action_supply[0],)
         after = replace(after, unseen=tuple(unseen))
+    drawn = len(before.customer_supply) - len(after.customer_supply)
+    if drawn and after.phase is not Phase.OVER:
+        after = replace(after, unnamed=drawn)
+    if after.phase is Phase.OVER and any(after.unseen):
+        after = replace(after, result=None)  # scored once the hidden hands' tips are known
     return after
 
 
-def table_apply(state: TableState, action: Action, drawn: Sequence[Customer] = (),
-                tips: Mapping[int, int] | None = None) -> TableState:
-    """The state after ``action`` at a real table.
-
-    Args:
-        drawn: the customer cards drawn into the display by this action, in order (exactly
-            :func:`display_draws` of them; 4. make deliveries).
-        tips: when the action ends the game, each seat holding hidden cards → how many of them are tip
-            cards (SCORING); the others are then counted as action cards left.
+def table_apply(state: TableState, action: Action) -> TableState:
+    """The state after ``action`` at a real table (:func:`advance`). Kept for symmetry with the
+    engine's ``apply``.
 
     Raises:
-        IllegalAction: the engine's refusal (a card nobody could hold is ``card-not-held``); the wrong
-            number of drawn cards (``display-draw``); a customer the deck no longer holds
-            (``customer-not-in-supply``); tips missing or impossible (``tips-count``).
+        IllegalAction: as :func:`advance`.
     """
-    after = advance(state, action, drawn)
-    if after.is_over:
-        after = reveal_tips(after, tips or {})
-    return after
+    return advance(state, action)
+
+
+def tip_range(state: TableState, seat: int, said: Mapping[int, int]) -> tuple[int, int]:
+    """The tip cards ``seat`` may hold among their hidden cards, given what the players before them
+    said (``said``: seat → tips): the two tip cards (THE ACTION CARDS) not seen are in the hidden
+    hands or still in the supply, so the count is at most what is left and at least what the supply
+    and the later hands cannot hold."""
+    left = pool(state)[ActionCard.TIP] - sum(said.values())
+    later = sum(state.hidden(s) for s in range(state.seats) if s != seat and s not in said)
+    room = len(state.action_supply) + later
+    return max(0, left - room), max(0, min(state.hidden(seat), left))
 
 
 def reveal_tips(state: TableState, tips: Mapping[int, int]) -> TableState:
-    """The game's end with the hidden cards shown: ``tips[seat]`` of each hidden hand are tip cards,
-    the rest other action cards (SCORING: tips count, and action cards left break a tie); rescored.
+    """The game's end (``tips_asked``) with the hidden hands' tips said: ``tips[seat]`` of each hidden
+    hand are tip cards, the rest other action cards (SCORING: tips count, and action cards left break
+    a tie); scored. The other hidden cards stay hidden (nobody said which they are).
 
     Raises:
-        IllegalAction: ``tips-count`` naming the player, for a seat with hidden cards not in ``tips``,
-            a count above their hidden cards, or more tips than the box has left unaccounted for.
+        IllegalAction: ``tips-count`` naming the player, for a seat with hidden cards not in ``tips``, or
+            a count outside :func:`tip_range` (the two tip cards must be somewhere); ``game-over``
+            when the game is not waiting for tips.
     """
+    if not state.tips_asked:
+        raise IllegalAction("tips are said once the game has ended, by the players with hidden cards",
+                            rule="game-over", section=SCORING)
+    said: dict[int, int] = {}
+    others: dict[int, tuple[ActionCard, ...]] = {}
+    asked = state  # the ranges are those the players were offered (the hands as they were)
     for seat in range(state.seats):
         n = state.hidden(seat)
         if not n:
             continue
         name = state.players[seat]
         t = tips.get(seat)
-        if type(t) is not int or not 0 <= t <= n:
-            raise IllegalAction(f"{name} holds {n} hidden action card(s): say how many are tip cards (0 to {n})",
-                                rule="tips-count", section=SCORING, player=name)
+        low, high = tip_range(asked, seat, said)
+        if type(t) is not int or not low <= t <= high:
+            raise IllegalAction(f"{name} holds {n} hidden action card(s): {low} to {high} of them can be tip cards"
+                                f" ({ACTION_CARDS}, Tip), got {t!r}", rule="tips-count", section=SCORING, player=name)
         have = Counter(state.unseen[seat])[ActionCard.TIP]
         while have != t:
             if have < t:
@@ -334,9 +336,12 @@ def reveal_tips(state: TableState, tips: Mapping[int, int]) -> TableState:
                                     rule="tips-count", section=SCORING, player=name)
             state = renamed
             have = Counter(state.unseen[seat])[ActionCard.TIP]
-        # this hand is settled: its names are true now
+        # this hand is settled: its tips are true now, and no later renaming may touch it
+        said[seat] = t
+        others[seat] = tuple(c for c in state.unseen[seat] if c is not ActionCard.TIP)
         state = replace(state, unseen=state.unseen[:seat] + ((),) + state.unseen[seat + 1:])
-    return end_game(replace(state, phase=Phase.DELIVER, result=None))
+    unseen = tuple(others.get(s, ()) for s in range(state.seats))
+    return replace(end_game(replace(state, phase=Phase.DELIVER, result=None)), unseen=unseen)
 
 
 def _swap_out_tip(state: TableState, seat: int) -> TableState | None:
