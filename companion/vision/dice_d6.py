@@ -341,6 +341,11 @@ def _lone_faces(p: Pip, grad) -> list[Face]:
             for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)]
 
 
+#: Pips of one group differ in contrast by at most this factor (the pips of one die are printed
+#: alike; a shadow's dark corner next to a die reads far fainter).
+MAX_CONTRAST_RATIO = 1.6
+
+
 def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     """Connected groups of neighbouring pips: like polarity, size (diameters within 1.6×) and
     shape (roundness within 0.2, and squashed the same way), at most 4.2 mean diameters apart."""
@@ -353,6 +358,7 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     rnd = np.array([p.roundness for p in pips])
     ang = np.array([p.angle for p in pips])
     pol = np.array([p.polarity for p in pips])
+    con = np.array([max(p.contrast, 1e-3) for p in pips])
     turn = np.abs(ang[:, None] - ang[None]) % 180.0
     turn = np.minimum(turn, 180.0 - turn)
     near = (
@@ -363,6 +369,8 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
         # squashed along different directions: two side faces
         & ((np.maximum(rnd[:, None], rnd[None]) >= 0.8) | (turn <= 30.0))
         & (np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 4.2 * (d[:, None] + d[None]) / 2)
+        # one die's pips are printed alike: a shadow's dark corner is a fainter blob than its pips
+        & (np.maximum(con[:, None], con[None]) <= MAX_CONTRAST_RATIO * np.minimum(con[:, None], con[None]))
     )
     labels = _components_of(near)
     groups: dict[int, list[Pip]] = {}
