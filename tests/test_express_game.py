@@ -260,8 +260,18 @@ def test_place_exchange_is_offered_to_a_holder_and_swaps_the_stacks():
     assert out.kind == APPLIED
     assert table.state.stack(5) == (2,) and table.state.stack(6) == (1,)  # Cy on 5, Bo on 6
     assert table.state.played_actions == (ActionCard.PLACE_EXCHANGE,) and table.state.hidden(0) == 0
+    exchanged = table.state
     assert table.feed(None).kind == APPLIED  # nothing left to play: her turn ends, phase 1 with it
     assert table.state.phase is Phase.ROLL and table.state.order == (0, 1, 2)
+    # UNDO of that end of turn: it is not applied again at once, but shown and waits for OK, so a
+    # second UNDO could take back the exchange
+    table.undone()
+    table.resync(None, exchanged, look=ExpressLook(()))
+    out = table.feed(None)
+    assert out.kind == AMBIGUOUS and out.question.detail.kind == "confirm"
+    assert table.state == exchanged
+    table.answer(0, out.question.options[0])
+    assert table.feed(None).kind == APPLIED and table.state.phase is Phase.ROLL
 
 
 def test_undo_takes_a_roll_back_and_the_next_throw_is_judged_from_the_table_as_it_is():

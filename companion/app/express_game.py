@@ -45,6 +45,7 @@ from companion.app.express_prompts import (
     guess_prompt,
     may_play_further,
     same_guess_prompt,
+    confirm_prompt,
     tips_prompt,
     which_roll_prompt,
 )
@@ -115,6 +116,7 @@ class _Draft:
     move: Move | None = None  # the move whose customer is asked
     dice: Any = None  # the dice reading of a drafted try, the reference once applied
     choice: tuple = ()  # WHICH_ROLL: the re-roll and the try the sight fits
+    auto: bool = False  # the actions need nobody's answer (the rules leave no choice)
 
 
 def _side(die) -> float:
@@ -152,7 +154,8 @@ class ExpressTableGame:
         self._draft = _Draft()
         self._ref: tuple[Any, ...] | None = None  # the dice at rest before the roll due now
         self._answers: list[tuple[int, str]] = []
-        self._restored: list[tuple[int, str]] = []
+        self._restored: list[Any] = []
+        self._hold = False  # after an undo: a step nobody is asked about waits for OK
 
     # ---- what the loop asks -------------------------------------------------------------------
     def next_seats(self) -> tuple[int, ...]:
@@ -173,6 +176,11 @@ class ExpressTableGame:
         throw asked about) and ``"chose"`` (an answer). They are taken again once the table is synced,
         so a resumed game asks only what was not answered."""
         self._restored = list(events)
+
+    def undone(self) -> None:
+        """The players took a step back (UNDO): the next step that needs nobody's answer is shown and
+        waits for OK instead of being applied again at once (a second UNDO can then go further)."""
+        self._hold = True
 
     def answer(self, seat: int, label: str) -> None:
         """The panel's answer ``label`` to the question asked of ``seat``; used at the next
@@ -242,6 +250,9 @@ class ExpressTableGame:
             seat = next(seat for seat in hidden if seat not in d.tips)
             return tips_prompt(s, seat, hidden.index(seat) + 1, len(hidden), d.tips)
         if d.actions:
+            if self._hold and d.auto:
+                words = "; ".join(describe_step(s.players, d.actions))
+                return confirm_prompt(s, d.actions[0].player, words)
             return None
         seat = s.current
         if s.phase is Phase.GUESS:
@@ -278,6 +289,9 @@ class ExpressTableGame:
         if prompt.kind == "display":
             d.drawn.append(value)
             return self._name_display() if len(d.drawn) == self.state.unnamed else None
+        if prompt.kind == "confirm":
+            self._hold = False
+            return None
         if prompt.kind == "tips":
             d.tips[seat] = value
             if all(d.tips.get(s) is not None for s in range(self.state.seats) if self.state.hidden(s)):
@@ -367,6 +381,10 @@ class ExpressTableGame:
         if not self._draft.actions and s.phase is Phase.MOVE and not may_play_further(s, s.current) \
                 and self._draft.menu is None:
             self._choose_move(Move(s.current, 0))  # no card to play: the van goes by its guess
+            self._draft.auto = bool(self._draft.actions)
+        if not self._draft.actions and s.phase is Phase.GUESS and s.marker_number(s.current) is not None \
+                and self._draft.menu is None and not self._may_exchange(s.current):
+            self._draft.actions, self._draft.auto = [EndTurn(s.current)], True  # placed, nothing left to play
         prompt = self.prompt()
         if prompt is not None:
             note = _note_of(self._draft) if prompt.kind == "which_roll" else None
@@ -374,9 +392,6 @@ class ExpressTableGame:
                                                                           unanswered="press OK to answer",
                                                                           detail=prompt, note=note), **where)
         if self._draft.actions:
-            return self._apply_draft()
-        if s.phase is Phase.GUESS:  # placed, and no exchange to offer: the turn ends
-            self._draft.actions = [EndTurn(s.current)]
             return self._apply_draft()
         return self._roll_waiting(where)
 
@@ -410,6 +425,7 @@ class ExpressTableGame:
             self._ref = d.dice
         self.state = state
         self._draft = _Draft()
+        self._hold = False
         if state.phase is Phase.ROLL and before.phase is not Phase.ROLL:
             self._ref = None  # read the dice at rest as the first sight of phase 2
         return TurnOutcome(APPLIED, "", plays={seat: plays}, **where)

@@ -43,6 +43,7 @@ FURTHER = "further"  # how many "1 tile further" cards (THE ACTION CARDS, 1 tile
 CUSTOMER = "customer"  # which customer to take at Sushi Express (3. move delivery vans, Sushi Express)
 DELIVER = "deliver"  # keep or discard the display (4. make deliveries)
 TIPS = "tips"  # how many tip cards among a player's hidden action cards (SCORING)
+CONFIRM = "confirm"  # after an undo: a step nobody is asked about, shown before it is applied again
 
 #: The option that goes back to the menu before (sub-menus only).
 BACK = "◀ back"
@@ -216,6 +217,12 @@ def deliver_prompt(state: TableState, seat: int) -> Prompt:
     left = ", ".join(c.label for c in state.display)
     return Prompt(DELIVER, seat, f"{state.players[seat]}: keep the display ({left}) or discard it?",
                   (KEEP_ITEM, DISCARD_ITEM), (True, False))
+
+
+def confirm_prompt(state: TableState, seat: int, words: str) -> Prompt:
+    """After an undo, the step the rules leave no choice in (an end of turn, a van moved by its
+    guess) is shown before it is applied again, so a second UNDO can go further back."""
+    return Prompt(CONFIRM, seat, f"{state.players[seat]}: {words}", (f"OK: {words}",), ("ok",))
 
 
 def tips_prompt(state: TableState, seat: int, i: int, n: int, said: Mapping[int, int] | None = None) -> Prompt:

@@ -517,6 +517,8 @@ class PlayLoop:
         state = self._rebuilt().state
         self.resync_to = state
         self._read_next = True
+        if hasattr(self.table, "undone"):  # a game that applies steps nobody is asked about holds them
+            self.table.undone()
         self._event({"event": "undone", "turns": turns, "round": state.round, "turn": state.turn})
         self._show(f"undone: put the table back as it was at round {state.round}, turn {state.turn}", "info")
         return True
