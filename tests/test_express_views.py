@@ -225,8 +225,8 @@ def test_waiting_lights_the_seats_and_says_what_they_do():
 
 
 def test_six_seats_have_six_colours():
-    assert xs.seat_colour(5) == xs.SIXTH_SEAT_COLOUR
-    assert len(set(xs.EXPRESS_SEAT_COLOURS)) == 6 and xs.EXPRESS_SEAT_COLOURS[:5] == SEAT_COLOURS
+    assert xs.seat_colour(5) == SEAT_COLOURS[5]
+    assert len(set(xs.EXPRESS_SEAT_COLOURS)) == 6 and xs.EXPRESS_SEAT_COLOURS == SEAT_COLOURS
 
 
 # ---------------------------------------------------------------------------------------------

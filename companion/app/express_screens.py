@@ -17,8 +17,7 @@ The pieces, our own shapes (not the publisher's art):
   in a chip of that colour;
 * the two dice: white d6 faces with pips.
 
-Seat colours are ``screens.SEAT_COLOURS`` plus a sixth (:data:`SIXTH_SEAT_COLOUR`), Sushi Express
-being a game for up to 6.
+Seat colours are ``screens.SEAT_COLOURS``, six of them: Sushi Express is a game for up to 6.
 """
 
 from __future__ import annotations
@@ -68,10 +67,8 @@ from companion.app.screens import (
 from companion.rules.sushi_express.state import PARK, SUSHI_EXPRESS, TILES, ActionCard, Customer
 from companion.rules.wording import plural
 
-#: The sixth seat's colour: Okabe–Ito blue, lightened for the dark background (the five of
-#: ``screens.SEAT_COLOURS`` serve Sushi Go! and Sushi Roll, for up to 5).
-SIXTH_SEAT_COLOUR = (40, 130, 220)
-EXPRESS_SEAT_COLOURS = (*SEAT_COLOURS, SIXTH_SEAT_COLOUR)
+#: The seats' colours (every screen's: the shared refusal and undo screens colour seat 6 alike).
+EXPRESS_SEAT_COLOURS = SEAT_COLOURS
 
 _INK = (22, 22, 26)
 HOUSE_FILL, HOUSE_EDGE = (62, 72, 92), (110, 122, 146)

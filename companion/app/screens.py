@@ -133,9 +133,10 @@ TEXT = (246, 246, 246)
 DIM = (172, 182, 198)
 GOLD = (255, 206, 64)
 STATUS_BG = {"info": (40, 58, 84), "warn": (150, 96, 0), "error": (168, 34, 34)}
-#: One accent per seat, chosen to stay distinct for the common colour-vision deficiencies
-#: (Okabe–Ito-like: orange, sky blue, green, yellow, pink).
-SEAT_COLOURS = ((240, 140, 30), (86, 180, 233), (40, 170, 120), (240, 228, 66), (214, 120, 190))
+#: One accent per seat, up to 6 (Sushi Express), chosen to stay distinct for the common colour-vision
+#: deficiencies (Okabe–Ito-like: orange, sky blue, green, yellow, pink, and blue lightened for the
+#: dark background).
+SEAT_COLOURS = ((240, 140, 30), (86, 180, 233), (40, 170, 120), (240, 228, 66), (214, 120, 190), (40, 130, 220))
 
 #: The order card groups appear in a tableau, so seats compare at a glance (scoring families).
 CARD_ORDER = (
