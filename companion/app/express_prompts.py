@@ -103,8 +103,8 @@ def display_prompt(state: TableState, seat: int, i: int, n: int, why: str, taken
     "refill the display"); the options are the customers the deck still holds besides ``taken``
     (the cards named before this one)."""
     deck = Counter(state.customer_supply)
-    if not state.display_known:
-        deck.update(state.display)  # placeholders until the players say what lies there
+    if state.unnamed:  # the unnamed cards are placeholders: what they are comes out of the deck
+        deck.update(state.display[len(state.display) - state.unnamed:])
     deck.subtract(taken)
     left = [c for c in Customer if deck[c] > 0]
     text = f"{why}: which customer is card {i} of {n}?"
