@@ -12,8 +12,9 @@ from dataclasses import replace
 
 import pytest
 
+from companion.app.cmd_demo_express import truthful_answer
 from companion.app.express_game import ExpressLook, ExpressTableGame, Laid
-from companion.app.express_prompts import ACCEPT, DISPLAY, GUESS
+from companion.app.express_prompts import DISPLAY, GUESS
 from companion.app.table_game import AMBIGUOUS, APPLIED, ILLEGAL, UNREADABLE, WAITING
 from companion.rules.sushi_express.state import ActionCard, Phase, Roll
 from companion.sim.express_bots import ExpressBots
@@ -68,7 +69,7 @@ def play_through(seed: int, players: int):
         out = table.feed(None, look=cam.look())
         outcomes.append(out)
         if out.kind == AMBIGUOUS:
-            label = bots.answer(out.question.detail, table.state)
+            label = truthful_answer(bots, out.question.detail, table.state)
             if label is not None:
                 table.answer(out.question.seat, label)
                 continue
@@ -386,3 +387,21 @@ def test_the_tips_offered_are_the_counts_still_possible():
     scored = reveal_tips(end, {0: 1, 1: 0, 2: 1})
     assert scored.is_over and [h.count(ActionCard.TIP) for h in scored.hands] == [1, 0, 1]
     assert scored.hidden(0) == 1  # her other hidden card stays unnamed
+
+
+def test_a_refill_offers_only_customers_the_face_down_deck_still_holds():
+    from companion.app.express_prompts import display_prompt
+    from companion.rules.sushi_express.state import Customer
+    from companion.rules.sushi_express.table import name_display
+
+    table = ExpressTableGame(NAMES[:3])
+    s = table.state
+    # every light blue card is out: 2 kept in the display, 6 taken by players; one card is drawn anew
+    supply = [c for c in s.customer_supply + s.display if c is not Customer.LIGHT_BLUE]
+    refill = replace(s, display=(Customer.LIGHT_BLUE, Customer.LIGHT_BLUE, supply[0]),
+                     customer_supply=tuple(supply[1:]), collected=((Customer.LIGHT_BLUE,) * 6, (), ()), unnamed=1)
+    prompt = display_prompt(refill, 0, 1, 1, "refill the display")
+    assert "light blue" not in prompt.options and "rose" in prompt.options
+    assert set(prompt.options) == {c.label for c in Customer if c in refill.customer_supply or c == supply[0]}
+    named = name_display(refill, [Customer.ROSE])
+    assert named.display[:2] == (Customer.LIGHT_BLUE, Customer.LIGHT_BLUE) and named.display_known

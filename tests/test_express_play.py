@@ -4,7 +4,7 @@ coming to rest) read by the settle detector and the pip-dice reader, the players
 recorded panel script (kept by camera frame), judged by the table rules and journalled, to the true
 scores; kill -9 and resume; the export scored by ``companion score``.
 
-The fixture is written by ``python -m companion.sim.express_record tests/fixtures/sushi-express-4p
+The fixture is written by ``python -m companion.app.express_record tests/fixtures/sushi-express-4p
 --players 4 --seed 7`` (its game.json holds the bots' truth). The game ends in a three-way tie on 9
 points that the action cards left break, so the tie-break is read too.
 """
@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import signal
-import subprocess
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from killing import kill_after_applied, resume
 
 from companion.app.journal import Journal
 from companion.cli import main
@@ -108,24 +106,29 @@ def test_kill_9_mid_game_and_resume_finishes_with_no_step_lost_or_doubled(replay
     _, _, whole = replayed
     kill_after = _kill_after(_steps(whole))
     path = tmp_path / "j.sqlite3"
-    proc = subprocess.Popen(_play_cmd(path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    applied = 0
-    try:
-        for line in proc.stdout:
-            if json.loads(line)["event"] == "applied":
-                applied += 1
-                if applied == kill_after:
-                    break
-        os.kill(proc.pid, 0)  # still running: the kill is mid-game
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    assert applied == kill_after
+    assert kill_after_applied(_play_cmd(path), kill_after) == kill_after
     assert len(_steps(path)) >= kill_after  # every step announced as applied was committed first
-    again = subprocess.run(_play_cmd(path), capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-2000:]
-    lines = [json.loads(line) for line in again.stdout.splitlines()]
+    lines = resume(_play_cmd(path))
     assert lines and lines[0]["event"] == "resumed"
     assert lines[-1]["event"] == "game-over"
     assert lines[-1]["result"]["total"] == dict(zip(PLAYERS, TRUTH["final"]["totals"]))
     assert _steps(path) == _steps(whole)
+
+
+def test_play_on_the_simulated_table_with_a_panel_that_always_takes_the_first_answer(tmp_path):
+    """``companion play --game sushi-express --camera sim``: the simulated hand throws whenever the
+    table waits for a roll, and a panel script presses OK every other frame, so every question takes
+    its first answer (customers laid out, refills, guesses, moves, keep). Whatever the players pick,
+    the game runs to its end with nothing refused (a refill once offered a customer the deck no longer
+    held, and the first answer looped on its refusal)."""
+    script = tmp_path / "panel.json"
+    script.write_text(json.dumps([{"frame": i, "event": "ok"} for i in range(0, 8000, 2)]), encoding="utf-8")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(["play", "--game", "sushi-express", "--players", "Ann,Bo,Cy", "--camera", "sim", "--seed", "3",
+                     "--panel", f"script:{script}", "--display", "none", "--journal", str(tmp_path / "j.sqlite3"),
+                     "--json"])
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert code == 0
+    assert not [e for e in events if e["event"] == "refused"]
+    assert events[-1]["event"] == "game-over" and len(events[-1]["result"]["total"]) == 3

@@ -103,7 +103,7 @@ def table_game(n, seed):
                 action = Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
             elif isinstance(action, ReRoll):
                 action = ReRoll(action.player, action.die, rng.randint(1, 6))
-            state = T.table_apply(state, action)
+            state = T.advance(state, action)
         out.append(state)
     return out
 
@@ -127,8 +127,8 @@ def first_guesses(numbers, n=4):
     state = T.name_display(state, [C.ROSE, C.LIGHT_BLUE, C.TIP, C.DARK_BLUE, C.RED, C.GREEN][:n])
     for seat, number in enumerate(numbers):
         guess = Guess(seat, number[1], same_guess=True) if isinstance(number, tuple) else Guess(seat, number)
-        state = T.table_apply(state, guess)
-        state = T.table_apply(state, EndTurn(seat))
+        state = T.advance(state, guess)
+        state = T.advance(state, EndTurn(seat))
     return state
 
 
@@ -136,7 +136,7 @@ def moving(vans=(1, 2, 4, 9)):
     """4 players: Ann guesses 5, Bo 4, Cy 3, Dee 2; Ann rolls 3+3 = 6 (5 or more: phase 3, Ann moves
     first); then the vans stand on ``vans`` (as after earlier rounds)."""
     state = first_guesses([5, 4, 3, 2])
-    state = T.table_apply(state, Roll(0, (3, 3)))
+    state = T.advance(state, Roll(0, (3, 3)))
     assert state.phase is Phase.MOVE and state.current == 0
     return replace(state, vans=tuple(vans), has_moved=(True,) * 4)
 
@@ -148,7 +148,7 @@ def moving(vans=(1, 2, 4, 9)):
 def test_scoreboard_in_phase_2_shows_the_dice_tries_and_the_rollers_guess():
     state = first_guesses([8, 4, 3, 2])
     assert state.phase is Phase.ROLL and state.current == 0  # the highest guess rolls (2. roll dice)
-    state = T.table_apply(state, Roll(0, (3, 4)))  # 7 < 8: the first try failed
+    state = T.advance(state, Roll(0, (3, 4)))  # 7 < 8: the first try failed
     view = xv.scoreboard_view(state, "Ann: rolls 3+4 = 7")
     assert (view.phase, view.round, view.dice, view.roller, view.tries, view.need) == (Phase.ROLL, 1, (3, 4), 0, 1, 8)
     assert view.title == "Round 1 · 2 roll dice" and view.note == "Ann's turn" and view.active == 0
@@ -158,7 +158,7 @@ def test_scoreboard_in_phase_2_shows_the_dice_tries_and_the_rollers_guess():
     assert [b.text for b in boxes if b.role == "ring_centre"] == ["tries: 1 of 2", "needs 8+"]
     # before the first try there are no dice; once a van moves, no dice and no roller
     assert xv.scoreboard_view(first_guesses([8, 4, 3, 2])).dice is None
-    moved = T.table_apply(state, Roll(0, (6, 6)))
+    moved = T.advance(state, Roll(0, (6, 6)))
     assert xv.scoreboard_view(moved).roller is None and xv.scoreboard_view(moved).dice is None
 
 
@@ -211,7 +211,7 @@ def test_the_board_draws_each_stack_in_seat_colours_bottom_first():
 
 
 def test_waiting_lights_the_seats_and_says_what_they_do():
-    state = T.table_apply(first_guesses([8, 4, 3, 2]), Roll(0, (3, 4)))
+    state = T.advance(first_guesses([8, 4, 3, 2]), Roll(0, (3, 4)))
     view = xv.waiting_view(state, [0])
     assert [s.waiting for s in view.seats] == [True, False, False, False] and view.big_status
     assert view.status == "Ann rolls: try 2 of 2, needs 8 or more"
@@ -335,7 +335,7 @@ def test_actions_in_words():
 def test_refusal_names_the_rule_its_section_and_what_to_do():
     state = first_guesses([7])
     with pytest.raises(IllegalAction) as caught:
-        T.table_apply(state, Guess(1, 7))  # taken, without "same guess" (1. place guesses)
+        T.advance(state, Guess(1, 7))  # taken, without "same guess" (1. place guesses)
     error = caught.value
     view = xv.refusal_view(error, state)
     assert isinstance(view, RefusalView) and view.rule == "number-taken" and view.seat == 1

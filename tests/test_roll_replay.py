@@ -20,14 +20,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
-import subprocess
 import sys
 from collections import Counter
 from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from killing import kill_after_applied, resume
 
 from companion.app.journal import Journal
 from companion.cli import main
@@ -195,23 +194,9 @@ def test_kill_9_mid_game_and_resume_finishes_with_no_turn_lost_or_doubled(replay
     true totals and the same journal as the uninterrupted replay."""
     _, _, whole = replayed
     path = tmp_path / "j.sqlite3"
-    proc = subprocess.Popen(_play_cmd(path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    applied = 0
-    try:
-        for line in proc.stdout:
-            if json.loads(line)["event"] == "applied":
-                applied += 1
-                if applied == KILL_AFTER:
-                    break
-        os.kill(proc.pid, 0)  # still running: the kill is mid-game
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    assert applied == KILL_AFTER
+    assert kill_after_applied(_play_cmd(path), KILL_AFTER) == KILL_AFTER
     assert len(_turns(path)) >= KILL_AFTER  # every event announced as applied was committed first
-    again = subprocess.run(_play_cmd(path), capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-2000:]
-    lines = [json.loads(line) for line in again.stdout.splitlines()]
+    lines = resume(_play_cmd(path))
     assert lines and lines[0]["event"] == "resumed"
     assert {e["event"] for e in lines} <= QUIET_EVENTS | {"resumed"}
     assert lines[-1]["event"] == "game-over" and lines[-1]["result"]["total"] == TRUTH["final"]["totals"]

@@ -126,3 +126,43 @@ def test_malformed_messages():
     record = load("sushi_express_rulebook.json")
     record["cards"]["Bernd"]["customers"]["teal"] = 1
     assert "unknown customer 'teal'" in malformed(record, "cards.Bernd.customers.teal")
+
+
+# --- the customers' data file (companion/data/sushi_express_customers.toml, "check against your box")
+
+
+def _customers_file():
+    import tomllib
+    from importlib import resources
+
+    return tomllib.loads(resources.files("companion").joinpath("data", "sushi_express_customers.toml")
+                         .read_text(encoding="utf-8"))
+
+
+def test_the_shipped_customers_give_the_rulebooks_36_cards():
+    from companion.rules.sushi_express.customers import customers_from_mapping
+    from companion.rules.sushi_express.state import CUSTOMER_COUNTS, Customer
+
+    customers = customers_from_mapping(_customers_file())
+    assert len(customers) == 8 and sum(CUSTOMER_COUNTS.values()) == 36
+    assert CUSTOMER_COUNTS[Customer.LIGHT_BLUE] == CUSTOMER_COUNTS[Customer.DARK_BLUE] == CUSTOMER_COUNTS[Customer.TIP] == 8
+    assert Customer.LIGHT_BLUE.label == "light blue" and len(Customer.ROSE.rgb) == 3
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda d: d["customer"].pop(), "exactly 8"),
+    (lambda d: d["customer"][2].update(name="light_blue"), "used twice"),
+    (lambda d: d["customer"][3].update(cards=3), "holds 2 cards"),
+    (lambda d: d["customer"][0].update(cards=2), "holds 8 cards"),
+    (lambda d: d["customer"][4].update(colour="yellow"), "#rrggbb"),
+    (lambda d: d["customer"][5].update(name="Tip"), "lower-case word"),
+    (lambda d: d["customer"][1].update(name="navy", cards=2), "dark_blue must be listed"),
+    (lambda d: d["customer"][6].pop("label"), "exactly the keys"),
+])
+def test_a_customers_file_that_breaks_the_rulebook_is_named(change, words):
+    from companion.rules.sushi_express.customers import customers_from_mapping
+
+    data = _customers_file()
+    change(data)
+    with pytest.raises(ValueError, match=words):
+        customers_from_mapping(data)

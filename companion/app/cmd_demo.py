@@ -22,8 +22,11 @@ from companion.rules.sushi_go.state import SushiGoOptions
 def run(args, stdout=None) -> int:
     """Entry point for ``companion demo``; returns the exit status."""
     out = stdout or sys.stdout
-    if getattr(args, "game", "sushi-go") != "sushi-express" and args.players > 5:
-        print(f"companion demo: {args.game} is for 2 to 5 players, got {args.players}", file=sys.stderr)
+    from companion.app.games import adapter
+
+    low, high = adapter(getattr(args, "game", "sushi-go")).players
+    if not low <= (2 if getattr(args, "dummy", False) else args.players) <= high:
+        print(f"companion demo: {args.game} is for {low} to {high} players, got {args.players}", file=sys.stderr)
         return 2
     if getattr(args, "game", "sushi-go") == "sushi-roll":
         from companion.app import cmd_demo_roll
@@ -33,7 +36,6 @@ def run(args, stdout=None) -> int:
         from companion.app import cmd_demo_express
 
         return cmd_demo_express.run(args, out)
-    from companion.app.games import adapter
     from companion.app.journal import Journal
     from companion.app.play import PlayLoop
     from companion.app.table_game import TableGame

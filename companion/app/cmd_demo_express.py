@@ -2,8 +2,7 @@
 then act it out on a simulated table while the companion runs it through the same loop as ``companion
 play --camera sim`` (settle detector, dice reader, table rules, journal, screens): the bots throw the two
 dice when the screen asks for a roll (:class:`companion.sim.express_stream.SimExpressStream`), and answer
-every question on the panel with what they did (:class:`companion.sim.express_bots.ExpressBots`) by
-pressing ◀ ▶ OK. The true score is printed beside the score the companion kept (issue #11).
+every question on the panel with what they did (:func:`truthful_answer`) by pressing ◀ ▶ OK. The true score is printed beside the score the companion kept (issue #11).
 
 Exit status: 0 the scores, every player's customers and every van agree; 1 they do not, or the game
 could not be run to the end; 2 no screen to show on, or a player count Sushi Express is not for.
@@ -35,6 +34,55 @@ class BotsGame:
     stream: Any
     asked: int
     refused: int
+
+
+def truthful_answer(bots, prompt, state) -> str | None:
+    """The option the bots pick for ``prompt`` (an :class:`~companion.app.express_prompts.Prompt`)
+    asked at the companion's ``state``: what they did in their game (``bots``:
+    :class:`companion.sim.express_bots.ExpressBots`). None when they would not answer it (a re-roll is
+    thrown on the table instead, or the moment is not in their game)."""
+    from companion.app.express_prompts import (
+        ACCEPT, ACCEPT_ITEM, CUSTOMER, DELIVER, DISPLAY, DONE_ITEM, END_TURN, EXCHANGE, EXCHANGE_ITEM, FURTHER,
+        GUESS, SAME_GUESS, SAME_GUESS_ITEM, TIPS, WHICH_ROLL,
+    )
+    from companion.rules.sushi_express.state import ActionCard, Deliver, Exchange, Guess, Move, ReRoll, Roll
+
+    if prompt.kind == DISPLAY:
+        # the deck is laid out and drawn from the top in order: the companion's counts say how far
+        order = bots.start.display + bots.start.customer_supply
+        named = len(order) - len(state.customer_supply) - state.unnamed
+        return order[named + prompt.step[0] - 1].label
+    if prompt.kind == TIPS:
+        return str(bots.final.hands[prompt.seat].count(ActionCard.TIP))
+    step = bots.step_at(state)
+    if prompt.kind == ACCEPT:
+        if step is not None and isinstance(step.action, ReRoll):
+            return None  # the bot re-rolls a die on the table instead
+        return ACCEPT_ITEM
+    if step is None:
+        return None
+    action = step.action
+    if prompt.kind == GUESS:
+        if isinstance(action, Guess):
+            return SAME_GUESS_ITEM if action.same_guess else str(action.number)
+        if isinstance(action, Exchange):
+            return EXCHANGE_ITEM
+    if prompt.kind == SAME_GUESS and isinstance(action, Guess):
+        return next(o for o, v in zip(prompt.options, prompt.values) if v == action)
+    if prompt.kind == EXCHANGE and isinstance(action, Exchange):
+        return next(o for o, v in zip(prompt.options, prompt.values) if v == action)
+    if prompt.kind == END_TURN:
+        return EXCHANGE_ITEM if isinstance(action, Exchange) else DONE_ITEM
+    if prompt.kind == FURTHER and isinstance(action, Move):
+        return next(o for o, v in zip(prompt.options, prompt.values) if v.further == action.further)
+    if prompt.kind == CUSTOMER and isinstance(action, Move):
+        return action.take.label if action.take is not None else None
+    if prompt.kind == WHICH_ROLL:
+        kind = ReRoll if isinstance(action, ReRoll) else Roll
+        return next(o for o, v in zip(prompt.options, prompt.values) if isinstance(v[0], kind))
+    if prompt.kind == DELIVER and isinstance(action, Deliver):
+        return prompt.options[0 if action.keep else 1]
+    return None
 
 
 def play_bots_game(players, seed: int, journal_path: Path, display=None, say: Callable[[str], None] = lambda s: None,
@@ -76,7 +124,7 @@ def play_bots_game(players, seed: int, journal_path: Path, display=None, say: Ca
         elif kind == "ask":
             asked[0] += 1
             p = loop_box[0].picking
-            label = bots.answer(p["detail"], table.state) if p is not None and p.get("detail") else None
+            label = truthful_answer(bots, p["detail"], table.state) if p is not None and p.get("detail") else None
             if label is None:
                 return  # a re-roll is thrown on the table instead
             for _ in range(p["candidates"].index(label)):
@@ -99,12 +147,6 @@ def play_bots_game(players, seed: int, journal_path: Path, display=None, say: Ca
 def run(args, stdout=None) -> int:
     """Entry point for ``companion demo --game sushi-express``; returns the exit status."""
     out = stdout or sys.stdout
-    from companion.rules.sushi_express.state import MAX_PLAYERS, MIN_PLAYERS
-
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        print(f"companion demo: Sushi Express is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {args.players}",
-              file=sys.stderr)
-        return 2
     players = list(NAMES[: args.players])
     display = _open_display(args)
     if display is None:

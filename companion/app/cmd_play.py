@@ -430,10 +430,8 @@ def _run_game(args, journal, adapter, entry, players, options, emit, display, pa
             table.restore(pending_answers(journal.events(game_id)))  # answered before the stop, not lost
         if resumed and last_frame >= 0 and hasattr(panel, "skip_frames"):
             panel.skip_frames(last_frame)  # a script kept by frame: those presses are in the journal
-        if args.camera == "sim" and hasattr(camera, "roller"):  # the simulated hand throws when asked to
-            from companion.sim.express_bots import RandomRoller
-
-            camera.roller = RandomRoller(table, args.seed)
+        if args.camera == "sim" and hasattr(adapter, "watch_sim"):  # a simulated table that acts when asked
+            adapter.watch_sim(camera, table, args.seed)
         with _link(getattr(args, "link", "none")) as link:
             loop = PlayLoop(table=table, journal=journal, game_id=game_id, camera=camera, adapter=adapter,
                             players=players, options=options, panel=panel, display=display,

@@ -167,6 +167,15 @@ class ExpressTableGame:
             return (prompt.seat,)
         return () if self.state.current is None else (self.state.current,)
 
+    @property
+    def awaiting_throw(self) -> bool:
+        """Whether the table waits for the dice (phase 2, no throw being asked about): a throw now is
+        judged. A simulated hand throws only then (``companion.sim.express_bots``)."""
+        s = self.state
+        if s.is_over or s.phase is not Phase.ROLL or s.unnamed or self._draft.actions or self._draft.menu:
+            return False
+        return True
+
     def card_crop(self, frame, center_mm, px_per_mm: float = 4.0):
         """No card is named from the camera in this game: None."""
         return None
@@ -555,10 +564,3 @@ def describe_step(players: Sequence[str], items: Sequence[Any], state: Any = Non
         elif isinstance(item, Tips):
             words.append("tips among hidden cards: " + ", ".join(f"{players[s]} {n}" for s, n in item.counts))
     return words
-
-
-def strip_extras(items: Sequence[Any]) -> tuple[Any, ...]:
-    """The engine actions of a step (without the cards laid and the tips)."""
-    return tuple(a for a in items if not isinstance(a, (Laid, Tips)))
-
-

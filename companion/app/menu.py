@@ -117,10 +117,6 @@ GAME_OPTIONS: dict[str, tuple[_Option, ...]] = {
                 (False, True), lambda m: True),
     ),
 }
-#: Players each game is for (sushi-go.txt and sushi-roll.txt: 2 to 5; sushi-express.txt, CONTENTS: 3
-#: to 6); the players step keeps the count inside the chosen game's range.
-PLAYER_RANGES = {"sushi-go": (2, 5), "sushi-roll": (2, 5), "sushi-express": (3, 6)}
-
 #: Options whose value is a seat: ◀ ▶ cycle through the seats in play, shown by the player's name.
 SEAT_OPTIONS = ("first_dummy_controller", "red_seat", "first_player")
 
@@ -137,8 +133,8 @@ class SetupMenu:
             duplicates (also names that differ only by case) are dropped. ``Player 1``… are
             added after them so every seat has a name.
         min_players, max_players: the outer range of the players step (default 2 to 6); the chosen
-            game narrows it (:data:`PLAYER_RANGES`: Sushi Go! 2 to 5, sushi-go.txt, STARTING A ROUND;
-            Sushi Express 3 to 6). The count starts at ``min_players + 1`` capped at the max.
+            game narrows it (its adapter's ``players``: Sushi Go! 2 to 5, sushi-go.txt, STARTING A
+            ROUND; Sushi Express 3 to 6). The count starts at ``min_players + 1`` capped at the max.
 
     Raises:
         ValueError: no games; a saved name that is not a non-empty string or that
@@ -205,8 +201,10 @@ class SetupMenu:
         return tuple(taken)
 
     def player_range(self) -> tuple[int, int]:
-        """The players the chosen game is for, within the menu's own range (:data:`PLAYER_RANGES`)."""
-        low, high = PLAYER_RANGES.get(self.game, (self.min_players, self.max_players))
+        """The players the chosen game is for (its adapter's ``players``), within the menu's own range."""
+        from companion.app.games import GAMES, adapter
+
+        low, high = adapter(self.game).players if self.game in GAMES else (self.min_players, self.max_players)
         return max(low, self.min_players), min(high, self.max_players)
 
     def options(self) -> list[_Option]:

@@ -1,10 +1,11 @@
 """Bots for Sushi Express at a simulated table (issue #11): they play a whole game with the rules engine
 first (the truth: real shuffled decks, their guesses, rolls and choices), then act it out for the
 companion: they throw the dice when the companion waits for a roll (the simulated camera's ``roller``)
-and answer its questions on the panel with what they did (:meth:`ExpressBots.answer`).
+and answer its questions on the panel with what they did.
 
 The companion never sees the truth's decks: the bots tell it the customer cards they lay in the
-display and, at the end, the tips among their hidden action cards, as players at a table would.
+display and, at the end, the tips among their hidden action cards, as players at a table would
+(their answers on the panel: :func:`companion.app.cmd_demo_express.truthful_answer`).
 """
 
 from __future__ import annotations
@@ -13,33 +14,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from companion.app.express_prompts import (
-    ACCEPT,
-    ACCEPT_ITEM,
-    CUSTOMER,
-    DELIVER,
-    DISPLAY,
-    DONE_ITEM,
-    END_TURN,
-    EXCHANGE,
-    EXCHANGE_ITEM,
-    FURTHER,
-    GUESS,
-    SAME_GUESS,
-    SAME_GUESS_ITEM,
-    TIPS,
-    WHICH_ROLL,
-    Prompt,
-)
 from companion.rules.sushi_express.engine import apply, legal_actions, new_game
 from companion.rules.sushi_express.state import (
     AcceptRoll,
-    ActionCard,
-    Deliver,
     EndTurn,
-    Exchange,
     Guess,
-    Move,
     Phase,
     ReRoll,
     Roll,
@@ -128,11 +107,10 @@ class ExpressBots:
     def roll(self, table, resting: Sequence[tuple[float, float, int]]):
         """What the roller does now (the simulated camera's ``roller``): ``("throw", (a, b))``,
         ``("reroll", die, face)`` or None. ``table``: the companion's table reader (its state and
-        whether it waits for a roll); ``resting``: the dice at rest on the table (x, y, face)."""
-        state = table.state
-        if state.is_over or state.phase is not Phase.ROLL or getattr(table, "_draft", None) and table._draft.actions:
+        ``awaiting_throw``); ``resting``: the dice at rest on the table (x, y, face)."""
+        if not table.awaiting_throw:
             return None
-        i = self._index.get(_key(state))
+        i = self._index.get(_key(table.state))
         if i is None:
             return None
         if i in self._thrown:
@@ -153,47 +131,6 @@ class ExpressBots:
             return ("reroll", die, action.face)
         return None
 
-    # ---- the panel -------------------------------------------------------------------------------
-    def answer(self, prompt: Prompt, state) -> str | None:
-        """The option the bots pick for ``prompt`` asked at the companion's ``state``; None when they
-        would not answer it (a re-roll is thrown instead, or the moment is not in the truth)."""
-        if prompt.kind == DISPLAY:
-            # the deck is laid out and drawn from the top in order: the companion's counts say how far
-            order = self.start.display + self.start.customer_supply
-            named = len(order) - len(state.customer_supply) - state.unnamed
-            return order[named + prompt.step[0] - 1].label
-        if prompt.kind == TIPS:
-            return str(self.final.hands[prompt.seat].count(ActionCard.TIP))
-        step = self.step_at(state)
-        if prompt.kind == ACCEPT:
-            if step is not None and isinstance(step.action, ReRoll):
-                return None  # the bot re-rolls a die on the table instead
-            return ACCEPT_ITEM
-        if step is None:
-            return None
-        action = step.action
-        if prompt.kind == GUESS:
-            if isinstance(action, Guess):
-                return SAME_GUESS_ITEM if action.same_guess else str(action.number)
-            if isinstance(action, Exchange):
-                return EXCHANGE_ITEM
-        if prompt.kind == SAME_GUESS and isinstance(action, Guess):
-            return next(o for o, v in zip(prompt.options, prompt.values) if v == action)
-        if prompt.kind == EXCHANGE and isinstance(action, Exchange):
-            return next(o for o, v in zip(prompt.options, prompt.values) if v == action)
-        if prompt.kind == END_TURN:
-            return EXCHANGE_ITEM if isinstance(action, Exchange) else DONE_ITEM
-        if prompt.kind == FURTHER and isinstance(action, Move):
-            return next(o for o, v in zip(prompt.options, prompt.values) if v.further == action.further)
-        if prompt.kind == CUSTOMER and isinstance(action, Move):
-            return action.take.label if action.take is not None else None
-        if prompt.kind == WHICH_ROLL:
-            kind = ReRoll if isinstance(action, ReRoll) else Roll
-            return next(o for o, v in zip(prompt.options, prompt.values) if isinstance(v[0], kind))
-        if prompt.kind == DELIVER and isinstance(action, Deliver):
-            return prompt.options[0 if action.keep else 1]
-        return None
-
 
 class RandomRoller:
     """The simulated camera's ``roller`` for ``companion play --game sushi-express --camera sim``: a hand
@@ -208,9 +145,9 @@ class RandomRoller:
         self._waits = 0
 
     def __call__(self):
+        if not self.table.awaiting_throw or self.table.prompt() is not None:
+            return None  # a question on the panel: the players answer it (re-roll cards, or the action card)
         state = self.table.state
-        if state.is_over or state.phase is not Phase.ROLL or self.table.prompt() is not None:
-            return None
         moment = (state.round, state.current, state.tries)
         if moment == self._done:
             self._waits += 1  # thrown for this try: wait for the companion, then throw again

@@ -43,9 +43,17 @@ class GameAdapter(Protocol):
       given on the command line, the simulator's own for ``--camera sim``); raises ValueError
       saying how to enrol them. ``sim_camera(players, options, seed, steps)``: the simulated
       camera of ``--camera sim``, bots playing the game.
+    * ``players``: (fewest, most) players the game is for (the setup menu and the demo keep to it).
+
+    Optional, for a game run on the panel (Sushi Express): the table reader's ``answer(seat, label)``
+    (a panel answer, taken once), ``restore(events)`` (answers journalled before a stop),
+    ``undone()`` (an UNDO was made) and ``reads_after_turn`` (read the table again after a step:
+    the next question needs no change on it); the adapter's ``watch_sim(camera, table, seed)``
+    (a simulated camera that acts when the table waits).
     """
 
     name: str
+    players: tuple[int, int]
 
     def parse_options(self, mapping: dict[str, Any]) -> Any: ...
 

@@ -36,6 +36,8 @@ from companion.rules.sushi_express.state import (
     AcceptRoll,
     Deliver,
     EndTurn,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     Exchange,
     Guess,
     Move,
@@ -121,6 +123,7 @@ class SushiExpressAdapter:
     """The Sushi Express adapter (see :class:`companion.app.games.GameAdapter`)."""
 
     name = "sushi-express"
+    players = (MIN_PLAYERS, MAX_PLAYERS)  # sushi-express.txt, CONTENTS
     note_kinds = NOTE_KINDS
 
     def parse_options(self, mapping: dict[str, Any]) -> SushiExpressOptions:
@@ -221,6 +224,14 @@ class SushiExpressAdapter:
         from companion.sim.express_stream import SimExpressStream
 
         return SimExpressStream(seed, max_frames=None if steps is None else steps * 200)
+
+    @staticmethod
+    def watch_sim(camera, table, seed: int) -> None:
+        """``--camera sim``: the simulated hand throws both dice whenever ``table`` waits for a roll
+        (:class:`companion.sim.express_bots.RandomRoller`); the players do the rest on the panel."""
+        from companion.sim.express_bots import RandomRoller
+
+        camera.roller = RandomRoller(table, seed)
 
     @staticmethod
     def views():

@@ -52,6 +52,7 @@ class SushiGoAdapter:
     """The Sushi Go! adapter (see :class:`companion.app.games.GameAdapter`)."""
 
     name = "sushi-go"
+    players = (2, 5)  # sushi-go.txt, STARTING A ROUND
 
     def parse_options(self, mapping: dict[str, Any]) -> SushiGoOptions:
         """Raises MalformedGame naming an unknown option or a bad value."""

@@ -102,6 +102,7 @@ class SushiRollAdapter:
     """The Sushi Roll adapter (see :class:`companion.app.games.GameAdapter`)."""
 
     name = "sushi-roll"
+    players = (2, 5)  # sushi-roll.txt, SET UP
     note_kinds = NOTE_KINDS
 
     def parse_options(self, mapping: dict[str, Any]) -> SushiRollOptions:

@@ -9,7 +9,7 @@ scoring, when the tip cards count (SCORING).
 The engine (:mod:`companion.rules.sushi_express.engine`) needs every card by name, so a
 :class:`TableState` holds, for each card nobody has seen, a *placeholder*: a card the supply could have
 held. The companion only ever relies on what was seen; a placeholder is given its true name when the
-card is shown (:func:`table_apply` plays a card a player says they hold; :func:`reveal_tips` names the
+card is shown (:func:`advance` plays a card a player says they hold; :func:`reveal_tips` names the
 tips at the end), by swapping names with another unseen card of that kind, which changes nothing
 anybody saw. So a hidden hand never limits a player: a card is refused only when every copy of it is
 accounted for.
@@ -49,7 +49,7 @@ from companion.rules.sushi_express.state import (
 )
 
 __all__ = ["TableState", "advance", "can_hold", "cards_played", "name_display", "tip_range",
-           "new_table_game", "pool", "reveal_tips", "table_apply"]
+           "new_table_game", "pool", "reveal_tips"]
 
 
 @dataclass(frozen=True)
@@ -275,16 +275,6 @@ def advance(state: TableState, action: Action) -> TableState:
     if after.phase is Phase.OVER and any(after.unseen):
         after = replace(after, result=None)  # scored once the hidden hands' tips are known
     return after
-
-
-def table_apply(state: TableState, action: Action) -> TableState:
-    """The state after ``action`` at a real table (:func:`advance`). Kept for symmetry with the
-    engine's ``apply``.
-
-    Raises:
-        IllegalAction: as :func:`advance`.
-    """
-    return advance(state, action)
 
 
 def tip_range(state: TableState, seat: int, said: Mapping[int, int]) -> tuple[int, int]:

@@ -1,7 +1,7 @@
 """Record a whole Sushi Express game as the companion saw it: the camera's frames and the buttons the
 players pressed (issue #11), for ``companion play --camera replay:DIR/frames --panel script:DIR/panel.json``.
 
-``python -m companion.sim.express_record DIR [--players N] [--seed S] [--quality Q]`` runs the bots' game
+``python -m companion.app.express_record DIR [--players N] [--seed S] [--quality Q]`` runs the bots' game
 through the play loop (:func:`companion.app.cmd_demo_express.play_bots_game`) and writes::
 
     DIR/frames/frame00000.jpg …   every frame the camera sent, in order. A frame that repeats the one
@@ -117,7 +117,7 @@ def _shrink_unread(frames_dir: Path, names: list[str], read_whole: set[int], qua
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m companion.sim.express_record", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m companion.app.express_record", description=__doc__.split("\n")[0])
     p.add_argument("folder")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=7)
