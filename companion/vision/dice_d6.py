@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -173,6 +173,10 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     return keep
 
 
+#: A face's corners in face coordinates.
+_CORNERS = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64)
+
+
 @dataclass(frozen=True)
 class Face:
     """A fitted die face: ``frame`` (2, 3) float64 maps face coordinates (−1 … 1 on both axes)
@@ -183,10 +187,11 @@ class Face:
     pips: tuple[Pip, ...]
     residual: float
 
-    @property
+    @cached_property
     def half_width(self) -> float:
         """Face half-width, px (square root of the frame's area scale)."""
-        return math.sqrt(abs(np.linalg.det(self.frame[:, :2])))
+        (a, b, _), (c, d, _) = self.frame.tolist()
+        return math.sqrt(abs(a * d - b * c))
 
     @property
     def center(self) -> tuple[float, float]:
@@ -198,16 +203,22 @@ class Face:
 
     def quad(self) -> np.ndarray:
         """(4, 2) float64 corners in image px, clockwise on screen."""
-        q = self.to_image(np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64))
+        q = self.to_image(_CORNERS)
         c = q.mean(axis=0)
         order = np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))  # y down: increasing angle = clockwise
         return q[order]
 
-    @property
+    @cached_property
     def squash(self) -> float:
         """Smaller / larger singular value of the frame: 1 for a face seen square on."""
-        s = np.linalg.svd(self.frame[:, :2], compute_uv=False)
-        return float(s[-1] / max(s[0], 1e-9))
+        (a, b, _), (c, d, _) = self.frame.tolist()
+        # The singular values of a 2 × 2 matrix in closed form: s² = (‖M‖² ± √(‖M‖⁴ − 4 det²)) / 2.
+        f2 = a * a + b * b + c * c + d * d
+        det = a * d - b * c
+        root = math.sqrt(max(f2 * f2 - 4.0 * det * det, 0.0))
+        big = math.sqrt((f2 + root) / 2.0)
+        small = math.sqrt(max((f2 - root) / 2.0, 0.0))
+        return small / max(big, 1e-9)
 
 
 #: Face half-width per pip diameter, for a lone pip (a one): from faces with several pips.
@@ -218,7 +229,6 @@ def _by_angle(pts: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))
 
 
-@lru_cache(maxsize=None)
 @lru_cache(maxsize=None)
 def _layout_solvers(value: int) -> tuple[str, np.ndarray, np.ndarray]:
     """For ``value``'s layout (ring of pip places by angle, then the centre if any), every cyclic
@@ -306,15 +316,12 @@ def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: 
     gx, gy = grad
     h, w = gx.shape
     r = np.arange(max(1.0, rmin), rmax, 0.5)
-    dists = []
-    for k in range(4):
-        a = theta + k * math.pi / 2
-        ux, uy = math.cos(a), math.sin(a)
-        xs = np.clip(np.round(cx + r * ux).astype(int), 0, w - 1)
-        ys = np.clip(np.round(cy + r * uy).astype(int), 0, h - 1)
-        along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)
-        dists.append(float(r[int(np.argmax(along))]))
-    return float(np.median(dists))
+    a = theta + np.arange(4) * (math.pi / 2)
+    ux, uy = np.cos(a)[:, None], np.sin(a)[:, None]  # (4, 1): the four axis directions
+    xs = np.clip(np.round(cx + r * ux).astype(int), 0, w - 1)
+    ys = np.clip(np.round(cy + r * uy).astype(int), 0, h - 1)
+    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (4, R)
+    return float(np.median(r[np.argmax(along, axis=1)]))
 
 
 #: The least squash (smaller / larger singular value) of a face fitted to pips that are not
@@ -397,14 +404,16 @@ def _components_of(adj: np.ndarray) -> list[int]:
 
 def _sampler(grey: np.ndarray):
     """Mean grey level round sub-pixel points: over a square of half-side ``sigma`` px (at least
-    1), from one integral image, so any window size costs the same."""
+    1), from one integral image, so any window size costs the same. ``sample(pts, sigma)`` takes
+    (..., 2) points and a ``sigma`` that broadcasts against ``pts[..., 0]`` (one per point, per
+    face or one for all) and gives (...) float64 means."""
     integral = cv2.integral(grey, sdepth=cv2.CV_64F)
     h, w = grey.shape
 
-    def sample(pts: np.ndarray, sigma: float) -> np.ndarray:
-        r = max(1, int(round(sigma)))
-        xs = np.round(pts[:, 0]).astype(int)
-        ys = np.round(pts[:, 1]).astype(int)
+    def sample(pts: np.ndarray, sigma) -> np.ndarray:
+        r = np.maximum(1, np.round(sigma).astype(np.int64))
+        xs = np.round(pts[..., 0]).astype(np.int64)
+        ys = np.round(pts[..., 1]).astype(np.int64)
         x0, x1 = np.clip(xs - r, 0, w - 1), np.clip(xs + r + 1, 1, w)
         y0, y1 = np.clip(ys - r, 0, h - 1), np.clip(ys + r + 1, 1, h)
         total = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
@@ -433,27 +442,51 @@ def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]
     ``margin`` (0..1) is how much darker the faintest pip place is than the darkest bare place,
     relative to the bare body; a value with a margin below 0.12 is None.
     """
-    h = face.half_width
-    sigma = max(0.7, 0.12 * h)
-    both = sample(face.to_image(_BARE_AND_PLACES), sigma)
-    body, places = both[:4], both[4:]
-    ref = float(np.median(body))
-    if polarity > 0:
-        dark = (ref - both) / max(ref, 20.0)
-    else:
-        dark = (both - ref) / max(255.0 - ref, 20.0)
-    bare_dark, dark = dark[:4], dark[4:]
-    on_min = np.where(_LAYOUTS, dark, np.inf).min(axis=1)
-    off_max = np.maximum(np.where(_LAYOUTS, -np.inf, dark).max(axis=1), bare_dark.max())
+    values, margins, _ = read_faces([face], sample, np.array([polarity]))
+    return values[0], float(margins[0])
+
+
+def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray]:
+    """:func:`read_face` for many faces at once (one batch of array operations, not one per face).
+
+    Args:
+        faces: N fitted faces.
+        sample: a :func:`_sampler` of the grey image.
+        polarity: (N,) +1 for dark pips, −1 for light ones.
+
+    Returns:
+        ``(values, margins, body)``: N values (None where no layout reads cleanly), (N,) float64
+        margins, and (N,) float64 body grey levels (the median of the four bare places).
+    """
+    n = len(faces)
+    if n == 0:
+        return [], np.zeros(0), np.zeros(0)
+    frames = np.array([f.frame for f in faces])  # (N, 2, 3)
+    half = np.array([f.half_width for f in faces])
+    sigma = np.maximum(0.7, 0.12 * half)
+    pts = np.einsum("pk,njk->npj", _BARE_AND_PLACES, frames[:, :, :2]) + frames[:, None, :, 2]
+    both = sample(pts, sigma[:, None])  # (N, 13)
+    ref = np.median(both[:, :4], axis=1)
+    dark = np.where((polarity > 0)[:, None],
+                    (ref[:, None] - both) / np.maximum(ref, 20.0)[:, None],
+                    (both - ref[:, None]) / np.maximum(255.0 - ref, 20.0)[:, None])
+    bare_dark, dark = dark[:, :4], dark[:, 4:]
+    on_min = np.where(_LAYOUTS[None], dark[:, None, :], np.inf).min(axis=2)  # (N, V)
+    off_max = np.maximum(np.where(_LAYOUTS[None], -np.inf, dark[:, None, :]).max(axis=2),
+                         bare_dark.max(axis=1)[:, None])
     margins = on_min - off_max
-    k = int(np.argmax(margins))
-    best_v, best_m = _LAYOUT_VALUES[k], float(margins[k])
+    k = np.argmax(margins, axis=1)
+    best_m = margins[np.arange(n), k]
     # A die face is one plain colour between its pips: a patch of texture, print or clutter that
-    # happens to have dark spots in a layout is not.
-    bare = np.concatenate([dark[~_LAYOUTS[k]], bare_dark])
-    if float(bare.std()) > MAX_BODY_SPREAD:
-        return None, best_m
-    return (best_v if best_m >= 0.12 else None), float(best_m)
+    # happens to have dark spots in a layout is not. The spread of the bare places (the four edge
+    # middles and the grid places without a pip), each face over its own count of places.
+    bare = np.concatenate([~_LAYOUTS[k], np.ones((n, 4), bool)], axis=1)
+    vals = np.concatenate([dark, bare_dark], axis=1)
+    count = bare.sum(axis=1)
+    mean = np.where(bare, vals, 0.0).sum(axis=1) / count
+    spread = np.sqrt(np.where(bare, (vals - mean[:, None]) ** 2, 0.0).sum(axis=1) / count)
+    values = [None if spread[i] > MAX_BODY_SPREAD or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]] for i in range(n)]
+    return values, best_m, ref
 
 
 #: Orbit representatives of the 3 × 3 places under the square's 8 symmetries (a corner, an
@@ -595,6 +628,14 @@ def _chroma(img: np.ndarray, f: Face) -> float:
 MIN_ONE_OUTLINE = 1.5
 
 
+#: Where :func:`outline_strength` looks, in face coordinates: per side (right, down, left, up: its
+#: outward normal), 6 distances out along the normal times 3 places along the side.
+_OUTLINE_NORMALS = np.array([(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)])
+_OUTLINE_RHO = np.linspace(0.8, 1.3, 6)
+_OUTLINE_POINTS = np.array([rho * n + t * np.array([-n[1], n[0]])
+                            for n in _OUTLINE_NORMALS for rho in _OUTLINE_RHO for t in (-0.5, 0.0, 0.5)])
+
+
 def outline_strength(face: Face, grad) -> float:
     """How clearly the face is outlined: on each of its four sides the strongest grey-level step
     across the side between 0.8 and 1.3 half-widths out (the fitted size is only approximate),
@@ -603,33 +644,29 @@ def outline_strength(face: Face, grad) -> float:
     spots on a larger plain surface (reflections on a cable) has no outline there."""
     gx, gy = grad
     h, w = gx.shape
-    rho = np.linspace(0.8, 1.3, 6)
-    along = np.array([-0.5, 0.0, 0.5])
-    sides = []
-    m = face.frame[:, :2]
-    for n in ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)):
-        n = np.array(n)
-        t = np.array([-n[1], n[0]])
-        pts = (rho[:, None, None] * n + along[None, :, None] * t).reshape(-1, 2)
-        img_pts = face.to_image(pts)
-        nd = m @ n
-        nd = nd / max(np.linalg.norm(nd), 1e-9)
-        xs = np.clip(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
-        ys = np.clip(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
-        step = np.abs(gx[ys, xs] * nd[0] + gy[ys, xs] * nd[1]).reshape(len(rho), len(along))
-        sides.append(float(np.median(step.max(axis=0))))
-    return sorted(sides)[1] / 8.0  # Sobel 3×3 gives 8× the grey step per px
+    img_pts = face.to_image(_OUTLINE_POINTS)  # (4 · 6 · 3, 2)
+    nd = _OUTLINE_NORMALS @ face.frame[:, :2].T  # (4, 2): each side's normal in image px
+    nd = nd / np.maximum(np.linalg.norm(nd, axis=1, keepdims=True), 1e-9)
+    xs = np.clip(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
+    step = np.abs(gx[ys, xs].reshape(4, -1) * nd[:, :1] + gy[ys, xs].reshape(4, -1) * nd[:, 1:])
+    sides = np.median(step.reshape(4, len(_OUTLINE_RHO), 3).max(axis=1), axis=1)
+    return float(np.sort(sides)[1]) / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
-def _pips_inside(f: Face, pips: list[Pip]) -> list[Pip]:
-    """The pips of the face's polarity, other than its own, that lie on the face."""
-    own = {id(p) for p in f.pips}
-    others = [p for p in pips if id(p) not in own and p.polarity == f.pips[0].polarity]
-    if not others:
+def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> list[Pip]:
+    """The pips of the face's polarity, other than its own, that lie on the face (``xy`` (N, 2)
+    float64 px and ``polarity`` (N,) are the pips' centres and polarities, in order)."""
+    (a, b, tx), (c, d, ty) = f.frame.tolist()
+    det = a * d - b * c
+    if det == 0.0 or len(pips) == 0:
         return []
-    xy = np.array([(p.x, p.y) for p in others]) - f.frame[:, 2]
-    uv = np.linalg.solve(f.frame[:, :2], xy.T).T
-    return [p for p, inside in zip(others, np.max(np.abs(uv), axis=1) < 0.9) if inside]
+    # Face coordinates of every pip: the inverse of the frame's linear part, in closed form.
+    u = (d * (xy[:, 0] - tx) - b * (xy[:, 1] - ty)) / det
+    v = (-c * (xy[:, 0] - tx) + a * (xy[:, 1] - ty)) / det
+    on = (np.maximum(np.abs(u), np.abs(v)) < 0.9) & (polarity == f.pips[0].polarity)
+    own = {id(p) for p in f.pips}
+    return [pips[i] for i in np.nonzero(on)[0] if id(pips[i]) not in own]
 
 
 def _unreadable_die(f: Face, margin: float, grad) -> bool:
@@ -675,33 +712,48 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     gf = grey.astype(np.float32)
     grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
     sample = _sampler(grey)
+    pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
+    pip_pol = np.array([p.polarity for p in pips])
+    per_group = _candidates(group_pips(pips), grad)
+    read: dict[int, tuple[int | None, float, float]] = {}
+
+    def read_all(faces: list[Face]) -> None:
+        values, margins, bodies = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
+        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist())))
+
+    read_all([f for hypotheses in per_group for f in hypotheses])
     scored = []
-    for hypotheses in _candidates(group_pips(pips), grad):
+    for hypotheses in per_group:
         best = unread = None
         # The list may grow while it is walked: a lone pip found to share its face with pips
         # grouped apart adds the placements of them all (below).
-        for f in hypotheses:
+        k = 0
+        while k < len(hypotheses):
+            f = hypotheses[k]
+            k += 1
             if f.squash < 0.6:
                 continue
+            value, margin, body = read[id(f)]
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
-                body = float(np.median(sample(f.to_image(_BARE), max(0.7, 0.12 * f.half_width))))
                 if body > MAX_LIGHT_PIP_BODY:
                     continue  # a lone light spot on a light die is a glint, not a one
                 if _chroma(img, f) < MIN_LIGHT_PIP_CHROMA:
                     continue  # on black or grey things (cables, keys) light spots are reflections
-            q = f.quad()
+            q = f.to_image(_CORNERS)
             if q.min() < -0.2 * f.half_width or np.any(q.max(axis=0) > np.array([w_img, h_img]) + 0.2 * f.half_width):
                 continue  # cut by the photo's border: its top face cannot all be seen
-            value, margin = read_face(f, sample, f.pips[0].polarity)
             if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
                 continue  # a dark spot on a plain surface: a one has its die's edges round it
-            if value == 1 and _pips_inside(f, pips):
-                # One pip of a face whose other pips were grouped apart (perspective or blur made
-                # them look unlike): not a one; the face is read again with them.
-                inside = _pips_inside(f, pips)
-                if len(inside) <= 2:
-                    hypotheses.extend(_placements(list(f.pips) + inside))
-                continue
+            if value == 1:
+                inside = _pips_inside(f, pips, pip_xy, pip_pol)
+                if inside:
+                    # One pip of a face whose other pips were grouped apart (perspective or blur
+                    # made them look unlike): not a one; the face is read again with them.
+                    if len(inside) <= 2:
+                        more = _placements(list(f.pips) + inside)
+                        read_all(more)
+                        hypotheses.extend(more)
+                    continue
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
             elif value is None and unread is None and _unreadable_die(f, margin, grad):
