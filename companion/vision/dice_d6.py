@@ -93,6 +93,7 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
     """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``
     (on a coarser octave than the ``first``, only blobs too big for the finer one)."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    ratio = cv2.divide(hat, ref, dtype=cv2.CV_32F)  # each pixel's contrast, hat / reference
     out = []
     max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
     min_area = 5.0 if first else max_area / 4 * 0.6
@@ -111,8 +112,7 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
         fill = a / (math.pi * major * minor / 4 + 1e-6)
         if not 0.65 <= fill <= 1.45 or minor < 2.0:  # a few px blob's ellipse fit is rough
             continue
-        inside = mask[y : y + h, x : x + w] > 0
-        contrast = float((hat[y : y + h, x : x + w][inside] / ref[y : y + h, x : x + w][inside]).mean())
+        contrast = cv2.mean(ratio[y : y + h, x : x + w], mask[y : y + h, x : x + w])[0]
         if ax1 < ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
             ang = (ang + 90.0) % 180.0
         out.append(Pip(cx * scale, cy * scale, a * scale * scale, major * scale, minor * scale, ang, contrast, polarity))
@@ -264,32 +264,48 @@ def _fit(pips: list[Pip], value: int) -> Face | None:
     The pips are ordered by angle around their centroid (the centre pip, for 3 and 5, is the one
     nearest it), and every cyclic shift and direction of that ring is tried against the layout's
     (all in one batch of matrix products)."""
-    x = np.array([(p.x, p.y) for p in pips], np.float64)
-    kind, pinvs, cs = _layout_solvers(value)
-    centroid = x.mean(axis=0)
-    if 4 in PATTERNS[value][0]:
-        k = int(np.argmin(np.sum((x - centroid) ** 2, axis=1)))
-        ring_x, centre_x = np.delete(x, k, axis=0), x[k : k + 1]
-    else:
-        ring_x, centre_x = x, x[:0]
-    xs = np.vstack([ring_x[_by_angle(ring_x, centroid)], centre_x])
-    if kind == "sim":
-        a, b, tx, ty = (pinvs @ xs.reshape(-1)).T  # each (S,)
-        lin = np.stack([np.stack([a, -b], -1), np.stack([b, a], -1)], 1)  # (S, 2, 2)
-        off = np.stack([tx, ty], -1)
-    else:
-        sol = pinvs @ xs  # (S, 3, 2): rows u, v, 1
-        lin = np.transpose(sol[:, :2, :], (0, 2, 1))
-        off = sol[:, 2, :]
-    pred = np.einsum("snk,sjk->snj", cs, lin) + off[:, None, :]
-    h = np.sqrt(np.abs(np.linalg.det(lin)))
-    res = np.sqrt(np.mean(np.sum((pred - xs) ** 2, axis=2), axis=1)) / np.maximum(h, 1e-9)
-    res[h < 1.0] = np.inf
-    k = int(np.argmin(res))
-    if not np.isfinite(res[k]):
+    x = np.array([[(p.x, p.y) for p in pips]], np.float64)
+    res, frames = _fit_many(x, value)
+    if not np.isfinite(res[0]):
         return None
-    frame = np.hstack([lin[k], off[k][:, None]])
-    return Face(frame, tuple(pips), float(res[k]))
+    return Face(frames[0], tuple(pips), float(res[0]))
+
+
+def _fit_many(x: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit` for C sets of ``value`` pips at once: ``x`` (C, n, 2) float64 pip centres, px.
+    Returns ``(residual, frame)``: (C,) RMS errors in face half-widths (inf where no layout
+    fits) and (C, 2, 3) the best frames."""
+    kind, pinvs, cs = _layout_solvers(value)
+    c_n, n = x.shape[:2]
+    rows = np.arange(c_n)[:, None]
+    centroid = x.mean(axis=1)  # (C, 2)
+    if 4 in PATTERNS[value][0]:
+        k = np.argmin(np.sum((x - centroid[:, None]) ** 2, axis=2), axis=1)
+        # The centre pip last, the ring's pips before it in their given order.
+        order = np.argsort(np.arange(n)[None] == k[:, None], axis=1, kind="stable")
+        x = x[rows, order]
+        m = n - 1
+    else:
+        m = n
+    ring = x[:, :m]
+    turn = np.argsort(np.arctan2(ring[..., 1] - centroid[:, 1:], ring[..., 0] - centroid[:, :1]), axis=1)
+    xs = np.concatenate([ring[rows, turn], x[:, m:]], axis=1)  # (C, n, 2)
+    if kind == "sim":
+        sol = np.einsum("sij,cj->csi", pinvs, xs.reshape(c_n, -1))  # (C, S, 4): a, b, tx, ty
+        a, b = sol[..., 0], sol[..., 1]
+        lin = np.stack([np.stack([a, -b], -1), np.stack([b, a], -1)], -2)  # (C, S, 2, 2)
+        off = sol[..., 2:]
+    else:
+        sol = np.einsum("sij,cjk->csik", pinvs, xs)  # (C, S, 3, 2): rows u, v, 1
+        lin = np.swapaxes(sol[..., :2, :], -1, -2)
+        off = sol[..., 2, :]
+    pred = np.einsum("snk,csjk->csnj", cs, lin) + off[:, :, None, :]
+    h = np.sqrt(np.abs(lin[..., 0, 0] * lin[..., 1, 1] - lin[..., 0, 1] * lin[..., 1, 0]))
+    res = np.sqrt(np.mean(np.sum((pred - xs[:, None]) ** 2, axis=3), axis=2)) / np.maximum(h, 1e-9)
+    res[h < 1.0] = np.inf
+    best = np.argmin(res, axis=1)
+    frames = np.concatenate([lin[rows[:, 0], best], off[rows[:, 0], best][:, :, None]], axis=2)
+    return res[rows[:, 0], best], frames
 
 
 def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float) -> float:
@@ -585,16 +601,15 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     if 2 <= len(g) <= 3:
         faces += _placements(g)
     fitted = False
+    xy = np.array([(p.x, p.y) for p in g], np.float64).reshape(-1, 2)
     for drop in range(0, min(3, len(g) - 1)):
-        best = None
-        for keep in itertools.combinations(range(len(g)), len(g) - drop):
-            if len(keep) > 6:
-                continue
-            f = _fit([g[i] for i in keep], len(keep))
-            if f is not None and f.residual < 0.15 and (best is None or f.residual < best.residual):
-                best = f
-        if best is not None:
-            faces.append(best)
+        if len(g) - drop > 6:
+            continue
+        keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
+        res, frames = _fit_many(xy[keeps], len(g) - drop)
+        j = int(np.argmin(res))  # the first of equal fits, as the combinations come
+        if res[j] < 0.15:
+            faces.append(Face(frames[j], tuple(g[i] for i in keeps[j]), float(res[j])))
             fitted = True
             break
     if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
