@@ -159,18 +159,18 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
 def _dedupe(pips: list[Pip]) -> list[Pip]:
     """One pip per place: of candidates whose centres lie within half a diameter, the largest
     (a coarser scale sees the whole pip where a finer one may see only its darkest core)."""
-    keep: list[Pip] = []
-    kx = np.empty(len(pips))
-    ky = np.empty(len(pips))
-    kd = np.empty(len(pips))
-    for p in sorted(pips, key=lambda q: -q.area):
-        n = len(keep)
-        d = p.diameter
-        if n and np.any(np.hypot(kx[:n] - p.x, ky[:n] - p.y) <= 0.5 * np.maximum(kd[:n], d)):
-            continue
-        kx[n], ky[n], kd[n] = p.x, p.y, d
-        keep.append(p)
-    return keep
+    order = sorted(pips, key=lambda q: -q.area)
+    if not order:
+        return []
+    x = np.array([p.x for p in order])
+    y = np.array([p.y for p in order])
+    d = np.array([p.diameter for p in order])
+    close = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 0.5 * np.maximum(d[:, None], d[None])
+    kept = np.zeros(len(order), bool)
+    for i in range(len(order)):
+        if not np.any(close[i] & kept):
+            kept[i] = True
+    return [p for p, k in zip(order, kept) if k]
 
 
 #: A face's corners in face coordinates.
@@ -319,7 +319,7 @@ def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radi
     if x1 - x0 < 3 or y1 - y0 < 3:
         return 0.0
     step = max(1, int(radius // 12))  # about 25 × 25 samples are plenty for one direction
-    g = gx[y0:y1:step, x0:x1:step] + 1j * gy[y0:y1:step, x0:x1:step]
+    g = gx[y0:y1:step, x0:x1:step].astype(np.float32) + 1j * gy[y0:y1:step, x0:x1:step].astype(np.float32)
     g2 = g * g
     z = np.sum(g2 * g2 / np.maximum(np.abs(g2), 1e-6))  # |g|² e^{4iθ}
     return float(np.angle(z) / 4.0)
@@ -403,19 +403,17 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
 
 
 def _components_of(adj: np.ndarray) -> list[int]:
-    """Connected component label per node of a boolean adjacency matrix (union-find)."""
+    """Connected component label per node of a symmetric boolean adjacency matrix: each node's
+    label is the smallest index in its component (labels spread along edges until nothing
+    changes)."""
     n = len(adj)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in zip(*np.nonzero(np.triu(adj, 1))):
-        parent[root(int(i))] = root(int(j))
-    return [root(i) for i in range(n)]
+    labels = np.arange(n)
+    reach = adj | np.eye(n, dtype=bool)
+    while True:
+        spread = np.where(reach, labels[None, :], n).min(axis=1)
+        if np.array_equal(spread, labels):
+            return spread.tolist()
+        labels = spread
 
 
 def _sampler(grey: np.ndarray):
@@ -724,8 +722,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
     pips = find_pips(grey) + find_pips(grey, light=True)
-    gf = grey.astype(np.float32)
-    grad = (cv2.Sobel(gf, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gf, cv2.CV_32F, 0, 1, ksize=3))
+    # 3 × 3 Sobel steps of a uint8 image are whole numbers of at most ±1020: int16 holds them exactly.
+    grad = (cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
     sample = _sampler(grey)
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
     pip_pol = np.array([p.polarity for p in pips])
