@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -337,7 +338,7 @@ def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: 
     xs = np.clip(np.round(cx + r * ux).astype(int), 0, w - 1)
     ys = np.clip(np.round(cy + r * uy).astype(int), 0, h - 1)
     along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (4, R)
-    return float(np.median(r[np.argmax(along, axis=1)]))
+    return statistics.median(r[np.argmax(along, axis=1)].tolist())
 
 
 #: The least squash (smaller / larger singular value) of a face fitted to pips that are not
@@ -478,7 +479,7 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
     frames = np.array([f.frame for f in faces])  # (N, 2, 3)
     half = np.array([f.half_width for f in faces])
     sigma = np.maximum(0.7, 0.12 * half)
-    pts = np.einsum("pk,njk->npj", _BARE_AND_PLACES, frames[:, :, :2]) + frames[:, None, :, 2]
+    pts = _BARE_AND_PLACES @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]  # (N, 13, 2)
     both = sample(pts, sigma[:, None])  # (N, 13)
     ref = np.median(both[:, :4], axis=1)
     dark = np.where((polarity > 0)[:, None],
@@ -588,7 +589,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     if g:
         big = max(g, key=lambda p: p.diameter)
         rest = [p.diameter for p in group if p is not big]
-        if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
+        if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
             faces += _lone_faces(big, grad)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
@@ -633,7 +634,7 @@ def _chroma(img: np.ndarray, f: Face) -> float:
     pts = np.round(f.to_image(_BARE)).astype(int)
     px = img[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)].astype(np.float64)
     mx, mn = px.max(axis=1), px.min(axis=1)
-    return float(np.median((mx - mn) / 255.0))
+    return statistics.median(((mx - mn) / 255.0).tolist())
 
 
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
@@ -663,7 +664,8 @@ def outline_strength(face: Face, grad) -> float:
     xs = np.clip(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
     ys = np.clip(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
     step = np.abs(gx[ys, xs].reshape(4, -1) * nd[:, :1] + gy[ys, xs].reshape(4, -1) * nd[:, 1:])
-    sides = np.median(step.reshape(4, len(_OUTLINE_RHO), 3).max(axis=1), axis=1)
+    # The median of three is the middle one.
+    sides = np.sort(step.reshape(4, len(_OUTLINE_RHO), 3).max(axis=1), axis=1)[:, 1]
     return float(np.sort(sides)[1]) / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
@@ -728,11 +730,20 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
     pip_pol = np.array([p.polarity for p in pips])
     per_group = _candidates(group_pips(pips), grad)
-    read: dict[int, tuple[int | None, float, float]] = {}
+    read: dict[int, tuple[int | None, float, float, bool]] = {}
 
     def read_all(faces: list[Face]) -> None:
+        if not faces:
+            return
         values, margins, bodies = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
-        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist())))
+        # A face cut by the photo's border (by more than a fifth of its half-width): its top
+        # face cannot all be seen.
+        frames = np.array([f.frame for f in faces])
+        corners = _CORNERS @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]  # (N, 4, 2)
+        slack = 0.2 * np.array([f.half_width for f in faces])
+        cut = ((corners.min(axis=(1, 2)) < -slack)
+               | np.any(corners.max(axis=1) > np.array([w_img, h_img]) + slack[:, None], axis=1))
+        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist())))
 
     read_all([f for hypotheses in per_group for f in hypotheses])
     scored = []
@@ -746,15 +757,14 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             k += 1
             if f.squash < 0.6:
                 continue
-            value, margin, body = read[id(f)]
+            value, margin, body, cut = read[id(f)]
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
                 if body > MAX_LIGHT_PIP_BODY:
                     continue  # a lone light spot on a light die is a glint, not a one
                 if _chroma(img, f) < MIN_LIGHT_PIP_CHROMA:
                     continue  # on black or grey things (cables, keys) light spots are reflections
-            q = f.to_image(_CORNERS)
-            if q.min() < -0.2 * f.half_width or np.any(q.max(axis=0) > np.array([w_img, h_img]) + 0.2 * f.half_width):
-                continue  # cut by the photo's border: its top face cannot all be seen
+            if cut:
+                continue
             if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
                 continue  # a dark spot on a plain surface: a one has its die's edges round it
             if value == 1:
