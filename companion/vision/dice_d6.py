@@ -94,26 +94,32 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
     """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``
     (on a coarser octave than the ``first``, only blobs too big for the finer one)."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    ratio = cv2.divide(hat, ref, dtype=cv2.CV_32F)  # each pixel's contrast, hat / reference
     out = []
     max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
     min_area = 5.0 if first else max_area / 4 * 0.6
     H, W = mask.shape
-    for c in cnts:
-        if len(c) < 5:
-            continue
-        x, y, w, h = cv2.boundingRect(c)
-        if x == 0 or y == 0 or x + w >= W or y + h >= H or w * h < min_area:
-            continue  # cut by the image border: not a whole pip
-        a = cv2.contourArea(c) + len(c) / 2.0  # the contour runs through the blob's edge pixels
-        if a < min_area or a > max_area:
-            continue
+    cnts = [c for c in cnts if len(c) >= 5]
+    if not cnts:
+        return out
+    # The cheap tests for every contour at once; the ellipse fit only for those that pass.
+    rects = np.array([cv2.boundingRect(c) for c in cnts]).reshape(-1, 4)
+    # The contour runs through the blob's edge pixels: half of them lie outside its polygon.
+    areas = np.array([cv2.contourArea(c) + len(c) / 2.0 for c in cnts])
+    x0, y0, ws, hs = rects.T
+    whole = (x0 > 0) & (y0 > 0) & (x0 + ws < W) & (y0 + hs < H)  # else cut by the image border
+    ok = whole & (ws * hs >= min_area) & (areas >= min_area) & (areas <= max_area)
+    for i in np.flatnonzero(ok).tolist():
+        c = cnts[i]
+        x, y, w, h = rects[i].tolist()
+        a = float(areas[i])
         (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(c)
         major, minor = max(ax1, ax2), min(ax1, ax2)
         fill = a / (math.pi * major * minor / 4 + 1e-6)
         if not 0.65 <= fill <= 1.45 or minor < 2.0:  # a few px blob's ellipse fit is rough
             continue
-        contrast = cv2.mean(ratio[y : y + h, x : x + w], mask[y : y + h, x : x + w])[0]
+        # The blob's mean contrast: each pixel's hat relative to its reference level.
+        ratio = cv2.divide(hat[y : y + h, x : x + w], ref[y : y + h, x : x + w], dtype=cv2.CV_32F)
+        contrast = cv2.mean(ratio, mask[y : y + h, x : x + w])[0]
         if ax1 < ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
             ang = (ang + 90.0) % 180.0
         out.append(Pip(cx * scale, cy * scale, a * scale * scale, major * scale, minor * scale, ang, contrast, polarity))
