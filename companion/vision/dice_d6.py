@@ -573,13 +573,16 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
 def _two_means(g: list[Pip]) -> tuple[list[Pip], list[Pip]]:
     """Split pips in two by 2-means on their centres, started from the farthest pair."""
     x = np.array([(p.x, p.y) for p in g])
-    d = np.linalg.norm(x[:, None] - x[None], axis=2)
-    i, j = np.unravel_index(int(np.argmax(d)), d.shape)
+    d2 = np.sum((x[:, None] - x[None]) ** 2, axis=2)  # squared distances: the same nearest and farthest
+    i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
     c = x[[i, j]].astype(np.float64)
+    lab = None
     for _ in range(10):
-        lab = np.argmin(np.linalg.norm(x[:, None] - c[None], axis=2), axis=1)
-        if lab.min() == lab.max():
-            break
+        new = np.argmin(np.sum((x[:, None] - c[None]) ** 2, axis=2), axis=1)
+        if new.min() == new.max() or (lab is not None and np.array_equal(new, lab)):
+            lab = new
+            break  # one side empty, or settled: further rounds change nothing
+        lab = new
         c = np.array([x[lab == k].mean(axis=0) for k in (0, 1)])
     return [p for p, k in zip(g, lab) if k == 0], [p for p, k in zip(g, lab) if k == 1]
 
