@@ -377,7 +377,8 @@ class DiceSet:
         return aligned_score(query, self._turned[face][turn])
 
     def read(self, image: np.ndarray, quads: list[np.ndarray],
-             described: tuple[np.ndarray, np.ndarray] | None = None) -> list[FaceReading]:
+             described: tuple[np.ndarray, np.ndarray] | None = None,
+             matched: tuple[np.ndarray, np.ndarray] | None = None) -> list[FaceReading]:
         """Name the top face in each quad (module doc, "Deciding").
 
         Args:
@@ -385,15 +386,19 @@ class DiceSet:
             quads: (4, 2) float px each, clockwise.
             described: the quads' (N, D) descriptors and (N, 3) body colours
                 (:func:`describe_and_body` of their :func:`face_patch`), if already made.
+            matched: the quads' (N, F) scores and turns (:meth:`match` of ``described``), if
+                already made (then ``described`` is not needed).
 
         Returns:
             One :class:`FaceReading` per quad.
         """
         if not quads:
             return []
-        if described is None:
-            described = describe_and_body(np.stack([face_patch(image, q) for q in quads]))
-        scores, turn = self.match(*described)
+        if matched is None:
+            if described is None:
+                described = describe_and_body(np.stack([face_patch(image, q) for q in quads]))
+            matched = self.match(*described)
+        scores, turn = matched
         return [self._decide(scores[i], turn[i], lambda q=q: fine_patch(image, q)) for i, q in enumerate(quads)]
 
     def _decide(self, scores: np.ndarray, turn: np.ndarray, query) -> FaceReading:

@@ -94,8 +94,8 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
     readable = [t for t in tops if not t.partial]
     if readable:
         with one_blas_thread():
-            quads, desc, body = _refine(image, *_best_hypotheses(image, readable, dice), dice)
-            readings = dice.read(image, quads, described=(desc, body))
+            quads, scores, turn = _refine(image, *_best_hypotheses(image, readable, dice), dice)
+            readings = dice.read(image, quads, matched=(scores, turn))
         for q, r in zip(quads, readings):
             # The patch shows the art turned ``turn`` quarter turns counter-clockwise, so the art's
             # top-left corner is the patch's corner 4 − turn (corners run clockwise from its top-left).
@@ -132,7 +132,7 @@ def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
 
 
 def _best_hypotheses(image: np.ndarray, tops: list,
-                     dice: DiceSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+                     dice: DiceSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, list]:
     """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
     every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
     enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``). The variants are tried only
@@ -140,22 +140,24 @@ def _best_hypotheses(image: np.ndarray, tops: list,
     face's sure level (whole-bank scores; centroid scores run about that much lower).
 
     Returns:
-        (the quads, their (N, D) descriptors, their (N, 3) body colours).
+        (the quads, their (N, D) descriptors, their (N, 3) body colours, and per quad its
+        whole-bank ``(scores, turn)`` rows of :meth:`DiceSet.match` where they were made here, else
+        None: a quad chosen on centroid scores).
     """
     nadir = np.array([image.shape[1] - 1, image.shape[0] - 1], np.float64) / 2
-    chosen: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}
+    chosen: dict[int, tuple] = {}
 
     def score(cands: list[tuple[int, np.ndarray]], quick: bool = True) -> None:
         if not cands:
             return
         patches = np.stack([face_patch(image, q) for _, q in cands])
         desc, body = describe_and_body(patches)
-        scores, _ = dice.match(desc, body, quick=quick)
-        for (g, q), row, d, b in zip(cands, scores, desc, body):
+        scores, turn = dice.match(desc, body, quick=quick)
+        for (g, q), row, tr, d, b in zip(cands, scores, turn, desc, body):
             f = int(row.argmax())
             key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
             if g not in chosen or key > chosen[g][0]:
-                chosen[g] = (key, q, d, b)
+                chosen[g] = (key, q, d, b, None if quick else (row, tr))
 
     score([(t.group, t.quad) for t in tops], quick=False)
     unsure = {g for g, (key, *_) in chosen.items() if key < -_QUICK_SLACK}
@@ -163,8 +165,8 @@ def _best_hypotheses(image: np.ndarray, tops: list,
         chosen[g] = (chosen[g][0] - _QUICK_SLACK,) + chosen[g][1:]  # on the centroids' lower scale
     score([(t.group, q) for t in tops if t.group in unsure for q in _quads_tried(t.quad, nadir)[1:]])
     kept = list(chosen.values())
-    quads = [q.astype(np.float32) for _, q, _, _ in kept]
-    return quads, np.stack([d for *_, d, _ in kept]), np.stack([b for *_, b in kept])
+    quads = [q.astype(np.float32) for _, q, *_ in kept]
+    return quads, np.stack([k[2] for k in kept]), np.stack([k[3] for k in kept]), [k[4] for k in kept]
 
 
 _QUICK_SLACK = 0.05
@@ -177,7 +179,7 @@ _REFINE_SLACK = 0.02  # a quad scoring within this of its face's sure level is l
 _MOVES = 8  # shifts along x and y, scalings and turns, each way
 
 
-def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: np.ndarray,
+def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: np.ndarray, matched: list,
             dice: DiceSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Quads whose best face does not score its sure level, moved to where it scores best.
 
@@ -191,13 +193,16 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
     Args:
         image: (H, W, 3) uint8 BGR.
         quads: (4, 2) px each; ``desc``, ``body``: their (N, D) descriptors and (N, 3) body
-            colours (:func:`~companion.vision.dice_faces.describe_and_body`).
+            colours (:func:`~companion.vision.dice_faces.describe_and_body`); ``matched``: per
+            quad its ``(scores, turn)`` rows of :meth:`DiceSet.match` if already made, else None.
 
     Returns:
-        (the quads, their descriptors, their body colours), moved ones described anew.
+        (the quads, and their (N, F) scores and turns of :meth:`DiceSet.match`), moved ones
+        described and matched anew. Each whole-bank match reads the whole template bank (a few
+        MB), so rows already matched are not matched again.
     """
     quads = [np.asarray(q, np.float64) for q in quads]
-    scores, _ = dice.match(desc, body)
+    scores, turn = _matched(desc, body, matched, dice)
     best = scores.argmax(axis=1)
     current = scores[np.arange(len(quads)), best]
     active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
@@ -230,9 +235,24 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
             moving = still
     moved = [i for i in active if np.abs(quads[i] - start[i]).max() > 0]
     if moved:
-        desc, body = desc.copy(), body.copy()
-        desc[moved], body[moved] = describe_and_body(np.stack([face_patch(image, quads[i]) for i in moved]))
-    return [q.astype(np.float32) for q in quads], desc, body
+        scores, turn = scores.copy(), turn.copy()
+        scores[moved], turn[moved] = dice.match(*describe_and_body(np.stack([face_patch(image, quads[i]) for i in moved])))
+    return [q.astype(np.float32) for q in quads], scores, turn
+
+
+def _matched(desc: np.ndarray, body: np.ndarray, matched: list,
+             dice: DiceSet) -> tuple[np.ndarray, np.ndarray]:
+    """(N, F) scores and turns of :meth:`DiceSet.match` for every row, matching only the rows
+    whose ``matched`` entry is None."""
+    todo = [i for i, m in enumerate(matched) if m is None]
+    n, n_f = len(matched), len(dice.faces)
+    scores, turn = np.empty((n, n_f), np.float32), np.empty((n, n_f), np.int64)
+    for i, m in enumerate(matched):
+        if m is not None:
+            scores[i], turn[i] = m
+    if todo:
+        scores[todo], turn[todo] = dice.match(desc[todo], body[todo])
+    return scores, turn
 
 
 def _pts(quad: np.ndarray) -> tuple:
