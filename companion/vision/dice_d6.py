@@ -508,8 +508,8 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     Only round pips can be on a top face. Two or three round pips: every placement on the grid
     (:func:`_placements`). More: fitted to their count's layout, else the best fit of them less
     one or two (a stray pip of a neighbouring die or a side face that joined them). A round pip
-    alone in its group is a one; so is a round pip clearly larger than the squashed side-face
-    pips it was grouped with."""
+    alone in its group is a one; so is a round pip clearly larger, or clearly rounder
+    (:func:`_rounder_one`), than the squashed side-face pips it was grouped with."""
     out: list[list[Face]] = []
     for group in groups:
         out += _group_faces(group, grad)
@@ -530,6 +530,32 @@ def _two_means(g: list[Pip]) -> tuple[list[Pip], list[Pip]]:
     return [p for p, k in zip(g, lab) if k == 0], [p for p, k in zip(g, lab) if k == 1]
 
 
+#: How much rounder (minor / major axis) than every other pip of its group a pip must be to be
+#: tried as a one by itself: a die seen obliquely shows its top face's one beside a side face's
+#: pips, squashed more (0.10 … 0.12 rounder on the dev photos' such dice), and the two faces' pips
+#: are alike enough to be grouped; pips of one face differ by less (ellipse fits of 8 px blobs
+#: scatter by ±0.05).
+ONE_ROUNDER_BY = 0.09
+#: ... and at least this fraction of the largest other pip's diameter: a one's pip is no smaller
+#: than a side face's (0.90 … 0.96 on those dice, the side faces being nearer the camera); a
+#: speck of a few px, whose ellipse fit says little about its shape, is (0.76 on a clutter case).
+ONE_MIN_SIZE_RATIO = 0.85
+
+
+def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
+    """A one's faces (:func:`_lone_faces`) round the roundest pip of ``group`` when it is clearly
+    rounder (``ONE_ROUNDER_BY``) than all the others: the top face's one among the squashed pips
+    of the die's side faces. ``g`` is the group's round pips. Whether it is a one is left to
+    :func:`read_face` and the checks after it (outline, no other pip on the face)."""
+    top = max(g, key=lambda p: p.roundness)
+    others = [p.roundness for p in group if p is not top]
+    if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
+        return []
+    if top.diameter < ONE_MIN_SIZE_RATIO * max(p.diameter for p in group if p is not top):
+        return []
+    return _lone_faces(top, grad)
+
+
 def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
@@ -543,6 +569,8 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * float(np.median(rest)) and big.roundness >= max(p.roundness for p in group):
             faces += _lone_faces(big, grad)
+        else:
+            faces += _rounder_one(group, g, grad)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
         # face's layout; a side face's layout is foreshortened (its fit is squashed).
