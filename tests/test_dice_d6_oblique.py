@@ -70,3 +70,41 @@ def test_only_a_pip_clearly_rounder_and_not_smaller_than_its_group_is_tried_as_a
     assert dice_d6._rounder_one(side + [barely], [barely], None) == []
     speck = pip(6.0, 0.70)  # a speck of a few px: its ellipse fit says little
     assert dice_d6._rounder_one(side + [speck], [speck], None) == []
+
+
+def _grad(img: np.ndarray):
+    g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2, 3])
+def test_a_lone_one_squashed_with_its_face_is_read_whichever_way_the_die_leans(turn):
+    img = np.ascontiguousarray(np.rot90(oblique_one(0.56, 0.3), turn))
+    pips = find_pips(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    one = max(pips, key=lambda p: p.diameter)
+    assert one.roundness < dice_d6.TOP_MIN_ROUNDNESS  # too squashed for a top face's pip ...
+    assert [len(g) for g in group_pips(pips) if one in g] == [1]  # ... and alone in its group
+    found = read_d6(img)
+    assert [o.value for o in found] == [1]
+    assert np.hypot(found[0].center[0] - one.x, found[0].center[1] - one.y) < 3
+    # The face read is squashed like its pip, along the same axis.
+    q = np.array(found[0].quad)
+    extent = q.max(axis=0) - q.min(axis=0)
+    short, long_ = sorted(extent)
+    assert short < 0.8 * long_
+    assert (np.argmin(extent) == 1) == (turn % 2 == 0)  # squashed vertically unless turned a quarter
+
+
+def test_a_squashed_pip_beside_a_round_one_or_a_speck_is_not_tried_as_a_one():
+    img = oblique_one(0.56, 0.3)
+    grad = _grad(img)
+    one = max(find_pips(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)), key=lambda p: p.diameter)
+    assert dice_d6._squashed_one_faces(one, grad, []) != []
+    near = dice_d6.Pip(one.x + 30, one.y, 60.0, 9.0, 8.5, 0.0, one.contrast, 1)
+    assert dice_d6._squashed_one_faces(one, grad, [near]) == []  # a face of its die is seen squarer
+    far = dice_d6.Pip(one.x + 150, one.y, 60.0, 9.0, 8.5, 0.0, one.contrast, 1)
+    assert dice_d6._squashed_one_faces(one, grad, [far]) != []
+    light = dice_d6.Pip(one.x + 30, one.y, 60.0, 9.0, 8.5, 0.0, one.contrast, -1)
+    assert dice_d6._squashed_one_faces(one, grad, [light]) != []  # a glint is no pip of its die
+    speck = dice_d6.Pip(one.x, one.y, 25.0, 7.5, 4.2, one.angle, one.contrast, 1)  # 4 px across
+    assert dice_d6._squashed_one_faces(speck, grad, []) == []

@@ -341,6 +341,54 @@ def _lone_faces(p: Pip, grad) -> list[Face]:
             for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)]
 
 
+#: The least roundness of a lone pip read as a one on a face seen obliquely
+#: (:func:`_squashed_one_faces`): the small dice far off in the dev photos show their ones at
+#: 0.58 … 0.6; below, a blob's shape says little (a 4 px speck, a stroke of print).
+SQUASHED_ONE_MIN_ROUNDNESS = 0.5
+#: ... and its least minor axis, px: the ellipse of a blob a few px across says little about its
+#: shape (the ones read so on the dev photos are 5.4 … 5.5 px across the minor axis; specks of print
+#: and side-face pips 2 … 3.5).
+SQUASHED_ONE_MIN_MINOR = 4.5
+#: ... and no round pip (of its polarity) lies within this many of its face half-widths: the top
+#: face is the die's face seen most squarely, so a squashed pip beside a round one is on a side face.
+SQUASHED_ONE_CLEAR = 2.0
+
+
+def _squashed_one_faces(p: Pip, grad, round_pips: list[Pip]) -> list[Face]:
+    """Faces round a lone pip that is not round (a one seen obliquely): a pip is a disc on its face,
+    so its ellipse is the face's own squash (an affine view of the face's plane). The edges round
+    the pip are unsquashed by that ellipse (the gradients resampled on the disc's plane), the
+    one's faces found there as for a round pip (:func:`_lone_faces`), and squashed back. None
+    for a pip less round than ``SQUASHED_ONE_MIN_ROUNDNESS``."""
+    rho = p.roundness
+    if not SQUASHED_ONE_MIN_ROUNDNESS <= rho < TOP_MIN_ROUNDNESS or p.minor < SQUASHED_ONE_MIN_MINOR:
+        return []
+    reach = SQUASHED_ONE_CLEAR * HALF_WIDTH_PER_PIP * p.major
+    if any(q.polarity == p.polarity and math.hypot(q.x - p.x, q.y - p.y) <= reach for q in round_pips):
+        return []  # a face of this die is seen more squarely: this pip is on a side face
+    a = math.radians(p.angle)
+    u = np.array([math.cos(a), math.sin(a)])  # major axis (unsquashed)
+    n = np.array([-u[1], u[0]])  # minor axis (squashed by rho)
+    sq = np.outer(u, u) + rho * np.outer(n, n)  # plane → image, symmetric
+    d = p.major  # the pip's true diameter, px
+    r = int(math.ceil(2.6 * HALF_WIDTH_PER_PIP * d))
+    # Destination (plane) px q ↦ image px sq @ (q − r) + pip: warpAffine's inverse map.
+    m = np.hstack([sq, (np.array([p.x, p.y]) - sq @ np.array([r, r]))[:, None]])
+    size = (2 * r + 1, 2 * r + 1)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    gx = cv2.warpAffine(grad[0], m, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    gy = cv2.warpAffine(grad[1], m, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    # A grey level's gradient on the plane is sqᵀ times its gradient in the image.
+    plane_grad = (sq[0, 0] * gx + sq[1, 0] * gy, sq[0, 1] * gx + sq[1, 1] * gy)
+    disc = Pip(float(r), float(r), math.pi * d * d / 4, d, d, 0.0, p.contrast, p.polarity)
+    out = []
+    for f in _lone_faces(disc, plane_grad):
+        lin = sq @ f.frame[:, :2]
+        off = sq @ (f.frame[:, 2] - r) + np.array([p.x, p.y])
+        out.append(Face(np.hstack([lin, off[:, None]]), (p,), 0.0))
+    return out
+
+
 #: Pips of one group differ in contrast by at most this factor (the pips of one die are printed
 #: alike; a shadow's dark corner next to a die reads far fainter).
 MAX_CONTRAST_RATIO = 1.6
@@ -511,8 +559,12 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     alone in its group is a one; so is a round pip clearly larger, or clearly rounder
     (:func:`_rounder_one`), than the squashed side-face pips it was grouped with."""
     out: list[list[Face]] = []
+    round_pips = [p for group in groups for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     for group in groups:
-        out += _group_faces(group, grad)
+        if len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
+            out.append(_squashed_one_faces(group[0], grad, round_pips))
+        else:
+            out += _group_faces(group, grad)
     return out
 
 
@@ -668,6 +720,20 @@ def _unreadable_die(f: Face, margin: float, grad) -> bool:
             and outline_strength(f, grad) >= MIN_ONE_OUTLINE)
 
 
+#: The least squash (:attr:`Face.squash`) of a face read as a top face: a side face seen from
+#: above is foreshortened more.
+MIN_FACE_SQUASH = 0.6
+
+
+def least_squash(f: Face) -> float:
+    """The least :attr:`Face.squash` a face hypothesis may have: ``MIN_FACE_SQUASH``, but a one
+    fitted to a squashed pip (:func:`_squashed_one_faces`) is squashed like its pip, down to
+    ``SQUASHED_ONE_MIN_ROUNDNESS`` (with room for the fit's scatter)."""
+    if len(f.pips) == 1 and f.pips[0].roundness < TOP_MIN_ROUNDNESS:
+        return min(MIN_FACE_SQUASH, 0.9 * SQUASHED_ONE_MIN_ROUNDNESS)
+    return MIN_FACE_SQUASH
+
+
 def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
 
@@ -709,7 +775,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         # The list may grow while it is walked: a lone pip found to share its face with pips
         # grouped apart adds the placements of them all (below).
         for f in hypotheses:
-            if f.squash < 0.6:
+            if f.squash < least_squash(f):
                 continue
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
                 body = float(np.median(sample(f.to_image(_BARE), max(0.7, 0.12 * f.half_width))))
