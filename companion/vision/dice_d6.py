@@ -565,6 +565,63 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
             out += _group_faces(group, grad)
+    out += _bar_sixes([p for group in groups for p in group], grad)
+    return out
+
+
+#: The most roundness of a bar: a six's column of three pips merged into one blob by blur
+#: (0.14 … 0.23 on the dev photos' blurred sixes; a pip drawn out by motion blur alone is rounder).
+BAR_MAX_ROUNDNESS = 0.3
+#: A bar's length per distance between the two columns of a six, (min, max): the column spans one
+#: face half-width between its outer pips' centres plus a pip (0.4 half-widths), i.e. about 1.4;
+#: 1.5 … 1.6 on the dev photos (blur lengthens it).
+BAR_LENGTH_PER_SPACING = (1.1, 2.0)
+#: The least width (minor axis) of a bar, px: blur that merges pips widens them; a stroke 2 or 3
+#: px wide is a side face's pip squashed edge-on (simulated black dice) or print, and pips narrower
+#: than 4 px are below what the reader is built for (``WORK_SIDE``). 5 … 6 px on the dev photos.
+BAR_MIN_WIDTH = 4.0
+#: The outline of a face of bars is looked for round the face grown by this factor (0.92 … 1.5
+#: half-widths out, not 0.8 … 1.3): the bars' own blurred ends reach 0.8 and, on a plain sheet,
+#: read as an outline of 3 … 15 grey levels per px; grown, 0.6 (a die's: 7 … 20).
+BAR_OUTLINE_GROWTH = 1.15
+
+
+def _bar_sixes(pips: list[Pip], grad) -> list[list[Face]]:
+    """Six hypotheses from pairs of bars (:data:`BAR_MAX_ROUNDNESS`): a blurred six whose two
+    columns of pips each merged into one elongated blob. Two bars of like length, width and
+    direction, side by side (one face half-width apart across, little along), make a face whose
+    columns they are; :func:`read_face` decides whether its nine places show a six, and the face
+    must be outlined like a die (:func:`outline_strength`, beyond the bars' blurred ends), as a
+    one is: a pair of parallel strokes on a larger plain surface is not a die."""
+    bars = [p for p in pips if p.roundness <= BAR_MAX_ROUNDNESS and p.minor >= BAR_MIN_WIDTH]
+    out: list[list[Face]] = []
+    for b1, b2 in itertools.combinations(bars, 2):
+        if b1.polarity != b2.polarity:
+            continue
+        if max(b1.major, b2.major) > 1.3 * min(b1.major, b2.major) or max(b1.minor, b2.minor) > 1.5 * min(b1.minor, b2.minor):
+            continue
+        turn = abs(b1.angle - b2.angle) % 180.0
+        if min(turn, 180.0 - turn) > 15.0:
+            continue
+        a1, a2 = math.radians(b1.angle), math.radians(b2.angle)
+        axis = np.array([math.cos(a1) + math.cos(a2) * np.sign(math.cos(a1 - a2)),
+                         math.sin(a1) + math.sin(a2) * np.sign(math.cos(a1 - a2))])
+        axis /= max(np.linalg.norm(axis), 1e-9)
+        sep = np.array([b2.x - b1.x, b2.y - b1.y])
+        spacing = float(np.linalg.norm(sep))
+        if spacing < 1e-6 or abs(float(sep @ axis)) > 0.25 * spacing:
+            continue  # not side by side
+        length = (b1.major + b2.major) / 2
+        if not BAR_LENGTH_PER_SPACING[0] <= length / spacing <= BAR_LENGTH_PER_SPACING[1]:
+            continue
+        # Columns at u = ±0.5: the face's u axis is the bars' separation, its v axis along them.
+        frame = np.column_stack([sep, axis * spacing, [(b1.x + b2.x) / 2, (b1.y + b2.y) / 2]])
+        f = Face(frame, (b1, b2), 0.0)
+        # Blur draws the bars out to about 0.8 half-widths, where the outline is looked for: look
+        # beyond them, round a face grown by BAR_OUTLINE_GROWTH.
+        grown = Face(np.column_stack([frame[:, :2] * BAR_OUTLINE_GROWTH, frame[:, 2]]), f.pips, 0.0)
+        if outline_strength(grown, grad) >= MIN_ONE_OUTLINE:
+            out.append([f])
     return out
 
 
