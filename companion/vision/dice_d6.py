@@ -769,6 +769,36 @@ def _pips_inside(f: Face, pips: list[Pip]) -> list[Pip]:
     return [p for p, inside in zip(others, np.max(np.abs(uv), axis=1) < 0.9) if inside]
 
 
+#: Values whose faces are checked for stray pips (:func:`_stray_pip_inside`); a one has its own,
+#: stricter check (no other pip on it at all).
+STRAY_CHECK_VALUES = (2, 3, 4, 5, 6)
+#: How far (face half-widths) from a place of its layout a pip on the face is stray.
+STRAY_FROM_PLACE = 0.25
+#: The least diameter of a stray pip per the face's pips' mean: a pip printed on the same face is
+#: as large (or, merged with its neighbours by blur, larger); a smaller blob within the face's
+#: square is a side face's pip, squashed, that a face fitted square-on to an oblique die overlaps.
+STRAY_MIN_SIZE = 0.8
+
+
+def _stray_pip_inside(f: Face, value: int, pips: list[Pip]) -> bool:
+    """Whether a pip of the face's polarity, other than its own, lies on the face
+    (:func:`_pips_inside`) but away from every place ``value``'s layouts (either turn) put a pip:
+    the face was placed wrongly (two pips of a six's column taken for a diagonal, the other
+    column's merged pips lying in its corner). Blobs smaller than ``STRAY_MIN_SIZE`` of the face's
+    pips are not counted."""
+    if value not in STRAY_CHECK_VALUES:
+        return False
+    size = float(np.mean([p.diameter for p in f.pips]))
+    inside = [p for p in _pips_inside(f, pips) if p.diameter >= STRAY_MIN_SIZE * size]
+    if not inside:
+        return False
+    xy = np.array([(p.x, p.y) for p in inside]) - f.frame[:, 2]
+    uv = np.linalg.solve(f.frame[:, :2], xy.T).T
+    places = _PLACES[sorted(set().union(*PATTERNS[value]))]
+    near = np.min(np.linalg.norm(uv[:, None] - places[None], axis=2), axis=1)
+    return bool(np.any(near > STRAY_FROM_PLACE))
+
+
 def _unreadable_die(f: Face, margin: float, grad) -> bool:
     """Whether a face that reads as no value cleanly is still surely a die's top face: three or
     more round pips in a layout (fitted closely), nearly read (margin above 0), and outlined.
@@ -844,6 +874,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             if q.min() < -0.2 * f.half_width or np.any(q.max(axis=0) > np.array([w_img, h_img]) + 0.2 * f.half_width):
                 continue  # cut by the photo's border: its top face cannot all be seen
             value, margin = read_face(f, sample, f.pips[0].polarity)
+            if value is not None and _stray_pip_inside(f, value, pips):
+                continue  # a pip of another layout lies on the face: it is misplaced
             if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
                 continue  # a dark spot on a plain surface: a one has its die's edges round it
             if value == 1 and _pips_inside(f, pips):
