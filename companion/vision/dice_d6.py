@@ -371,6 +371,61 @@ def _lone_faces(p: Pip, grad) -> list[Face]:
             for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)]
 
 
+#: The least roundness of a lone pip read as a one on a face seen obliquely
+#: (:func:`_squashed_one_faces`): the small dice far off in the dev photos show their ones at
+#: 0.58 … 0.6; below, a blob's shape says little (a 4 px speck, a stroke of print).
+SQUASHED_ONE_MIN_ROUNDNESS = 0.5
+#: ... and its least minor axis, px: the ellipse of a blob a few px across says little about its
+#: shape (the ones read so on the dev photos are 5.4 … 5.5 px across the minor axis; specks of print
+#: and side-face pips 2 … 3.5).
+SQUASHED_ONE_MIN_MINOR = 4.5
+#: ... and no round pip (of its polarity) lies within this many of its face half-widths: the top
+#: face is the die's face seen most squarely, so a squashed pip beside a round one is on a side face.
+SQUASHED_ONE_CLEAR = 2.0
+
+
+def _squashed_one_faces(p: Pip, grad, round_pips: list[Pip]) -> list[Face]:
+    """Faces round a lone pip that is not round (a one seen obliquely): a pip is a disc on its face,
+    so its ellipse is the face's own squash (an affine view of the face's plane). The edges round
+    the pip are unsquashed by that ellipse (the gradients resampled on the disc's plane), the
+    one's faces found there as for a round pip (:func:`_lone_faces`), and squashed back. None
+    for a pip less round than ``SQUASHED_ONE_MIN_ROUNDNESS``."""
+    rho = p.roundness
+    if not SQUASHED_ONE_MIN_ROUNDNESS <= rho < TOP_MIN_ROUNDNESS or p.minor < SQUASHED_ONE_MIN_MINOR:
+        return []
+    reach = SQUASHED_ONE_CLEAR * HALF_WIDTH_PER_PIP * p.major
+    if any(q.polarity == p.polarity and math.hypot(q.x - p.x, q.y - p.y) <= reach for q in round_pips):
+        return []  # a face of this die is seen more squarely: this pip is on a side face
+    a = math.radians(p.angle)
+    u = np.array([math.cos(a), math.sin(a)])  # major axis (unsquashed)
+    n = np.array([-u[1], u[0]])  # minor axis (squashed by rho)
+    sq = np.outer(u, u) + rho * np.outer(n, n)  # plane → image, symmetric
+    d = p.major  # the pip's true diameter, px
+    r = int(math.ceil(2.6 * HALF_WIDTH_PER_PIP * d))
+    # Destination (plane) px q ↦ image px sq @ (q − r) + pip: warpAffine's inverse map.
+    m = np.hstack([sq, (np.array([p.x, p.y]) - sq @ np.array([r, r]))[:, None]])
+    size = (2 * r + 1, 2 * r + 1)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    # Resampled in float32 (the gradients are int16) from the image square the plane's square
+    # maps into (sq shrinks lengths, so within r√2 of the pip), its origin moved into the map.
+    h, w = grad[0].shape
+    reach_px = int(math.ceil(1.5 * r)) + 2
+    x0, y0 = max(0, int(p.x) - reach_px), max(0, int(p.y) - reach_px)
+    x1, y1 = min(w, int(p.x) + reach_px + 1), min(h, int(p.y) + reach_px + 1)
+    m[:, 2] -= (x0, y0)
+    gx = cv2.warpAffine(grad[0][y0:y1, x0:x1].astype(np.float32), m, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    gy = cv2.warpAffine(grad[1][y0:y1, x0:x1].astype(np.float32), m, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    # A grey level's gradient on the plane is sqᵀ times its gradient in the image.
+    plane_grad = (sq[0, 0] * gx + sq[1, 0] * gy, sq[0, 1] * gx + sq[1, 1] * gy)
+    disc = Pip(float(r), float(r), math.pi * d * d / 4, d, d, 0.0, p.contrast, p.polarity)
+    out = []
+    for f in _lone_faces(disc, plane_grad):
+        lin = sq @ f.frame[:, :2]
+        off = sq @ (f.frame[:, 2] - r) + np.array([p.x, p.y])
+        out.append(Face(np.hstack([lin, off[:, None]]), (p,), 0.0))
+    return out
+
+
 #: Pips of one group differ in contrast by at most this factor (the pips of one die are printed
 #: alike; a shadow's dark corner next to a die reads far fainter).
 MAX_CONTRAST_RATIO = 1.6
@@ -562,11 +617,72 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     Only round pips can be on a top face. Two or three round pips: every placement on the grid
     (:func:`_placements`). More: fitted to their count's layout, else the best fit of them less
     one or two (a stray pip of a neighbouring die or a side face that joined them). A round pip
-    alone in its group is a one; so is a round pip clearly larger than the squashed side-face
-    pips it was grouped with."""
+    alone in its group is a one; so is a round pip clearly larger, or clearly rounder
+    (:func:`_rounder_one`), than the squashed side-face pips it was grouped with."""
     out: list[list[Face]] = []
+    round_pips = [p for group in groups for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     for group in groups:
-        out += _group_faces(group, grad)
+        if len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
+            out.append(_squashed_one_faces(group[0], grad, round_pips))
+        else:
+            out += _group_faces(group, grad)
+    out += _bar_sixes([p for group in groups for p in group], grad)
+    return out
+
+
+#: The most roundness of a bar: a six's column of three pips merged into one blob by blur
+#: (0.14 … 0.23 on the dev photos' blurred sixes; a pip drawn out by motion blur alone is rounder).
+BAR_MAX_ROUNDNESS = 0.3
+#: A bar's length per distance between the two columns of a six, (min, max): the column spans one
+#: face half-width between its outer pips' centres plus a pip (0.4 half-widths), i.e. about 1.4;
+#: 1.5 … 1.6 on the dev photos (blur lengthens it).
+BAR_LENGTH_PER_SPACING = (1.1, 2.0)
+#: The least width (minor axis) of a bar, px: blur that merges pips widens them; a stroke 2 or 3
+#: px wide is a side face's pip squashed edge-on (simulated black dice) or print, and pips narrower
+#: than 4 px are below what the reader is built for (``WORK_SIDE``). 5 … 6 px on the dev photos.
+BAR_MIN_WIDTH = 4.0
+#: The outline of a face of bars is looked for round the face grown by this factor (0.92 … 1.5
+#: half-widths out, not 0.8 … 1.3): the bars' own blurred ends reach 0.8 and, on a plain sheet,
+#: read as an outline of 3 … 15 grey levels per px; grown, 0.6 (a die's: 7 … 20).
+BAR_OUTLINE_GROWTH = 1.15
+
+
+def _bar_sixes(pips: list[Pip], grad) -> list[list[Face]]:
+    """Six hypotheses from pairs of bars (:data:`BAR_MAX_ROUNDNESS`): a blurred six whose two
+    columns of pips each merged into one elongated blob. Two bars of like length, width and
+    direction, side by side (one face half-width apart across, little along), make a face whose
+    columns they are; :func:`read_face` decides whether its nine places show a six, and the face
+    must be outlined like a die (:func:`outline_strength`, beyond the bars' blurred ends), as a
+    one is: a pair of parallel strokes on a larger plain surface is not a die."""
+    bars = [p for p in pips if p.roundness <= BAR_MAX_ROUNDNESS and p.minor >= BAR_MIN_WIDTH]
+    out: list[list[Face]] = []
+    for b1, b2 in itertools.combinations(bars, 2):
+        if b1.polarity != b2.polarity:
+            continue
+        if max(b1.major, b2.major) > 1.3 * min(b1.major, b2.major) or max(b1.minor, b2.minor) > 1.5 * min(b1.minor, b2.minor):
+            continue
+        turn = abs(b1.angle - b2.angle) % 180.0
+        if min(turn, 180.0 - turn) > 15.0:
+            continue
+        a1, a2 = math.radians(b1.angle), math.radians(b2.angle)
+        axis = np.array([math.cos(a1) + math.cos(a2) * np.sign(math.cos(a1 - a2)),
+                         math.sin(a1) + math.sin(a2) * np.sign(math.cos(a1 - a2))])
+        axis /= max(np.linalg.norm(axis), 1e-9)
+        sep = np.array([b2.x - b1.x, b2.y - b1.y])
+        spacing = float(np.linalg.norm(sep))
+        if spacing < 1e-6 or abs(float(sep @ axis)) > 0.25 * spacing:
+            continue  # not side by side
+        length = (b1.major + b2.major) / 2
+        if not BAR_LENGTH_PER_SPACING[0] <= length / spacing <= BAR_LENGTH_PER_SPACING[1]:
+            continue
+        # Columns at u = ±0.5: the face's u axis is the bars' separation, its v axis along them.
+        frame = np.column_stack([sep, axis * spacing, [(b1.x + b2.x) / 2, (b1.y + b2.y) / 2]])
+        f = Face(frame, (b1, b2), 0.0)
+        # Blur draws the bars out to about 0.8 half-widths, where the outline is looked for: look
+        # beyond them, round a face grown by BAR_OUTLINE_GROWTH.
+        grown = Face(np.column_stack([frame[:, :2] * BAR_OUTLINE_GROWTH, frame[:, 2]]), f.pips, 0.0)
+        if outline_strength(grown, grad) >= MIN_ONE_OUTLINE:
+            out.append([f])
     return out
 
 
@@ -587,6 +703,32 @@ def _two_means(g: list[Pip]) -> tuple[list[Pip], list[Pip]]:
     return [p for p, k in zip(g, lab) if k == 0], [p for p, k in zip(g, lab) if k == 1]
 
 
+#: How much rounder (minor / major axis) than every other pip of its group a pip must be to be
+#: tried as a one by itself: a die seen obliquely shows its top face's one beside a side face's
+#: pips, squashed more (0.10 … 0.12 rounder on the dev photos' such dice), and the two faces' pips
+#: are alike enough to be grouped; pips of one face differ by less (ellipse fits of 8 px blobs
+#: scatter by ±0.05).
+ONE_ROUNDER_BY = 0.09
+#: ... and at least this fraction of the largest other pip's diameter: a one's pip is no smaller
+#: than a side face's (0.90 … 0.96 on those dice, the side faces being nearer the camera); a
+#: speck of a few px, whose ellipse fit says little about its shape, is (0.76 on a clutter case).
+ONE_MIN_SIZE_RATIO = 0.85
+
+
+def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
+    """A one's faces (:func:`_lone_faces`) round the roundest pip of ``group`` when it is clearly
+    rounder (``ONE_ROUNDER_BY``) than all the others: the top face's one among the squashed pips
+    of the die's side faces. ``g`` is the group's round pips. Whether it is a one is left to
+    :func:`read_face` and the checks after it (outline, no other pip on the face)."""
+    top = max(g, key=lambda p: p.roundness)
+    others = [p.roundness for p in group if p is not top]
+    if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
+        return []
+    if top.diameter < ONE_MIN_SIZE_RATIO * max(p.diameter for p in group if p is not top):
+        return []
+    return _lone_faces(top, grad)
+
+
 def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
@@ -600,6 +742,8 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
             faces += _lone_faces(big, grad)
+        else:
+            faces += _rounder_one(group, g, grad)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
         # face's layout; a side face's layout is foreshortened (its fit is squashed).
@@ -678,9 +822,13 @@ def outline_strength(face: Face, grad) -> float:
     return float(np.sort(sides)[1]) / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
-def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> list[Pip]:
+def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarity: np.ndarray | None = None) -> list[Pip]:
     """The pips of the face's polarity, other than its own, that lie on the face (``xy`` (N, 2)
-    float64 px and ``polarity`` (N,) are the pips' centres and polarities, in order)."""
+    float64 px and ``polarity`` (N,) are the pips' centres and polarities, in order: given when
+    many faces are tested against the same pips)."""
+    if xy is None or polarity is None:
+        xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
+        polarity = np.array([p.polarity for p in pips])
     (a, b, tx), (c, d, ty) = f.frame.tolist()
     det = a * d - b * c
     if det == 0.0 or len(pips) == 0:
@@ -693,12 +841,57 @@ def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray)
     return [pips[i] for i in np.nonzero(on)[0] if id(pips[i]) not in own]
 
 
+#: Values whose faces are checked for stray pips (:func:`_stray_pip_inside`); a one has its own,
+#: stricter check (no other pip on it at all).
+STRAY_CHECK_VALUES = (2, 3, 4, 5, 6)
+#: How far (face half-widths) from a place of its layout a pip on the face is stray.
+STRAY_FROM_PLACE = 0.25
+#: The least diameter of a stray pip per the face's pips' mean: a pip printed on the same face is
+#: as large (or, merged with its neighbours by blur, larger); a smaller blob within the face's
+#: square is a side face's pip, squashed, that a face fitted square-on to an oblique die overlaps.
+STRAY_MIN_SIZE = 0.8
+
+
+def _stray_pip_inside(f: Face, value: int, pips: list[Pip], xy: np.ndarray | None = None,
+                      polarity: np.ndarray | None = None) -> bool:
+    """Whether a pip of the face's polarity, other than its own, lies on the face
+    (:func:`_pips_inside`) but away from every place ``value``'s layouts (either turn) put a pip:
+    the face was placed wrongly (two pips of a six's column taken for a diagonal, the other
+    column's merged pips lying in its corner). Blobs smaller than ``STRAY_MIN_SIZE`` of the face's
+    pips are not counted. ``xy`` and ``polarity`` are as for :func:`_pips_inside`."""
+    if value not in STRAY_CHECK_VALUES:
+        return False
+    size = float(np.mean([p.diameter for p in f.pips]))
+    inside = [p for p in _pips_inside(f, pips, xy, polarity) if p.diameter >= STRAY_MIN_SIZE * size]
+    if not inside:
+        return False
+    xy = np.array([(p.x, p.y) for p in inside]) - f.frame[:, 2]
+    uv = np.linalg.solve(f.frame[:, :2], xy.T).T
+    places = _PLACES[sorted(set().union(*PATTERNS[value]))]
+    near = np.min(np.linalg.norm(uv[:, None] - places[None], axis=2), axis=1)
+    return bool(np.any(near > STRAY_FROM_PLACE))
+
+
 def _unreadable_die(f: Face, margin: float, grad) -> bool:
     """Whether a face that reads as no value cleanly is still surely a die's top face: three or
     more round pips in a layout (fitted closely), nearly read (margin above 0), and outlined.
     Such a die is reported with no value (glare or a shadow hides a pip), never guessed."""
     return (len(f.pips) >= 3 and f.residual < 0.08 and margin > 0.0
             and outline_strength(f, grad) >= MIN_ONE_OUTLINE)
+
+
+#: The least squash (:attr:`Face.squash`) of a face read as a top face: a side face seen from
+#: above is foreshortened more.
+MIN_FACE_SQUASH = 0.6
+
+
+def least_squash(f: Face) -> float:
+    """The least :attr:`Face.squash` a face hypothesis may have: ``MIN_FACE_SQUASH``, but a one
+    fitted to a squashed pip (:func:`_squashed_one_faces`) is squashed like its pip, down to
+    ``SQUASHED_ONE_MIN_ROUNDNESS`` (with room for the fit's scatter)."""
+    if len(f.pips) == 1 and f.pips[0].roundness < TOP_MIN_ROUNDNESS:
+        return min(MIN_FACE_SQUASH, 0.9 * SQUASHED_ONE_MIN_ROUNDNESS)
+    return MIN_FACE_SQUASH
 
 
 def _roundness(f: Face) -> float:
@@ -764,7 +957,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         while k < len(hypotheses):
             f = hypotheses[k]
             k += 1
-            if f.squash < 0.6:
+            if f.squash < least_squash(f):
                 continue
             value, margin, body, cut = read[id(f)]
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
@@ -773,7 +966,9 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
                 if _chroma(img, f) < MIN_LIGHT_PIP_CHROMA:
                     continue  # on black or grey things (cables, keys) light spots are reflections
             if cut:
-                continue
+                continue  # cut by the photo's border: its top face cannot all be seen
+            if value is not None and _stray_pip_inside(f, value, pips, pip_xy, pip_pol):
+                continue  # a pip of another layout lies on the face: it is misplaced
             if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
                 continue  # a dark spot on a plain surface: a one has its die's edges round it
             if value == 1:
