@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -126,6 +128,12 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
     return out
 
 
+@lru_cache(maxsize=None)
+def _disc(r: int) -> np.ndarray:
+    """OpenCV's elliptic structuring element of radius ``r`` px, (2r + 1, 2r + 1) uint8."""
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+
+
 def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = False) -> list[Pip]:
     """Pip candidates in a grey image.
 
@@ -145,7 +153,7 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
     # (a closing of radius r fills dark blobs up to 2r + 1 px wide).
     while min(img.shape) >= 24:
         for r in PIP_RADII:
-            k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+            k = _disc(r)
             if light:
                 body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
                 hat = cv2.subtract(img, body)
@@ -898,6 +906,20 @@ def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
 
 
+_WORKER: dict[int, ThreadPoolExecutor] = {}
+
+
+def _light_pips_worker() -> ThreadPoolExecutor:
+    """One worker thread for the light-pip search, made on first use and kept (idle, it costs
+    nothing; a new thread per photo would cost more than it saves on a small photo). Keyed by
+    process id: a forked child has the parent's executor but not its thread."""
+    pid = os.getpid()
+    if pid not in _WORKER:
+        _WORKER.clear()
+        _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-light-pips")
+    return _WORKER[pid]
+
+
 def read_d6(image: np.ndarray) -> list[DieObservation]:
     """Every standard pip die in a table photo, by its top face.
 
@@ -925,10 +947,17 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
-    pips = find_pips(grey) + find_pips(grey, light=True)
-    # 3 × 3 Sobel steps of a uint8 image are whole numbers of at most ±1020: int16 holds them exactly.
-    grad = (cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
-    sample = _sampler(grey)
+    # The light-pip search runs beside the dark one: OpenCV releases the GIL, so on a Pi's four
+    # cores the two searches (half the frame's time) overlap.
+    light = _light_pips_worker().submit(find_pips, grey, light=True)
+    try:
+        dark = find_pips(grey)
+        # 3 × 3 Sobel steps of a uint8 image are whole numbers of at most ±1020: int16 holds them exactly.
+        grad = (cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
+        sample = _sampler(grey)
+    finally:
+        pips = light.result()
+    pips = dark + pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
     pip_pol = np.array([p.polarity for p in pips])
     per_group = _candidates(group_pips(pips), grad)
