@@ -169,3 +169,30 @@ def test_a_photo_must_be_uint8():
     with pytest.raises(ValueError, match="uint8"):
         read_d6(np.zeros((40, 40, 2), np.uint8))
     assert read_d6(np.zeros((0, 0, 3), np.uint8)) == []
+
+
+def test_a_forked_child_reads_dice_with_its_own_light_pip_worker():
+    # The light-pip search runs on a worker thread; a child forked after a read has the parent's
+    # executor but not its thread, and would wait for it for ever without a worker of its own.
+    import os
+    import time
+
+    image = _one_die(5, 20.0, body=(40, 40, 200), pip=(250, 250, 250))
+    assert [o.value for o in read_d6(image)] == [5]
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only when it reads the die
+        try:
+            os._exit(0 if [o.value for o in read_d6(image)] == [5] else 1)
+        except BaseException:
+            os._exit(2)
+    deadline = time.monotonic() + 60.0
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child never finished reading")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
