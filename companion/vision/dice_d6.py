@@ -445,42 +445,42 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     n = len(pips)
     if n == 0:
         return []
-    x = np.array([p.x for p in pips])
-    y = np.array([p.y for p in pips])
-    d = np.array([p.diameter for p in pips])
-    rnd = np.array([p.roundness for p in pips])
-    ang = np.array([p.angle for p in pips])
-    pol = np.array([p.polarity for p in pips])
-    con = np.array([max(p.contrast, 1e-3) for p in pips])
-    turn = np.abs(ang[:, None] - ang[None]) % 180.0
+    x, y, area, major, minor, ang, con, pol = np.array(
+        [(p.x, p.y, p.area, p.major, p.minor, p.angle, p.contrast, p.polarity) for p in pips], np.float64).T
+    d = 2.0 * np.sqrt(area / math.pi)  # Pip.diameter
+    rnd = minor / np.maximum(major, 1e-6)  # Pip.roundness
+    con = np.maximum(con, 1e-3)
+    # Pairs near enough first (most pairs are not), then the other tests on those pairs only.
+    i, j = np.nonzero(np.triu(np.hypot(x[:, None] - x[None], y[:, None] - y[None])
+                              <= 4.2 * (d[:, None] + d[None]) / 2, 1))
+    turn = np.abs(ang[i] - ang[j]) % 180.0
     turn = np.minimum(turn, 180.0 - turn)
-    near = (
-        (pol[:, None] == pol[None])
-        & (np.maximum(d[:, None], d[None]) <= 1.6 * np.minimum(d[:, None], d[None]))
+    like = (
+        (pol[i] == pol[j])
+        & (np.maximum(d[i], d[j]) <= 1.6 * np.minimum(d[i], d[j]))
         # a top face's round pips and its side faces' squashed ones
-        & (np.abs(rnd[:, None] - rnd[None]) <= 0.2)
+        & (np.abs(rnd[i] - rnd[j]) <= 0.2)
         # squashed along different directions: two side faces
-        & ((np.maximum(rnd[:, None], rnd[None]) >= 0.8) | (turn <= 30.0))
-        & (np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 4.2 * (d[:, None] + d[None]) / 2)
+        & ((np.maximum(rnd[i], rnd[j]) >= 0.8) | (turn <= 30.0))
         # one die's pips are printed alike: a shadow's dark corner is a fainter blob than its pips
-        & (np.maximum(con[:, None], con[None]) <= MAX_CONTRAST_RATIO * np.minimum(con[:, None], con[None]))
+        & (np.maximum(con[i], con[j]) <= MAX_CONTRAST_RATIO * np.minimum(con[i], con[j]))
     )
-    labels = _components_of(near)
+    labels = _components_of(n, i[like], j[like])
     groups: dict[int, list[Pip]] = {}
     for i, k in enumerate(labels):
         groups.setdefault(int(k), []).append(pips[i])
     return list(groups.values())
 
 
-def _components_of(adj: np.ndarray) -> list[int]:
-    """Connected component label per node of a symmetric boolean adjacency matrix: each node's
-    label is the smallest index in its component (labels spread along edges until nothing
-    changes)."""
-    n = len(adj)
+def _components_of(n: int, i: np.ndarray, j: np.ndarray) -> list[int]:
+    """Connected component label per node of a graph of ``n`` nodes and edges (i[k], j[k]): each
+    node's label is the smallest index in its component (labels spread along the edges until
+    nothing changes)."""
     labels = np.arange(n)
-    reach = adj | np.eye(n, dtype=bool)
     while True:
-        spread = np.where(reach, labels[None, :], n).min(axis=1)
+        spread = labels.copy()
+        np.minimum.at(spread, i, labels[j])
+        np.minimum.at(spread, j, labels[i])
         if np.array_equal(spread, labels):
             return spread.tolist()
         labels = spread
