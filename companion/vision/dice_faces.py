@@ -150,12 +150,14 @@ _MASK = _corner_mask()
 _MASK_FLAT = _MASK.reshape(-1)
 _MASK_SUM = float(_MASK.sum())
 _MASK_W = (_MASK.reshape(-1, 1) * np.array([1.0, _CHROMA_WEIGHT, _CHROMA_WEIGHT], np.float32)).astype(np.float32)
+_MASK_W_T = np.ascontiguousarray(_MASK_W.T)  # (3, P²)
 _M2 = _INSET * 2 * PATCH
 _DST2 = np.array([[-_M2, -_M2], [2 * PATCH + _M2, -_M2], [2 * PATCH + _M2, 2 * PATCH + _M2],
                   [-_M2, 2 * PATCH + _M2]], np.float32)
 _C = (np.arange(PATCH) + 0.5) / PATCH - 0.5
 _CHEB = np.maximum(np.abs(_C[:, None]), np.abs(_C[None, :]))  # distance from the centre, square norm
 _RING_MASK = (_CHEB <= 0.5 - _RING[0]) & (_CHEB >= 0.5 - _RING[1])
+_RING_IDX = np.flatnonzero(_RING_MASK)
 
 
 def face_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -176,12 +178,31 @@ def face_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(small, (3, 3), 0.6)
 
 
-def _lab(patches: np.ndarray) -> np.ndarray:
-    """(N, h, w, 3) uint8 BGR → (N, h, w, 3) float32 CIE Lab (L 0..100, a, b), through OpenCV's
-    8-bit conversion (a fraction of the float one's cost; its rounding is far below the noise)."""
+def _lab8(patches: np.ndarray) -> np.ndarray:
+    """(N, h, w, 3) uint8 BGR → (N, h, w, 3) OpenCV 8-bit CIE Lab (L·255/100, a + 128, b + 128):
+    a fraction of the float conversion's cost; its rounding is far below the noise."""
     n, h, w, _ = patches.shape
-    lab = cv2.cvtColor(np.ascontiguousarray(patches).reshape(n * h, w, 3), cv2.COLOR_BGR2Lab)
-    return cv2.transform(lab.astype(np.float32), _LAB8).reshape(n, h, w, 3)
+    return cv2.cvtColor(np.ascontiguousarray(patches).reshape(n * h, w, 3), cv2.COLOR_BGR2Lab).reshape(n, h, w, 3)
+
+
+def _lab_of8(lab8: np.ndarray) -> np.ndarray:
+    """(..., 3) OpenCV 8-bit Lab → float32 CIE Lab (L 0..100, a, b) (``_LAB8``)."""
+    return cv2.transform(lab8.reshape(-1, 1, 3).astype(np.float32), _LAB8).reshape(lab8.shape)
+
+
+def _ring_median(lab8: np.ndarray) -> np.ndarray:
+    """(N, PATCH, PATCH, 3) 8-bit Lab → (N, 3) float32 CIE Lab: the median of each patch's outer
+    ring (``_RING_MASK``), as ``np.median`` of the float Lab. The 8-bit to float map is increasing
+    per channel, so the middle values are found among the bytes (a partition of a byte array is
+    several times cheaper than of the float one) and only they are converted."""
+    n = lab8.shape[0]
+    ring = np.ascontiguousarray(lab8.reshape(n, PATCH * PATCH, 3).transpose(0, 2, 1))[:, :, _RING_IDX]  # (N, 3, R)
+    k = len(_RING_IDX) // 2
+    if len(_RING_IDX) % 2:
+        return _lab_of8(np.partition(ring, k, axis=2)[:, :, k])
+    mid = np.partition(ring, (k - 1, k), axis=2)[:, :, k - 1:k + 1]  # (N, 3, 2)
+    lo, hi = _lab_of8(np.ascontiguousarray(mid.transpose(2, 0, 1)))  # (2, N, 3) → each (N, 3)
+    return (lo + hi) / np.float32(2.0)  # as np.median: the float32 sum of the two, halved
 
 
 # 8-bit Lab → L 0..100, a and b about 0 (OpenCV stores L·255/100 and a, b + 128).
@@ -208,12 +229,13 @@ def describe_and_body(patches: np.ndarray, body: bool = True) -> tuple[np.ndarra
     n = patches.shape[0]
     if n == 0:
         return np.zeros((0, 3 * PATCH * PATCH), np.float32), np.zeros((0, 3), np.float32)
-    lab = _lab(patches)
-    colour = np.median(lab[:, _RING_MASK], axis=1).astype(np.float32) if body else None
-    flat = lab.reshape(n, PATCH * PATCH, 3)
+    lab8 = _lab8(patches)
+    colour = _ring_median(lab8) if body else None
+    flat = _lab_of8(lab8).reshape(n, PATCH * PATCH, 3)
     mean = _MASK_FLAT @ flat / _MASK_SUM  # (N, 3) masked channel means
-    d = (flat - mean[:, None, :]) * _MASK_W  # (N, P², 3): masked, chroma weighted
-    d = np.ascontiguousarray(d.transpose(0, 2, 1)).reshape(n, -1)  # channel-major: (N, 3·P²)
+    # Channel-major first (N, 3, P²): the arithmetic then runs along rows, not across 3 channels.
+    d = (np.ascontiguousarray(flat.transpose(0, 2, 1)) - mean[:, :, None]) * _MASK_W_T  # masked, chroma weighted
+    d = d.reshape(n, -1)  # (N, 3·P²)
     norm = np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
     return d / np.maximum(norm, 1e-6), colour
 
