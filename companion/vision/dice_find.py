@@ -168,16 +168,21 @@ class BodyColours:
 
     @staticmethod
     def _index(bgr: np.ndarray) -> np.ndarray:
-        x = np.asarray(bgr, np.uint8) >> 2
-        return (x[..., 0].astype(np.int32) << 12) | (x[..., 1].astype(np.int32) << 6) | x[..., 2]
+        """(h, w) int32 table index, B·4096 + G·64 + R of the 6-bit channels. One ``cv2.transform``
+        (exact: every partial sum is an integer below 2²⁴) in place of three shifts and two ors."""
+        x = (np.ascontiguousarray(bgr, np.uint8) >> 2).astype(np.float32)
+        return cv2.transform(x, _INDEX_WEIGHTS).astype(np.int32)
 
     def codes(self, bgr: np.ndarray) -> np.ndarray:
         """(h, w) uint32 lookup-table entries of an (h, w, 3) uint8 BGR image."""
-        return self.lut[self._index(bgr)]
+        return np.take(self.lut, self._index(bgr))
 
     def of(self, bgr: np.ndarray, k: int) -> np.ndarray:
         """(h, w) uint8 for body colour ``k`` alone: 0 not its colour, 1 its colour, 3 its full colour."""
-        return self._one[k][self._index(bgr)]
+        return np.take(self._one[k], self._index(bgr))
+
+
+_INDEX_WEIGHTS = np.array([[4096.0, 64.0, 1.0]], np.float32)  # cv2.transform: BodyColours._index
 
 
 _GREY = np.array([1 / 3, 1 / 3], np.float32)
@@ -229,6 +234,16 @@ def _not_table(frame: np.ndarray, table: np.ndarray) -> np.ndarray:
         d = cv2.absdiff((frame[..., ch] + 2.0) / s, (table[..., ch] + 2.0) / t)
         differs |= d >= TABLE_CHROMA
     return differs
+
+
+def _order_clockwise_many(pts: np.ndarray) -> np.ndarray:
+    """(S, 4, 2) float32 quads, each as :func:`_order_clockwise`."""
+    c = pts.mean(axis=1, keepdims=True)
+    ang = np.arctan2(pts[..., 1] - c[..., 1], pts[..., 0] - c[..., 0])
+    p = np.take_along_axis(pts, np.argsort(ang, axis=1)[..., None], axis=1)
+    start = np.argmin(p[..., 0] + p[..., 1], axis=1)
+    turn = (start[:, None] + np.arange(4)) % 4
+    return np.take_along_axis(p, turn[..., None], axis=1).astype(np.float32)
 
 
 def _order_clockwise(pts: np.ndarray) -> np.ndarray:
@@ -598,20 +613,22 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours, *,
                 if np.count_nonzero(lit & (covered == 0)) < (0.5 * side_range[0]) ** 2:
                     break
     squares = _outermost(squares)
-    group = _groups(squares)
+    sqs = np.stack([sq for sq, _ in squares]) if squares else np.zeros((0, 4, 2), np.float32)  # (S, 4, 2)
+    cs = sqs.mean(axis=1)
+    group = _groups(cs, _sides(sqs), [k for _, k in squares])
     found: list[TopFace] = []
     for box, k in cut:
         c = tuple(float(v) for v in box.mean(axis=0))
         if not any(kk == k and cv2.pointPolygonTest(sq, c, False) >= 0 for sq, kk in squares):
             found.append(TopFace(_order_clockwise(box) / scale, k, True, -1 - len(found)))
     by_group: dict[int, list[np.ndarray]] = {}
-    for (sq, k), g in zip(squares, group):
-        c = sq.mean(axis=0)
-        quad = _order_clockwise(c + (sq - c) * (1.0 + 2 * EDGE_GROW)) / scale
+    c = cs[:, None, :]
+    quads = _order_clockwise_many(c + (sqs - c) * (1.0 + 2 * EDGE_GROW)) / scale
+    partials = (quads < 1).any(axis=(1, 2)) | (quads[:, :, 0] > w0 - 2).any(axis=1) | (quads[:, :, 1] > h0 - 2).any(axis=1)
+    for (_, k), g, quad, partial in zip(squares, group, quads, partials.tolist()):
         if any(np.abs(other - quad).max() < 1.5 for other in by_group.get(g, [])):
             continue  # the same square from another hypothesis
         by_group.setdefault(g, []).append(quad)
-        partial = bool((quad < 1).any() or (quad[:, 0] > w0 - 2).any() or (quad[:, 1] > h0 - 2).any())
         found.append(TopFace(quad.astype(np.float32), k, partial, g))
     return found
 
@@ -633,15 +650,14 @@ def _cut_tops(parts: list[np.ndarray], origin: tuple[int, int], size: tuple[int,
     return out
 
 
-def _groups(squares: list[tuple[np.ndarray, int]]) -> list[int]:
-    """A group number per square: squares of one body colour whose centres lie within half a side
-    of each other are hypotheses of one die (connected components of that relation)."""
-    n = len(squares)
+def _groups(cs: np.ndarray, sides: np.ndarray, bodies: list[int]) -> list[int]:
+    """A group number per square (centres ``cs`` (S, 2), mean sides ``sides`` (S,), body colour
+    indices): squares of one body colour whose centres lie within half a side of each other are
+    hypotheses of one die (connected components of that relation)."""
+    n = len(cs)
     if n == 0:
         return []
-    cs = np.array([sq.mean(axis=0) for sq, _ in squares])
-    sides = np.array([_side(sq) for sq, _ in squares])
-    body = np.array([k for _, k in squares])
+    body = np.array(bodies)
     near = ((np.hypot(cs[:, None, 0] - cs[None, :, 0], cs[:, None, 1] - cs[None, :, 1])
              < 0.5 * np.minimum(sides[:, None], sides[None, :])) & (body[:, None] == body[None, :]))
     group = -np.ones(n, int)
@@ -666,6 +682,12 @@ def _side(sq: np.ndarray) -> float:
     return float(np.hypot(d[:, 0], d[:, 1]).mean())
 
 
+def _sides(sqs: np.ndarray) -> np.ndarray:
+    """(S,) mean side lengths, px, of (S, 4, 2) squares (as :func:`_side` of each)."""
+    d = sqs[:, [1, 2, 3, 0]] - sqs
+    return np.hypot(d[..., 0], d[..., 1]).mean(axis=1)
+
+
 def _outermost(squares: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, int]]:
     """The (square, body) pairs less any square that lies inside a larger one of another body
     colour: an icon on a die's top face (a white menu card on a green die) can have the body
@@ -673,7 +695,7 @@ def _outermost(squares: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, 
     if not squares:
         return []
     area = np.array([abs(cv2.contourArea(sq)) for sq, _ in squares])
-    cs = np.array([sq.mean(axis=0) for sq, _ in squares])
+    cs = np.stack([sq for sq, _ in squares]).mean(axis=1)
     body = np.array([k for _, k in squares])
     reach = np.sqrt(area) * 0.75  # a centre further than this from a square's centre is outside it
     near = ((np.hypot(cs[:, None, 0] - cs[None, :, 0], cs[:, None, 1] - cs[None, :, 1]) < reach[None, :])
