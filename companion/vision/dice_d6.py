@@ -606,16 +606,23 @@ def _placements(g: list[Pip]) -> list[Face]:
     mean_d = float(np.mean([p.diameter for p in g]))
     ok = ((h >= HALF_WIDTH_PER_PIP_RANGE[0] * mean_d) & (h <= HALF_WIDTH_PER_PIP_RANGE[1] * mean_d)
           & (rms < 0.12 * h))
+    ks = np.flatnonzero(ok)
+    if len(ks) == 0:
+        return []
+    a, b, h, rms = a[ks], b[ks], h[ks], rms[ks]
+    # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
+    keys = np.stack([np.round(b.real), np.round(b.imag), np.round(h),
+                     np.round(np.degrees(np.angle(a)) % 90.0 / 3)], axis=1).tolist()
+    frames = np.stack([np.stack([a.real, -a.imag, b.real], axis=1), np.stack([a.imag, a.real, b.imag], axis=1)], axis=1)
+    residual = (rms / h).tolist()
     out = []
     seen = set()
-    for k in np.nonzero(ok)[0]:
-        # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
-        key = (round(b[k].real), round(b[k].imag), round(h[k]), round(math.degrees(np.angle(a[k])) % 90.0 / 3))
+    pips = tuple(g)
+    for k, key in enumerate(map(tuple, keys)):
         if key in seen:
             continue
         seen.add(key)
-        frame = np.array([[a[k].real, -a[k].imag, b[k].real], [a[k].imag, a[k].real, b[k].imag]])
-        out.append(Face(frame, tuple(g), float(rms[k] / h[k])))
+        out.append(Face(frames[k], pips, residual[k]))
     return out
 
 
