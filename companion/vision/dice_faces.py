@@ -379,13 +379,17 @@ class DiceSet:
             (N,) float32.
         """
         out = np.empty(len(desc), np.float32)
+        face = np.asarray(face)
+        # Each row's body distance to its own face (the distance is per row and face: no batch effect).
+        dist = self.body_distance(body)[np.arange(len(face)), face]
+        over_all = np.clip((dist - BODY_OK) / (BODY_BAD - BODY_OK), 0.0, 1.0)
         for f in np.unique(face):
             rows = np.nonzero(face == f)[0]
             if f not in self._face_banks:
                 mine = self.templates[self.template_face == f]
                 self._face_banks[f] = np.ascontiguousarray(_rot_bank(mine).reshape(4 * len(mine), -1).T)
             s = (desc[rows] @ self._face_banks[f]).max(axis=1)
-            over = np.clip((self.body_distance(body[rows])[:, f] - BODY_OK) / (BODY_BAD - BODY_OK), 0.0, 1.0)
+            over = over_all[rows]
             out[rows] = s - over * (s + 1.0)
         return out
 
