@@ -636,11 +636,22 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     (:func:`_rounder_one`), than the squashed side-face pips it was grouped with."""
     out: list[list[Face]] = []
     round_pips = [p for group in groups for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
-    for group in groups:
+    # Every group's first fit (all its round pips on their count's layout), a batch per count.
+    first: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    by_count: dict[int, list[tuple[int, list[Pip]]]] = {}
+    for k, group in enumerate(groups):
+        g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
+        if len(group) > 1 and 2 <= len(g) <= 6:
+            by_count.setdefault(len(g), []).append((k, g))
+    for n, members in by_count.items():
+        res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
+        for i, (k, _) in enumerate(members):
+            first[k] = (res[i : i + 1], frames[i : i + 1])
+    for k, group in enumerate(groups):
         if len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
-            out += _group_faces(group, grad)
+            out += _group_faces(group, grad, first_fit=first.get(k))
     out += _bar_sixes([p for group in groups for p in group], grad)
     return out
 
@@ -744,10 +755,12 @@ def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
     return _lone_faces(top, grad)
 
 
-def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
+def _group_faces(group: list[Pip], grad, depth: int = 0,
+                 first_fit: tuple[np.ndarray, np.ndarray] | None = None) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
-    is tried again."""
+    is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
+    when already found (with other groups' in one batch)."""
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
         return [_lone_faces(g[0], grad)]
@@ -773,7 +786,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0) -> list[list[Face]]:
         if len(g) - drop > 6:
             continue
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
-        res, frames = _fit_many(xy[keeps], len(g) - drop)
+        res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
         j = int(np.argmin(res))  # the first of equal fits, as the combinations come
         if res[j] < 0.15:
             faces.append(Face(frames[j], tuple(g[i] for i in keeps[j]), float(res[j])))
