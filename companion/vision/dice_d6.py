@@ -11,13 +11,19 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
    within a few pip widths are grouped. A group is fitted to the standard layout of its count;
    two or three pips are placed every way on the 3 × 3 grid of pip places (they may be part of a
    face whose other pips were missed); a lone pip is a one, turned and sized by the edges round
-   it; a group of more pips than a face holds (touching dice) is split in two.
-3. **Read each face** (:func:`read_face`): the nine pip places and four bare places of the fitted
-   face are sampled. A face shows pips exactly where its value puts them and one plain body colour
+   it (also when squashed like its face, or rounder than a side face's pips grouped with it); two
+   bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
+   split in two.
+3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
+   pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. Of the faces of one die the one seen most square on (roundest pips) is the top.
 4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
    outlined) is reported with ``face`` None: never guessed.
+
+Speed (README, *Speed*): the work per photo is done in array batches (all faces read at once, all
+subsets of a group fitted at once) rather than per hypothesis, and the light-pip search runs on a
+worker thread beside the dark one.
 
 Sources: OpenCV morphology (``cv2.morphologyEx``, black-hat/top-hat), ``cv2.fitEllipse``,
 ``cv2.integral``; the standard die face layouts (a 3 × 3 grid of pip places: 1 = centre,
