@@ -320,3 +320,18 @@ def test_a_die_at_the_bottom_of_an_image_whose_height_is_no_multiple_of_4_is_fou
     image = render_dice([spec], size=(300, height), rng=np.random.default_rng(1)).image
     faces = find_top_faces(image, np.array([body_colour("maki")], float))
     assert faces and all(abs(f.quad.mean(0)[0] - 150) < 10 for f in faces)
+
+
+def test_face_patches_are_each_quads_face_patch_byte_for_byte():
+    from companion.vision.dice_faces import PATCH, face_patch, face_patches
+
+    scene = _scene(902, "second")
+    rng = np.random.default_rng(0)
+    quads = [np.float32(q) + rng.normal(0, 2, (4, 2)).astype(np.float32) for _, _, q in scene.dice[:6]]
+    quads.append(np.float32([[-30, -25], [40, -20], [35, 45], [-35, 40]]))  # runs off the image's corner
+    quads.append(np.float32([[600, 400], [700, 410], [690, 520], [590, 505]]))  # a large, tilted face
+    stacked = face_patches(scene.image, quads)
+    assert stacked.shape == (len(quads), PATCH, PATCH, 3) and stacked.dtype == np.uint8
+    for q, p in zip(quads, stacked):
+        assert np.array_equal(p, face_patch(scene.image, q))
+    assert face_patches(scene.image, []).shape == (0, PATCH, PATCH, 3)

@@ -183,6 +183,26 @@ def face_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(small, (3, 3), 0.6)
 
 
+def face_patches(image: np.ndarray, quads) -> np.ndarray:
+    """:func:`face_patch` of each quad, (N, PATCH, PATCH, 3) uint8 BGR, the same bytes. The 2×
+    reduction and the blur are done once on the warps stacked: a 2 × 2 area mean never crosses
+    from one warp into the next (each is 2·PATCH rows), and each patch is padded by reflection
+    (OpenCV's default blur border, ``BORDER_REFLECT_101``) so the blur does not either."""
+    quads = list(quads)
+    n = len(quads)
+    if n == 0:
+        return np.zeros((0, PATCH, PATCH, 3), np.uint8)
+    big = np.empty((n, 2 * PATCH, 2 * PATCH, 3), np.uint8)
+    for i, q in enumerate(quads):
+        h = cv2.getPerspectiveTransform(np.asarray(q, np.float32), _DST2)
+        cv2.warpPerspective(image, h, (2 * PATCH, 2 * PATCH), dst=big[i], flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)
+    small = cv2.resize(big.reshape(n * 2 * PATCH, 2 * PATCH, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
+    padded = np.pad(small.reshape(n, PATCH, PATCH, 3), ((0, 0), (1, 1), (1, 1), (0, 0)), mode="reflect")
+    blurred = cv2.GaussianBlur(padded.reshape(n * (PATCH + 2), PATCH + 2, 3), (3, 3), 0.6)
+    return np.ascontiguousarray(blurred.reshape(n, PATCH + 2, PATCH + 2, 3)[:, 1:-1, 1:-1])
+
+
 def _lab8(patches: np.ndarray) -> np.ndarray:
     """(N, h, w, 3) uint8 BGR → (N, h, w, 3) OpenCV 8-bit CIE Lab (L·255/100, a + 128, b + 128):
     a fraction of the float conversion's cost; its rounding is far below the noise."""
@@ -434,7 +454,7 @@ class DiceSet:
             return []
         if matched is None:
             if described is None:
-                described = describe_and_body(np.stack([face_patch(image, q) for q in quads]))
+                described = describe_and_body(face_patches(image, quads))
             matched = self.match(*described)
         scores, turn = matched
         return [self._decide(scores[i], turn[i], lambda q=q: fine_patch(image, q)) for i, q in enumerate(quads)]
@@ -603,5 +623,5 @@ def _check(p: Path, faces, templates, tf, fine, ff, sure, fine_thr, body, exampl
 __all__ = [
     "COARSE_FLOOR", "DESCRIPTOR_VERSION", "FINE_MARGIN", "LOOKALIKE_BAND", "MAX_EXAMPLES", "MAX_FACES", "PATCH",
     "UNKNOWN", "DiceError",
-    "DiceSet", "FaceReading", "body_colour", "describe", "die_of", "face_patch",
+    "DiceSet", "FaceReading", "body_colour", "describe", "die_of", "face_patch", "face_patches",
 ]

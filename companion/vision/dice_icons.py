@@ -35,7 +35,7 @@ import numpy as np
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
 from companion.vision.dice_faces import (
     PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe, describe_and_body, die_of,
-    face_patch,
+    face_patches,
 )
 from companion.vision.dice_find import WORK_SIDE
 from companion.vision.imageio import ImageReadError
@@ -150,8 +150,7 @@ def _best_hypotheses(image: np.ndarray, tops: list,
     def score(cands: list[tuple[int, np.ndarray]], quick: bool = True) -> None:
         if not cands:
             return
-        patches = np.stack([face_patch(image, q) for _, q in cands])
-        desc, body = describe_and_body(patches)
+        desc, body = describe_and_body(face_patches(image, [q for _, q in cands]))
         scores, turn = dice.match(desc, body, quick=quick)
         for (g, q), row, tr, d, b in zip(cands, scores, turn, desc, body):
             f = int(row.argmax())
@@ -222,9 +221,8 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
                 for t in (1.41 * step, -1.41 * step):  # a turn that moves the corners by the step
                     r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
                     cands.append((i, c + (q - c) @ r.T))
-            patches = np.stack([face_patch(image, q) for _, q in cands])
             rows = [i for i, _ in cands]  # a small move leaves the body colour as it was
-            sc = dice.face_score(describe(patches), body[rows], best[rows])
+            sc = dice.face_score(describe(face_patches(image, [q for _, q in cands])), body[rows], best[rows])
             still = []
             for j, i in enumerate(moving):
                 k = _MOVES * j + int(np.argmax(sc[_MOVES * j:_MOVES * (j + 1)]))
@@ -236,7 +234,7 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
     moved = [i for i in active if np.abs(quads[i] - start[i]).max() > 0]
     if moved:
         scores, turn = scores.copy(), turn.copy()
-        scores[moved], turn[moved] = dice.match(*describe_and_body(np.stack([face_patch(image, quads[i]) for i in moved])))
+        scores[moved], turn[moved] = dice.match(*describe_and_body(face_patches(image, [quads[i] for i in moved])))
     return [q.astype(np.float32) for q in quads], scores, turn
 
 
