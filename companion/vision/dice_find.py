@@ -514,10 +514,11 @@ def top_parts(crop: np.ndarray, b: np.ndarray, inside: np.ndarray, body: np.ndar
         level = _percentile(b[pure], percentile)
     seeds = cv2.morphologyEx((pure & (b >= top_at * level)).astype(np.uint8), cv2.MORPH_OPEN, _K3)
     _, markers = cv2.connectedComponents(seeds, connectivity=4)
-    markers[markers > 0] += 1
-    markers[~inside | (body & (b < side_below * level))] = 1
+    markers += markers > 0  # seeds 2, 3, ...; 1 is the background's
+    surely_not = ~inside | (body & (b < side_below * level))
     if table is not None:
-        markers[table & ~pure] = 1
+        surely_not |= table & ~pure
+    np.putmask(markers, surely_not, 1)
     cv2.watershed(crop, markers)
     # Flood lines between two parts of a top belong to it; lines against the background do not.
     near_bg = cv2.dilate((markers == 1).astype(np.uint8), _K3) > 0
