@@ -27,6 +27,7 @@ decodes a photo at most ``LARGE_WORK_SIDE`` px long.)
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import cv2
@@ -69,10 +70,10 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
         right): ``face`` an enrolled face name, ``"unknown"`` (no enrolled face matches; ``die``
         None) or None (the top face is cut by the image border: not read); ``quad`` the top
         face's corners clockwise from the art's top-left as matched.
-    """
-    from companion.vision.blas import one_blas_thread
-    from companion.vision.dice_find import find_top_faces
 
+    OpenCV runs on one thread during the read, and numpy's BLAS too (:func:`one_opencv_thread`,
+    :func:`companion.vision.blas.one_blas_thread`); both are restored after.
+    """
     image = np.asarray(image)
     if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
         raise ValueError(f"read_icon_dice: a photo is an (H, W, 3) uint8 BGR array, not {image.dtype} {image.shape}")
@@ -82,6 +83,15 @@ def read_icon_dice(image: np.ndarray, dice: DiceSet, *, timings: dict | None = N
         image = cv2.cvtColor(image.reshape(image.shape[:2]), cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = np.ascontiguousarray(image[:, :, :3])
+    with one_opencv_thread():
+        return _read(image, dice, timings)
+
+
+def _read(image: np.ndarray, dice: DiceSet, timings: dict | None) -> list[DieObservation]:
+    """:func:`read_icon_dice` of a checked (H, W, 3) uint8 BGR image."""
+    from companion.vision.blas import one_blas_thread
+    from companion.vision.dice_find import find_top_faces
+
     t0 = time.perf_counter()
     colours, body_die = dice.body_colours()
     tops = find_top_faces(image, colours)
@@ -251,6 +261,27 @@ def _matched(desc: np.ndarray, body: np.ndarray, matched: list,
     if todo:
         scores[todo], turn[todo] = dice.match(desc[todo], body[todo])
     return scores, turn
+
+
+@contextlib.contextmanager
+def one_opencv_thread():
+    """OpenCV on one thread while a photo's dice are read; its thread count restored after.
+
+    Reading is hundreds of OpenCV calls on small arrays (per blob: a crop's watershed, contours,
+    masks; per die: 48 px warps, 24 px blurs, template matches) and a few on the frame, and
+    OpenCV's pool splits each call over its threads: on small arrays the hand-over costs more
+    than the work (measured on a busy 2-core machine, the same frames read in turn each way:
+    a patch's warp 31 µs on one thread, 40 µs on two; the frame 36.5 ms against 39.8 ms, and
+    47.6 against 50.4 for the second art). ``cv2.setNumThreads`` is process-wide (OpenCV docs,
+    ``cv::setNumThreads``): this is the one place the icon-dice reader sets it, and it restores
+    the count on leaving, so other readers keep theirs.
+    """
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
 
 
 def _pts(quad: np.ndarray) -> tuple:
