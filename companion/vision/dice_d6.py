@@ -187,10 +187,14 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     y = np.array([p.y for p in order])
     d = np.array([p.diameter for p in order])
     close = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 0.5 * np.maximum(d[:, None], d[None])
-    kept = np.zeros(len(order), bool)
+    # Each candidate's close ones that come before it (larger): it is kept unless one is kept.
+    rows, cols = np.nonzero(np.tril(close, -1))
+    earlier: dict[int, list[int]] = {}
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        earlier.setdefault(i, []).append(j)
+    kept = [False] * len(order)
     for i in range(len(order)):
-        if not np.any(close[i] & kept):
-            kept[i] = True
+        kept[i] = not any(kept[j] for j in earlier.get(i, ()))
     return [p for p, k in zip(order, kept) if k]
 
 
