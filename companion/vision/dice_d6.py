@@ -333,38 +333,6 @@ def _fit_many(x: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
     return res[rows[:, 0], best], frames
 
 
-def _orientation(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float) -> float:
-    """Dominant edge direction (radians, modulo 90°) in a disc: the face's outline and the
-    side faces' edges run along the face's axes. Averaging angles ×4 folds the four edge
-    directions of a square onto one."""
-    gx, gy = grad
-    h, w = gx.shape
-    x0, x1 = max(0, int(cx - radius)), min(w, int(cx + radius) + 1)
-    y0, y1 = max(0, int(cy - radius)), min(h, int(cy + radius) + 1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return 0.0
-    step = max(1, int(radius // 12))  # about 25 × 25 samples are plenty for one direction
-    g = gx[y0:y1:step, x0:x1:step].astype(np.float32) + 1j * gy[y0:y1:step, x0:x1:step].astype(np.float32)
-    g2 = g * g
-    z = np.sum(g2 * g2 / np.maximum(np.abs(g2), 1e-6))  # |g|² e^{4iθ}
-    return float(np.angle(z) / 4.0)
-
-
-def _edge_distance(grad, cx: float, cy: float, theta: float, rmin: float, rmax: float) -> float:
-    """Median distance, px, from (cx, cy) to the strongest edge across each of the four axis
-    directions at ``theta``: the face's outline, where the top face meets a side face or the
-    table."""
-    gx, gy = grad
-    h, w = gx.shape
-    r = np.arange(max(1.0, rmin), rmax, 0.5)
-    a = theta + np.arange(4) * (math.pi / 2)
-    ux, uy = np.cos(a)[:, None], np.sin(a)[:, None]  # (4, 1): the four axis directions
-    xs = np.clip(np.round(cx + r * ux).astype(int), 0, w - 1)
-    ys = np.clip(np.round(cy + r * uy).astype(int), 0, h - 1)
-    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (4, R)
-    return statistics.median(r[np.argmax(along, axis=1)].tolist())
-
-
 #: The least squash (smaller / larger singular value) of a face fitted to pips that are not
 #: round: a top face in a blurred photo is square, a side face foreshortened.
 BLURRED_FACE_MIN_SQUASH = 0.75
@@ -375,18 +343,84 @@ LONE_HALF_WIDTH = (1.6, 4.6)
 
 
 def _lone_faces(p: Pip, grad) -> list[Face]:
-    """Faces around a pip with no neighbours (a one), turned like the strongest edges nearby:
+    """Faces around a pip with no neighbours (a one): :func:`_lone_faces_many` for one pip."""
+    return _lone_faces_many([p], grad)[0]
+
+
+def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
+    """Faces around each pip with no neighbours (a one), turned like the strongest edges nearby:
     one as wide as the distance to its outline, and a few of a one's usual proportions (the
-    outline found may be the die's base rather than its top face's edge). None at all when no
-    outline lies at a face's distance: a dark spot on the table or on clutter."""
-    guess = HALF_WIDTH_PER_PIP * p.diameter
-    t = _orientation(grad, p.x, p.y, 1.5 * guess)
-    h = _edge_distance(grad, p.x, p.y, t, 0.9 * p.diameter, 2.2 * guess)
-    if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
+    outline found may be the die's base rather than its top face's edge). None at all for a pip
+    with no outline at a face's distance: a dark spot on the table or on clutter.
+
+    The turn is the dominant edge direction (modulo 90°) in a disc round the pip: the face's
+    outline and the side faces' edges run along the face's axes, and averaging angles ×4 folds the
+    four edge directions of a square onto one. The distance is the median, over the four axis
+    directions, of the distance to the strongest edge across it. All pips are done at once: their
+    samples gathered in one go, their edge searches one array.
+
+    Args:
+        pips: N pips.
+        grad: (gx, gy), each (H, W) int16 or float32, the image's x and y gradients.
+
+    Returns:
+        N lists of faces, in the pips' order.
+    """
+    if not pips:
         return []
-    c, s = math.cos(t), math.sin(t)
-    return [Face(np.array([[w * c, -w * s, p.x], [w * s, w * c, p.y]]), (p,), 0.0)
-            for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)]
+    gx, gy = grad
+    h_img, w_img = gx.shape
+    n = len(pips)
+    guess = [HALF_WIDTH_PER_PIP * p.diameter for p in pips]
+    # The turn: each pip's window of samples (about 25 × 25 are plenty for one direction).
+    flat, bounds = [], []
+    for p, gs in zip(pips, guess):
+        radius = 1.5 * gs
+        x0, x1 = max(0, int(p.x - radius)), min(w_img, int(p.x + radius) + 1)
+        y0, y1 = max(0, int(p.y - radius)), min(h_img, int(p.y + radius) + 1)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            bounds.append(None)
+            continue
+        step = max(1, int(radius // 12))
+        idx = (np.arange(y0, y1, step)[:, None] * w_img + np.arange(x0, x1, step)[None]).ravel()
+        start = sum(len(f) for f in flat)
+        flat.append(idx)
+        bounds.append((start, start + len(idx)))
+    theta = np.zeros(n)
+    if flat:
+        idx = np.concatenate(flat)
+        g = gx.ravel()[idx].astype(np.float32) + 1j * gy.ravel()[idx].astype(np.float32)
+        g2 = g * g
+        terms = g2 * g2 / np.maximum(np.abs(g2), 1e-6)  # |g|² e^{4iθ}
+        for k, b in enumerate(bounds):
+            if b is not None:
+                theta[k] = float(np.angle(np.sum(terms[b[0]:b[1]])) / 4.0)
+    # The distances: every pip's four directions, padded to one length.
+    start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
+    stop = np.array([2.2 * gs for gs in guess])
+    count = np.maximum(np.ceil((stop - start) / 0.5), 0).astype(int)
+    # As np.arange makes them: start + i · ((start + 0.5) − start), the step as it rounds at start.
+    r = start[:, None] + np.arange(max(int(count.max()), 1))[None] * ((start + 0.5) - start)[:, None]  # (N, T)
+    valid = np.arange(r.shape[1])[None] < count[:, None]
+    a = theta[:, None] + np.arange(4) * (math.pi / 2)
+    ux, uy = np.cos(a)[:, :, None], np.sin(a)[:, :, None]  # (N, 4, 1)
+    cx = np.array([p.x for p in pips])[:, None, None]
+    cy = np.array([p.y for p in pips])[:, None, None]
+    xs = np.clip(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
+    ys = np.clip(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
+    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (N, 4, T)
+    along = np.where(valid[:, None, :], along, -1.0)
+    best = np.sort(np.take_along_axis(r, np.argmax(along, axis=2), axis=1), axis=1)  # (N, 4)
+    half = ((best[:, 1] + best[:, 2]) / 2).tolist()  # the median of four
+    out = []
+    for p, t, h in zip(pips, theta.tolist(), half):
+        if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
+            out.append([])
+            continue
+        c, s_ = math.cos(t), math.sin(t)
+        out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0)
+                    for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)])
+    return out
 
 
 #: The least roundness of a lone pip read as a one on a face seen obliquely
@@ -657,8 +691,12 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
         for i, (k, _) in enumerate(members):
             first[k] = (res[i : i + 1], frames[i : i + 1])
+    lone = [k for k, group in enumerate(groups) if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS]
+    lone_faces = dict(zip(lone, _lone_faces_many([groups[k][0] for k in lone], grad)))
     for k, group in enumerate(groups):
-        if len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
+        if k in lone_faces:
+            out.append(lone_faces[k])  # a round pip alone: a one (as _group_faces would say)
+        elif len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
             out += _group_faces(group, grad, first_fit=first.get(k))
