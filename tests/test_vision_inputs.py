@@ -364,3 +364,16 @@ def test_item8_enrolment_makes_only_decks_that_load(tmp_path):
         (many / f"label{i % 3}" / f"{i}.png").write_bytes(b"not read")
     with pytest.raises(EnrollError, match=f"{MAX_EXAMPLES + 1} example images; a deck is enrolled from at most"):
         enroll_folder(many)
+
+
+def test_item8_a_deck_of_81_cards_from_5_photos_each_passes_the_count(tmp_path):
+    """Issue #6's real deck: 81 cards, each enrolled from 5 photo crops (405 pictures). The bound
+    on example pictures (first 128) refused it before a picture was read; now the count passes
+    and the first picture is read (these are not images, so that is where it stops)."""
+    deck = tmp_path / "symbols"
+    for card in range(81):
+        (deck / f"card{card:02d}").mkdir(parents=True)
+        for shot in range(5):
+            (deck / f"card{card:02d}" / f"{shot}.png").write_bytes(b"not an image")
+    with pytest.raises(ImageReadError, match="card00/0.png: not a readable image"):
+        enroll_folder(deck)

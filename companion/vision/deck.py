@@ -64,7 +64,7 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
 printable, non-empty, at most ``MAX_LABEL_CHARS``; every template finite and of unit length;
 ``0 < threshold < 1``; ``examples`` ≥ 1 each. The bounds are what a real deck can hold
-(``MAX_LABELS``, ``MAX_EXAMPLES``): the largest deck they allow is 34 MB uncompressed, and
+(``MAX_LABELS``, ``MAX_EXAMPLES``): the largest deck they allow is 135 MB uncompressed, and
 enrolment refuses to make a bigger one. Every refusal is a :class:`DeckError` naming the file and
 the field (issue #14 item 8).
 """
@@ -113,11 +113,12 @@ _REGION_LEVEL = 0.3
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
 MAX_LABELS = 128
-#: Most example images a deck may be enrolled from, all labels together: two of each card of a
-#: 52-card deck and more. Each makes ``1 + _N_AUG`` = 13 templates of 15.5 KB, so the templates
-#: are at most 25.8 MB, the look-alike faces 7.9 MB (the deck's memory once loaded, with its two
-#: orientation banks: about 85 MB).
-MAX_EXAMPLES = 128
+#: Most example images a deck may be enrolled from, all labels together: an 81-card deck from 5
+#: photos of each (405, issue #6's real deck), or a 52-card deck from 9. Each makes ``1 + _N_AUG``
+#: = 13 templates of 15.5 KB, so the templates are at most 103 MB, the look-alike faces 32 MB (the
+#: deck's memory once loaded, with its two orientation banks: about 0.66 MB per example, 340 MB at
+#: this bound; a Sushi Go! deck enrolled from one scan per card about 8 MB).
+MAX_EXAMPLES = 512
 #: Longest label, characters (a sub-folder name such as "salmon_nigiri" or "queen_of_hearts").
 MAX_LABEL_CHARS = 64
 
