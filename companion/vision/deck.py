@@ -33,6 +33,23 @@ resolution, over small shifts (± ``FINE_SHIFT`` px: a quad off by a pixel), and
 win by ``LOOKALIKE_MARGIN``; otherwise the card is ``"unknown"``, never a guess between the two.
 This is what the eye does: it looks where the cards differ.
 
+The comparison on the region is made as the eye makes it. The card and each example are
+scaled as a whole (zero mean per Lab channel and unit length over the whole card, as the
+whole-card ZNCC does); the nearest example of each label (sum of squared differences over the
+region, over the shifts) names the candidate. Then, against each rival, the card's region is
+unmixed into the two examples' (least squares, ``card ≈ α·winner + β·rival``): the share
+``β / (α + β)`` of the rival must be at most ``(1 − LOOKALIKE_MARGIN) / 2``. A correlation made
+zero-mean on the region alone cannot see a region that is evenly lighter or darker than the other
+card's, which is just how two fills differ (a striped symbol photographed small is a faint tint
+of its ink, between the solid one and the open one); and a card whose ink came out paler or
+thinner than its examples' is still judged by how much of the interior is inked *relative to its
+own outline*, which is what the unmixing weighs: the outline both share goes to both weights, the
+tint only to the striped one's.
+
+Two labels that are not look-alikes as a whole but score within ``NEAR_BAND`` of each other on
+this card are compared the same way, on where their mean fine templates differ: the whole-card
+scores cannot tell them apart on this photo, so it must not be the one to choose.
+
 A label enrolled from several different faces (a rank of a real deck, its four suits) has a
 blurred mean, and two such labels may not look alike as a whole although two of their faces do
 (the nine and the ten of diamonds). So the pairs of *examples* of different labels whose fine
@@ -103,8 +120,18 @@ FINE_W, FINE_H = 2 * PATCH_W, 2 * PATCH_H
 LOOKALIKE_MIN = 0.8
 #: Look-alikes scoring within this (ZNCC) of the best label are compared on where they differ.
 LOOKALIKE_BAND = 0.15
-#: The look-alike comparison must be won by this much (ZNCC on the region), else "unknown".
-LOOKALIKE_MARGIN = 0.08
+#: The look-alike comparison's winner must lead by this (module doc: ``1 − 2·β/(α + β)`` from the
+#: unmixing of the card into the winner's and each rival's example: 1 when the card is the
+#: winner's, 0 halfway, below 0 nearer the rival), else "unknown". Tuned on the symbol bench's
+#: boards 0–129 (``bench/symbol_cards.py``): 3 % of the look-alike calls there lead by less than 0.3
+#: with the right label; where the wrong one won, it never led by more than 0.2.
+LOOKALIKE_MARGIN = 0.3
+#: Labels that are not look-alikes but score within this (whole-card ZNCC) of the best are
+#: compared on where they differ too. On the symbol bench's boards 0–129 the one wrong name came
+#: from such a pair 0.012 apart; 0.03 and 0.05 settled those boards alike, and a red outline under
+#: a cool light (tests/test_vision_deck.py), 0.047 ahead of the purple one, is read at 0.03 and
+#: not at 0.05 (its region is unmixed only 0.26 towards red).
+NEAR_BAND = 0.03
 #: Shifts (fine px, each way) tried in the look-alike comparison.
 FINE_SHIFT = 4
 #: Fraction of a pair's largest difference above which a fine pixel belongs to its region.
@@ -282,6 +309,31 @@ def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0) -> np.nd
     return np.ascontiguousarray(lab.transpose(2, 0, 1))
 
 
+def _unmixed_lead(card: np.ndarray, win: np.ndarray, rival: np.ndarray) -> float:
+    """How far a card's region lies on the winner's side when unmixed into two examples' regions.
+
+    Least squares ``card ≈ α·win + β·rival`` (the 2 × 2 normal equations); the lead is
+    ``1 − 2·β / (α + β)``: 1 when the card is the winner's example (whatever its contrast), 0 when it
+    lies halfway, −1 on the rival's. Two examples alike on the region, or a fit whose weights do
+    not add to a positive share (the card is like neither), lead by nothing (0.0).
+
+    Args:
+        card, win, rival: (R,) float32, the region's values, each scaled with its whole card.
+
+    Returns:
+        The lead, a float (unbounded; 0.0 where the fit says nothing).
+    """
+    aa, bb, ab = float(win @ win), float(rival @ rival), float(win @ rival)
+    det = aa * bb - ab * ab
+    if det <= 1e-9 * max(aa * bb, 1e-12):
+        return 0.0
+    qa, qb = float(win @ card), float(rival @ card)
+    alpha, beta = (bb * qa - ab * qb) / det, (aa * qb - ab * qa) / det
+    if alpha + beta <= 1e-6:
+        return 0.0
+    return 1.0 - 2.0 * beta / (alpha + beta)
+
+
 def _zero_mean(x: np.ndarray) -> np.ndarray:
     return x - x.mean(axis=(-2, -1), keepdims=True)
 
@@ -338,6 +390,7 @@ class Deck:
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
+        self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
@@ -398,6 +451,18 @@ class Deck:
             out[(int(a), int(b))] = self._difference(self.fine[a], self.fine[b])
         return out
 
+    def _has_fine(self, label: int) -> bool:
+        """Whether ``label`` has look-alike (fine) templates (a deck enrolled before them has none)."""
+        return self.fine is not None and bool(np.any(self.fine_label == label))
+
+    def _near_region(self, pair: tuple[int, int]) -> np.ndarray:
+        """(FINE_H, FINE_W) bool: where the mean fine templates of two labels differ (labels that are
+        not look-alikes but scored within ``NEAR_BAND`` on a card); made when first asked for."""
+        if pair not in self._near:
+            i, j = (self.fine[self.fine_label == k].mean(axis=0) for k in pair)
+            self._near[pair] = self._difference(i, j)
+        return self._near[pair]
+
     @staticmethod
     def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """(FINE_H, FINE_W) bool: where two (3, FINE_H, FINE_W) fine templates differ."""
@@ -456,7 +521,8 @@ class Deck:
             return min(k, best), max(k, best)
 
         close = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND
-                 and (pair(k) in self._regions or pair(k) in self._example_pairs)]
+                 and (pair(k) in self._regions or pair(k) in self._example_pairs
+                      or (scores[k] >= scores[best] - NEAR_BAND and self._has_fine(best) and self._has_fine(k)))]
         if not close:
             return best
         big = _fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT)  # (3, FH + 2s, FW + 2s)
@@ -468,6 +534,9 @@ class Deck:
         for k in close:
             if pair(k) in self._regions:
                 region |= self._regions[pair(k)]
+                rivals.append(k)
+            elif pair(k) not in self._example_pairs:  # within NEAR_BAND: where their means differ
+                region |= self._near_region(pair(k))
                 rivals.append(k)
             else:
                 # Example by example: the faces of the two labels this card is most like.
@@ -485,21 +554,27 @@ class Deck:
             reach = FINE_SHIFT
         pad = (big.shape[1] - FINE_H) // 2
         shifts = [(dy, dx) for dy in range(pad - reach, pad + reach + 1) for dx in range(pad - reach, pad + reach + 1)]
+        # The card as a whole sets the scale (module doc): its mean and length over the centre.
+        mean = centre.mean(axis=(1, 2))  # (3,)
+        length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
         crops = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
-        crops = crops - crops.mean(axis=2, keepdims=True)
-        crops = crops.reshape(len(shifts), -1)
-        crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
-        result = []
+        crops = ((crops - mean[None, :, None]) / length).reshape(len(shifts), -1)
+        dist, nearest, shift = [], [], []
         for k in cands:
-            t = self.fine[self.fine_label == k][:, :, region]  # (E_k, 3, R)
-            t = t - t.mean(axis=2, keepdims=True)
-            t = t.reshape(len(t), -1)
-            t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
-            result.append(float((crops @ t.T).max()))
-        order = np.argsort(result)[::-1]
-        if result[order[0]] - result[order[1]] < LOOKALIKE_MARGIN:
-            return -1
-        return cands[int(order[0])]
+            rows = self.fine[self.fine_label == k]  # (E_k, 3, FH, FW), zero-mean per channel
+            t = rows[:, :, region].reshape(len(rows), -1)
+            t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
+            ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
+            si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
+            dist.append(float(ssd[si, e]))
+            nearest.append(t[e])
+            shift.append(int(si))
+        win = int(np.argmin(dist))
+        card = crops[shift[win]]
+        for k in range(len(cands)):
+            if k != win and _unmixed_lead(card, nearest[win], nearest[k]) < LOOKALIKE_MARGIN:
+                return -1
+        return cands[win]
 
     # ----------------------------------------------------------------- files
     def save(self, path: Path | str) -> None:
