@@ -29,22 +29,26 @@ resolution (``FINE_W × FINE_H``), finds at enrolment the *look-alike pairs* (wh
 their fine templates above ``LOOKALIKE_MIN``) and, for each pair, the pixels where the two differ
 (the discriminative region). When a card's best labels include look-alikes within
 ``LOOKALIKE_BAND`` of each other, they are compared again on that region alone, at the fine
-resolution, over small shifts (± ``FINE_SHIFT`` px: a quad off by a pixel), and the winner must
-win by ``LOOKALIKE_MARGIN``; otherwise the card is ``"unknown"``, never a guess between the two.
-This is what the eye does: it looks where the cards differ.
+resolution, over small shifts (± ``FINE_SHIFT`` px: a quad off by a pixel). This is what the eye
+does: it looks where the cards differ. It takes two looks at the region, as the eye compares
+both the marks (their pattern) and how much ink they hold (their level):
 
-The comparison on the region is made as the eye makes it. The card and each example are
-scaled as a whole (zero mean per Lab channel and unit length over the whole card, as the
-whole-card ZNCC does); the nearest example of each label (sum of squared differences over the
-region, over the shifts) names the candidate. Then, against each rival, the card's region is
-unmixed into the two examples' (least squares, ``card ≈ α·winner + β·rival``): the share
-``β / (α + β)`` of the rival must be at most ``(1 − LOOKALIKE_MARGIN) / 2``. A correlation made
-zero-mean on the region alone cannot see a region that is evenly lighter or darker than the other
-card's, which is just how two fills differ (a striped symbol photographed small is a faint tint
-of its ink, between the solid one and the open one); and a card whose ink came out paler or
-thinner than its examples' is still judged by how much of the interior is inked *relative to its
-own outline*, which is what the unmixing weighs: the outline both share goes to both weights, the
-tint only to the striped one's.
+* by *pattern*: the region's ZNCC with each label's examples, each made zero-mean and unit
+  length on the region alone; the winner must win by ``PATTERN_MARGIN``.
+* by *level*: the card and each example scaled as a whole (zero mean per Lab channel and unit
+  length over the whole card, as the whole-card ZNCC does); the label whose example is nearest
+  on the region (sum of squared differences, over the shifts) wins if the card's region,
+  unmixed into that example's and each rival's (least squares, ``card ≈ α·winner + β·rival``),
+  leads by ``LOOKALIKE_MARGIN`` (``1 − 2·β / (α + β)``: 1 on the winner, 0 halfway). A
+  correlation made zero-mean on the region alone cannot see a region that is evenly lighter or
+  darker than the other card's, which is just how two fills differ (a striped symbol
+  photographed small is a faint tint of its ink, between the solid one and the open one); the
+  unmixing judges how much of the inside is inked *relative to the card's own outline*, so a
+  paler or thinner print than the examples' is judged alike.
+
+The card is named when one look settles it and the other does not name another label; when
+they name two labels, or neither settles it, the card is ``"unknown"``, never a guess between
+them.
 
 Two labels that are not look-alikes as a whole but score within ``NEAR_BAND`` of each other on
 this card are compared the same way, on where their mean fine templates differ: the whole-card
@@ -120,12 +124,14 @@ FINE_W, FINE_H = 2 * PATCH_W, 2 * PATCH_H
 LOOKALIKE_MIN = 0.8
 #: Look-alikes scoring within this (ZNCC) of the best label are compared on where they differ.
 LOOKALIKE_BAND = 0.15
-#: The look-alike comparison's winner must lead by this (module doc: ``1 − 2·β/(α + β)`` from the
-#: unmixing of the card into the winner's and each rival's example: 1 when the card is the
-#: winner's, 0 halfway, below 0 nearer the rival), else "unknown". Tuned on the symbol bench's
-#: boards 0–129 (``bench/symbol_cards.py``): 3 % of the look-alike calls there lead by less than 0.3
-#: with the right label; where the wrong one won, it never led by more than 0.2.
+#: The look-alike comparison by level must be won by this (module doc: ``1 − 2·β/(α + β)`` from
+#: the unmixing of the card into the winner's and each rival's example: 1 when the card is the
+#: winner's, 0 halfway, below 0 nearer the rival). Tuned on the symbol bench's boards 0–129
+#: (``bench/symbol_cards.py``): 3 % of the look-alike calls there lead by less than 0.3 with the
+#: right label; where the wrong one won, it never led by more than 0.2.
 LOOKALIKE_MARGIN = 0.3
+#: The look-alike comparison by pattern (ZNCC on the region alone) must be won by this much.
+PATTERN_MARGIN = 0.08
 #: Labels that are not look-alikes but score within this (whole-card ZNCC) of the best are
 #: compared on where they differ too. On the symbol bench's boards 0–129 the one wrong name came
 #: from such a pair 0.012 apart; 0.03 and 0.05 settled those boards alike, and a red outline under
@@ -554,11 +560,50 @@ class Deck:
             reach = FINE_SHIFT
         pad = (big.shape[1] - FINE_H) // 2
         shifts = [(dy, dx) for dy in range(pad - reach, pad + reach + 1) for dx in range(pad - reach, pad + reach + 1)]
-        # The card as a whole sets the scale (module doc): its mean and length over the centre.
+        regions = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
+        pattern = self._by_pattern(regions, region, cands)
+        level = self._by_level(regions, region, centre, cands)
+        # Two looks at the region (module doc): one settles it, the other must not name another label.
+        if pattern >= 0 and level >= 0:
+            return pattern if pattern == level else -1
+        return max(pattern, level)
+
+    def _by_pattern(self, regions: np.ndarray, region: np.ndarray, cands: list[int]) -> int:
+        """The label (of ``cands``) whose examples' region the card's correlates best with, each made
+        zero-mean and unit length on the region alone, if it leads by ``PATTERN_MARGIN``; else −1.
+
+        Args:
+            regions: (S, 3, R) float32 Lab, the card's region at each shift.
+            region: (FINE_H, FINE_W) bool, where the R pixels lie.
+            cands: label indices, the whole-card winner first.
+        """
+        crops = regions - regions.mean(axis=2, keepdims=True)
+        crops = crops.reshape(len(regions), -1)
+        crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
+        result = []
+        for k in cands:
+            t = self.fine[self.fine_label == k][:, :, region]  # (E_k, 3, R)
+            t = t - t.mean(axis=2, keepdims=True)
+            t = t.reshape(len(t), -1)
+            t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
+            result.append(float((crops @ t.T).max()))
+        order = np.argsort(result)[::-1]
+        return -1 if result[order[0]] - result[order[1]] < PATTERN_MARGIN else cands[int(order[0])]
+
+    def _by_level(self, regions: np.ndarray, region: np.ndarray, centre: np.ndarray, cands: list[int]) -> int:
+        """The label (of ``cands``) whose example is nearest the card on the region, each scaled with
+        its whole card, if the card's region, unmixed into that example's and each rival's, leads
+        by ``LOOKALIKE_MARGIN`` (:func:`_unmixed_lead`); else −1.
+
+        Args:
+            regions: (S, 3, R) float32 Lab, the card's region at each shift.
+            region: (FINE_H, FINE_W) bool, where the R pixels lie.
+            centre: (3, FINE_H, FINE_W) float32 Lab, the whole card (its mean and length set the scale).
+            cands: label indices, the whole-card winner first.
+        """
         mean = centre.mean(axis=(1, 2))  # (3,)
         length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
-        crops = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
-        crops = ((crops - mean[None, :, None]) / length).reshape(len(shifts), -1)
+        crops = ((regions - mean[None, :, None]) / length).reshape(len(regions), -1)
         dist, nearest, shift = [], [], []
         for k in cands:
             rows = self.fine[self.fine_label == k]  # (E_k, 3, FH, FW), zero-mean per channel
