@@ -149,7 +149,7 @@ MAX_LABELS = 128
 #: Most example images a deck may be enrolled from, all labels together: an 81-card deck from 5
 #: photos of each (405, issue #6's real deck), or a 52-card deck from 9. Each makes ``1 + _N_AUG``
 #: = 13 templates of 15.5 KB, so the templates are at most 103 MB, the look-alike faces 32 MB (the
-#: deck's memory once loaded, with its two orientation banks: about 0.66 MB per example, 340 MB at
+#: deck's memory once loaded, with its two orientation banks: about 0.63 MB per example, 325 MB at
 #: this bound; a Sushi Go! deck enrolled from one scan per card about 8 MB).
 MAX_EXAMPLES = 512
 #: Longest label, characters (a sub-folder name such as "salmon_nigiri" or "queen_of_hearts").
