@@ -564,18 +564,11 @@ _BARE_AND_PLACES = np.vstack([_BARE, _PLACES])
 MAX_BODY_SPREAD = 0.1
 
 
-def read_face(face: Face, sample, polarity: int = 1) -> tuple[int | None, float]:
-    """(value, margin): which layout the nine pip places show on this face.
-
-    ``margin`` (0..1) is how much darker the faintest pip place is than the darkest bare place,
-    relative to the bare body; a value with a margin below 0.12 is None.
-    """
-    values, margins, _ = read_faces([face], sample, np.array([polarity]))
-    return values[0], float(margins[0])
-
-
 def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray]:
-    """:func:`read_face` for many faces at once (one batch of array operations, not one per face).
+    """Which layout the nine pip places show on each face, for many faces at once (one batch of
+    array operations, not one per face). A face's margin (0..1) is how much darker its faintest
+    pip place is than its darkest bare place, relative to the bare body; a value with a margin
+    below 0.12, or on a body that is not one plain colour, is None.
 
     Args:
         faces: N fitted faces.
@@ -637,7 +630,7 @@ def _assignments(n: int) -> np.ndarray:
 def _placements(g: list[Pip]) -> list[Face]:
     """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
     similarity fits well: the pips found may be only part of the face (blur merges pips, glare
-    hides some), so which places they are is left to :func:`read_face` to decide."""
+    hides some), so which places they are is left to :func:`read_faces` to decide."""
     x = np.array([p.x + 1j * p.y for p in g])
     c = _assignments(len(g))
     cz = c[..., 0] + 1j * c[..., 1]  # (K, n)
@@ -725,7 +718,7 @@ def _bar_sixes(pips: list[Pip], grad) -> list[list[Face]]:
     """Six hypotheses from pairs of bars (:data:`BAR_MAX_ROUNDNESS`): a blurred six whose two
     columns of pips each merged into one elongated blob. Two bars of like length, width and
     direction, side by side (one face half-width apart across, little along), make a face whose
-    columns they are; :func:`read_face` decides whether its nine places show a six, and the face
+    columns they are; :func:`read_faces` decides whether its nine places show a six, and the face
     must be outlined like a die (:func:`outline_strength`, beyond the bars' blurred ends), as a
     one is: a pair of parallel strokes on a larger plain surface is not a die."""
     bars = [p for p in pips if p.roundness <= BAR_MAX_ROUNDNESS and p.minor >= BAR_MIN_WIDTH]
@@ -793,7 +786,7 @@ def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
     """A one's faces (:func:`_lone_faces`) round the roundest pip of ``group`` when it is clearly
     rounder (``ONE_ROUNDER_BY``) than all the others: the top face's one among the squashed pips
     of the die's side faces. ``g`` is the group's round pips. Whether it is a one is left to
-    :func:`read_face` and the checks after it (outline, no other pip on the face)."""
+    :func:`read_faces` and the checks after it (outline, no other pip on the face)."""
     top = max(g, key=lambda p: p.roundness)
     others = [p.roundness for p in group if p is not top]
     if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
