@@ -1,11 +1,14 @@
-"""Kill -9 and resume, for the recorded games' tests (tests/test_roll_replay.py, tests/test_express_play.py)."""
+"""Play in-process, kill -9 and resume, for the recorded games' tests (tests/test_roll_replay.py,
+tests/test_express_play.py)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
 import subprocess
+from contextlib import redirect_stdout
 
 
 def kill_after_applied(cmd: list[str], n: int) -> int:
@@ -35,3 +38,13 @@ def resume(cmd: list[str]) -> list[dict]:
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-2000:]
     return [json.loads(line) for line in again.stdout.splitlines()]
+
+
+def play_in_process(args: list[str]) -> tuple[int, list[dict]]:
+    """``companion play --json`` with ``args``, in this process: (exit code, events printed)."""
+    from companion.cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(args)
+    return code, [json.loads(line) for line in out.getvalue().splitlines()]

@@ -18,7 +18,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from killing import kill_after_applied, resume
+from killing import kill_after_applied, play_in_process, resume
 
 from companion.app.journal import Journal
 from companion.cli import main
@@ -51,10 +51,7 @@ def _steps(journal: Path) -> list[dict]:
 def replayed(tmp_path_factory):
     """The whole fixture played once, in-process: (exit code, events printed, journal path)."""
     journal = tmp_path_factory.mktemp("express-replay") / "j.sqlite3"
-    out = io.StringIO()
-    with redirect_stdout(out):
-        code = main(_play_args(journal))
-    return code, [json.loads(line) for line in out.getvalue().splitlines()], journal
+    return (*play_in_process(_play_args(journal)), journal)
 
 
 def test_the_replay_reads_every_throw_and_ends_with_the_true_score(replayed):

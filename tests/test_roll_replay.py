@@ -26,7 +26,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from killing import kill_after_applied, resume
+from killing import kill_after_applied, play_in_process, resume
 
 from companion.app.journal import Journal
 from companion.cli import main
@@ -61,10 +61,7 @@ def _turns(journal: Path) -> list[tuple[dict, int]]:
 def replayed(tmp_path_factory):
     """The whole fixture played once, in-process: (exit code, events printed, journal path)."""
     journal = tmp_path_factory.mktemp("roll-replay") / "j.sqlite3"
-    out = io.StringIO()
-    with redirect_stdout(out):
-        code = main(_play_args(journal))
-    return code, [json.loads(line) for line in out.getvalue().splitlines()], journal
+    return (*play_in_process(_play_args(journal)), journal)
 
 
 def _applied_steps() -> list[dict]:
