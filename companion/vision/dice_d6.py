@@ -664,6 +664,12 @@ def _placements(g: list[Pip]) -> list[Face]:
 
 
 def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
+    """Face hypotheses, a list per group of pips (the group's face is the best of them), then the
+    blurred sixes' (:func:`_bar_sixes`): :func:`_group_candidates` and the bars of all the pips."""
+    return _group_candidates(groups, grad) + _bar_sixes([p for group in groups for p in group], grad)
+
+
+def _group_candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     """Face hypotheses, a list per group of pips (the group's face is the best of them).
 
     Only round pips can be on a top face. Two or three round pips: every placement on the grid
@@ -693,7 +699,6 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
             out += _group_faces(group, grad, first_fit=first.get(k))
-    out += _bar_sixes([p for group in groups for p in group], grad)
     return out
 
 
@@ -1008,20 +1013,26 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
-    # The light-pip search runs beside the dark one: OpenCV releases the GIL, so on a Pi's four
-    # cores the two searches (half the frame's time) overlap.
+    # The light-pip search runs beside the dark one, and beside the dark pips' grouping and face
+    # hypotheses (mostly Python): OpenCV releases the GIL, so the two overlap. Pips of unlike
+    # polarity never share a group, a bar pair or a squashed one's check, so the dark pips'
+    # hypotheses need no light pip; dark first, as one batch of all the pips would order them.
     light = _light_pips_worker().submit(find_pips, grey, light=True)
     try:
-        dark = find_pips(grey)
         # 3 × 3 Sobel steps of a uint8 image are whole numbers of at most ±1020: int16 holds them exactly.
         grad = (cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
         sample = _sampler(grey)
+        dark = find_pips(grey)
+        dark_groups = group_pips(dark)
+        dark_faces = _group_candidates(dark_groups, grad)
     finally:
-        pips = light.result()
-    pips = dark + pips
+        light_pips = light.result()
+    light_groups = group_pips(light_pips)
+    pips = dark + light_pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
     pip_pol = np.array([p.polarity for p in pips])
-    per_group = _candidates(group_pips(pips), grad)
+    per_group = (dark_faces + _group_candidates(light_groups, grad)
+                 + _bar_sixes([p for group in dark_groups + light_groups for p in group], grad))
     read: dict[int, tuple[int | None, float, float, bool]] = {}
 
     def read_all(faces: list[Face]) -> None:
