@@ -66,6 +66,13 @@ _PARTIAL_MIN = 1.08
 # card minus its title band under perspective: both readings are offered to the classifier.
 _ASPECT_DOUBT = 1.36
 _PREFER_FOUND = 0.03  # ZNCC a completion must gain over the quad as found to replace it
+# A too-square find down to this aspect may still be a whole card: a camera that looks at the
+# table at a slant foreshortens the far cards (a webcam on a tripod: 63:44 seen as 1.25:1). Such
+# a find is also offered as found, beside its two completions.
+_ASPECT_TILT = 1.2
+# A too-square find smaller than this fraction of a find around it is a printed mark on that card
+# (a diamond pip), not a card: it does not make the larger find a container (see find_card_groups).
+_MARK_MAX = 0.04
 _SIDE_SAMPLES = 20
 _EDGE_MIN = 24.0  # summed |Δ| over B, G, R across 2 px for a sample to count as "on an edge"
 _SUPPORT_MIN_SIDE = 0.4
@@ -413,6 +420,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
             if _inside(c, kq) or _inside(kq.mean(axis=0), q):
                 if abs(cv2.contourArea(q)) > 0.5 * abs(cv2.contourArea(kq)):
                     dup = True  # the same card found twice (outline and inner region)
+                elif _aspect(q) < _ASPECT_MIN and abs(cv2.contourArea(q)) < _MARK_MAX * abs(cv2.contourArea(kq)):
+                    pass  # a mark printed on the card (a pip): the card stays, and so does the mark
                 else:
                     container.add(ki)
                 break
@@ -424,7 +433,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     for q in kept:
         a = _aspect(q)
         if a < _ASPECT_MIN:
-            groups.append((_completions(q), True))
+            groups.append((([q] if a >= _ASPECT_TILT else []) + _completions(q), True))
         elif a < _ASPECT_DOUBT or id(q) in doubtful:
             groups.append(([q] + _completions(q), False))
         else:
