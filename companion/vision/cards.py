@@ -369,7 +369,7 @@ def _completions(q: np.ndarray) -> list[np.ndarray]:
     return [top, bottom]
 
 
-def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.25
+def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.4
                      ) -> list[tuple[list[np.ndarray], bool]]:
     """Find cards, keeping alternative outlines where the geometry alone cannot decide.
 
