@@ -74,6 +74,7 @@ _ASPECT_TILT = 1.2
 # (a diamond pip), not a card: it does not make the larger find a container (see find_card_groups).
 _MARK_MAX = 0.04
 _SIDE_SAMPLES = 20
+_BORDER_RUN = 0.1  # a contour this far (fraction of its short side) along the border is cut by it
 _EDGE_MIN = 24.0  # summed |Δ| over B, G, R across 2 px for a sample to count as "on an edge"
 _SUPPORT_MIN_SIDE = 0.4
 _SUPPORT_MIN_MEAN = 0.6
@@ -171,6 +172,18 @@ def _hull_quad(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
     return approx.reshape(4, 2).astype(np.float32), area
 
 
+def _runs_along_border(contour: np.ndarray, w: int, h: int, size: float) -> bool:
+    """Whether a contour follows the image border over more than ``_BORDER_RUN`` of ``size`` (px):
+    a card cut by the border does; one whose corner merely reaches it (blur spreads an edge a
+    pixel or two) does not, and its shape can still be told."""
+    p = contour.reshape(-1, 2)
+    for on, along in ((p[:, 0] <= 1, p[:, 1]), (p[:, 1] <= 1, p[:, 0]),
+                      (p[:, 0] >= w - 2, p[:, 1]), (p[:, 1] >= h - 2, p[:, 0])):
+        if on.any() and np.ptp(along[on]) > _BORDER_RUN * size:
+            return True
+    return False
+
+
 def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.ndarray]:
     """Rough quads (full-res px) from contours of the reduced image's edge map."""
     h, w = frame.shape[:2]
@@ -199,7 +212,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.
         x, y, bw, bh = cv2.boundingRect(c)
         if max(bw, bh) < min_side or bw * bh < 0.5 * lo or bw * bh > 2.5 * hi:
             continue
-        if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1:
+        if (x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1) and _runs_along_border(c, sw, sh, min(bw, bh)):
             continue  # cut by the image border: cannot tell its true shape
         is_hole = hrow[3] >= 0
         res = _hull_quad(c)
@@ -208,7 +221,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.
         quad, area = res
         if not lo <= area <= hi:
             continue
-        if is_hole and cv2.contourArea(c) < 0.85 * area:
+        if is_hole and cv2.contourArea(c) < 0.6 * area:
             continue  # a ragged region, not a card's inside
         if not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
             continue
