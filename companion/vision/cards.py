@@ -84,6 +84,9 @@ _ASPECT_TILT = 1.2
 # (a diamond pip), not a card: it does not make the larger find a container (see find_card_groups).
 _MARK_MAX = 0.04
 _SIDE_SAMPLES = 20
+# A card's inside (a hole of the edge map) fills at least this much of its hull: less where the
+# pips or a face card's frame touch the outline (0.7 on a real nine), much less for texture.
+_HOLE_FILL = 0.6
 _BORDER_RUN = 0.1  # a contour this far (fraction of its short side) along the border is cut by it
 _EDGE_MIN = 24.0  # summed |Δ| over B, G, R across 2 px for a sample to count as "on an edge"
 _SUPPORT_MIN_SIDE = 0.4
@@ -232,7 +235,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
         quad, area = res
         if not lo <= area <= hi:
             continue
-        if is_hole and cv2.contourArea(c) < 0.6 * area:
+        if is_hole and cv2.contourArea(c) < _HOLE_FILL * area:
             continue  # a ragged region, not a card's inside
         if not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
             continue
