@@ -14,18 +14,24 @@ Finding (:func:`find_cards`)
      busy texture touches the outline from outside (works for cards whose printed background
      runs round the whole face, such as the back).
    Holes are also why cards a few mm apart stay separate: the gap between them is edge pixels or
-   background, never part of either card's region.
+   background, never part of either card's region. A hole may be ragged where printed pips or
+   a face card's frame touch the outline; its hull is still the card.
 3. Each candidate's convex hull is reduced to 4 corners with ``cv2.approxPolyDP``
    (Douglas–Peucker) at growing tolerance, and kept if the quad is convex, explains the hull's
    area, is large enough, and has a card's side ratio (63:44, with slack for mild perspective).
+   A contour that only touches the image border at a corner is kept; one that runs along it is
+   a card cut by the border.
 4. Every side is then located at full resolution: colour profiles are sampled across the side
    at 20 places (one ``cv2.remap`` call for all cards), the strongest step in each is taken, a
    line is fitted (``cv2.fitLine`` with the Huber loss) and neighbouring lines are intersected,
    which also puts the corners of rounded cards where the straight sides meet. A candidate whose
    sides are not mostly backed by a strong straight step is dropped (texture blobs).
 5. Duplicates (the outline and the region inside it) are merged, larger first; a large quad
-   that merely contains smaller cards (a printed zone box on a mat) gives way to them.
-6. Reading (:func:`read_cards`): every find is named by the deck; then the deck itself searches,
+   that merely contains smaller cards (a printed zone box on a mat) gives way to them, but not
+   to small too-square marks printed on it (diamond pips). A too-square find that may be a
+   whole card foreshortened by a slanted camera is offered both as found and completed.
+6. Reading (:func:`read_cards`): every find is named by the deck (if none is, the outlines are
+   looked for again on a coarser edge map); then the deck itself searches,
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
@@ -49,6 +55,10 @@ from companion.vision.imageio import to_original_px, working_copy
 from companion.vision.observations import CardObservation
 
 _WORK_PX = 1280  # long side of the reduced image used for finding candidates
+# The coarse pass (find_card_groups(coarse=True)) finds outlines on an edge map this fraction of
+# the usual size: smoothing over twice the distance erases a fine texture's small edges (carpet
+# pile, wood grain) that touch a card all round, while a card's long high-contrast outline stays.
+_COARSE = 0.5
 #: Longest side (px) :func:`read_cards` reads a photo at; a larger one is reduced first
 #: (:func:`companion.vision.imageio.working_copy`). 2048 keeps the Pi camera's frames (2028 × 1520,
 #: ``companion.devices.camera.PI_MAIN_SIZE``) at full resolution, and at 2048 × 1536 the smallest
@@ -66,7 +76,18 @@ _PARTIAL_MIN = 1.08
 # card minus its title band under perspective: both readings are offered to the classifier.
 _ASPECT_DOUBT = 1.36
 _PREFER_FOUND = 0.03  # ZNCC a completion must gain over the quad as found to replace it
+# A too-square find down to this aspect may still be a whole card: a camera that looks at the
+# table at a slant foreshortens the far cards (a webcam on a tripod: 63:44 seen as 1.25:1). Such
+# a find is also offered as found, beside its two completions.
+_ASPECT_TILT = 1.2
+# A too-square find smaller than this fraction of a find around it is a printed mark on that card
+# (a diamond pip), not a card: it does not make the larger find a container (see find_card_groups).
+_MARK_MAX = 0.04
 _SIDE_SAMPLES = 20
+# A card's inside (a hole of the edge map) fills at least this much of its hull: less where the
+# pips or a face card's frame touch the outline (0.7 on a real nine), much less for texture.
+_HOLE_FILL = 0.6
+_BORDER_RUN = 0.1  # a contour this far (fraction of its short side) along the border is cut by it
 _EDGE_MIN = 24.0  # summed |Δ| over B, G, R across 2 px for a sample to count as "on an edge"
 _SUPPORT_MIN_SIDE = 0.4
 _SUPPORT_MIN_MEAN = 0.6
@@ -164,10 +185,23 @@ def _hull_quad(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
     return approx.reshape(4, 2).astype(np.float32), area
 
 
-def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.ndarray]:
-    """Rough quads (full-res px) from contours of the reduced image's edge map."""
+def _runs_along_border(contour: np.ndarray, w: int, h: int, size: float) -> bool:
+    """Whether a contour follows the image border over more than ``_BORDER_RUN`` of ``size`` (px):
+    a card cut by the border does; one whose corner merely reaches it (blur spreads an edge a
+    pixel or two) does not, and its shape can still be told."""
+    p = contour.reshape(-1, 2)
+    for on, along in ((p[:, 0] <= 1, p[:, 1]), (p[:, 1] <= 1, p[:, 0]),
+                      (p[:, 0] >= w - 2, p[:, 1]), (p[:, 1] >= h - 2, p[:, 0])):
+        if on.any() and np.ptp(along[on]) > _BORDER_RUN * size:
+            return True
+    return False
+
+
+def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: float = 1.0) -> list[np.ndarray]:
+    """Rough quads (full-res px) from contours of the reduced image's edge map (reduced ``reduce``
+    times further for the coarse pass)."""
     h, w = frame.shape[:2]
-    scale = min(1.0, _WORK_PX / max(h, w))
+    scale = min(1.0, _WORK_PX / max(h, w)) * reduce
     # At least 1 px each way: a 1 × 3000 strip would otherwise round to 0 rows (cv2.error, issue #14).
     small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
         if scale < 1.0 else frame
@@ -192,7 +226,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.
         x, y, bw, bh = cv2.boundingRect(c)
         if max(bw, bh) < min_side or bw * bh < 0.5 * lo or bw * bh > 2.5 * hi:
             continue
-        if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1:
+        if (x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1) and _runs_along_border(c, sw, sh, min(bw, bh)):
             continue  # cut by the image border: cannot tell its true shape
         is_hole = hrow[3] >= 0
         res = _hull_quad(c)
@@ -201,7 +235,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float) -> list[np.
         quad, area = res
         if not lo <= area <= hi:
             continue
-        if is_hole and cv2.contourArea(c) < 0.85 * area:
+        if is_hole and cv2.contourArea(c) < _HOLE_FILL * area:
             continue  # a ragged region, not a card's inside
         if not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
             continue
@@ -362,13 +396,16 @@ def _completions(q: np.ndarray) -> list[np.ndarray]:
     return [top, bottom]
 
 
-def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.25
-                     ) -> list[tuple[list[np.ndarray], bool]]:
+def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.4,
+                     coarse: bool = False) -> list[tuple[list[np.ndarray], bool]]:
     """Find cards, keeping alternative outlines where the geometry alone cannot decide.
 
     Args:
         frame: (H, W, 3) uint8 BGR, any size.
         min_area_frac, max_area_frac: card area bounds as fractions of the image area.
+        coarse: find the outlines on an edge map at ``_COARSE`` of the usual working size, where
+            a fine texture touching a card all round (carpet pile, wood grain) is smoothed away;
+            :func:`read_card_results` looks again so when the usual pass named no card.
 
     Returns:
         One ``(hypotheses, partial)`` per object found, sorted top to bottom then left to right.
@@ -377,7 +414,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
         of a card, ``_ASPECT_DOUBT``) and ``partial`` is False. For a too-square find
         (``partial`` True) it is the two ways of completing the quad as found to a card (see
         ``_completions``: past its top side, past its bottom side; ``_part_of`` recovers the
-        quad); the caller picks one by classifying them, and should drop a partial find that
+        quad), preceded by the quad itself if it is no squarer than ``_ASPECT_TILT`` (a whole
+        card foreshortened by a slanted camera); the caller picks one by classifying them, and should drop a partial find that
         matches no enrolled card.
 
     Raises:
@@ -390,7 +428,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     h, w = frame.shape[:2]
     area = float(h * w)
     lo, hi = min_area_frac * area, max_area_frac * area
-    rough = [order_quad(q) for q in _candidates(frame, lo, hi)]
+    rough = [order_quad(q) for q in _candidates(frame, lo, hi, _COARSE if coarse else 1.0)]
     first, weak = [], []
     for q, support, all_sides in refine_quads(frame, rough):
         q = order_quad(q)
@@ -413,6 +451,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
             if _inside(c, kq) or _inside(kq.mean(axis=0), q):
                 if abs(cv2.contourArea(q)) > 0.5 * abs(cv2.contourArea(kq)):
                     dup = True  # the same card found twice (outline and inner region)
+                elif _aspect(q) < _ASPECT_MIN and abs(cv2.contourArea(q)) < _MARK_MAX * abs(cv2.contourArea(kq)):
+                    pass  # a mark printed on the card (a pip): the card stays, and so does the mark
                 else:
                     container.add(ki)
                 break
@@ -424,7 +464,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     for q in kept:
         a = _aspect(q)
         if a < _ASPECT_MIN:
-            groups.append((_completions(q), True))
+            groups.append((([q] if a >= _ASPECT_TILT else []) + _completions(q), True))
         elif a < _ASPECT_DOUBT or id(q) in doubtful:
             groups.append(([q] + _completions(q), False))
         else:
@@ -432,7 +472,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     return groups
 
 
-def find_cards(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.25
+def find_cards(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.4
                ) -> list[np.ndarray]:
     """Find card-shaped quads in a photo of a table (geometry only, no deck).
 
@@ -510,8 +550,8 @@ def _one_per_place(out: list) -> list:
 def read_card_results(frame: np.ndarray, deck) -> list:
     """:func:`read_cards` as :class:`companion.vision.deck.Classification` objects (scores kept).
 
-    The outline finder's cards are read first; then, at the size of the cards it read, the deck
-    searches what is left over (:mod:`companion.vision.card_search`): part-cards, card-shaped
+    The outline finder's cards are read first (if it names none, again on a coarser edge map);
+    then, at the size of the cards it read, the deck searches what is left over (:mod:`companion.vision.card_search`): part-cards, card-shaped
     finds that read ``"unknown"``, and patches that differ from the table.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
@@ -519,6 +559,12 @@ def read_card_results(frame: np.ndarray, deck) -> list:
 
     readings, unread = classify_groups(frame, find_card_groups(frame), deck)
     size = card_search.card_size(readings)
+    if size is None:
+        # No card named: the table's texture may touch every outline; look again, coarser.
+        coarse, coarse_unread = classify_groups(frame, find_card_groups(frame, coarse=True), deck)
+        if card_search.card_size(coarse) is not None:
+            readings, unread = coarse, coarse_unread
+            size = card_search.card_size(readings)
     if size is None:
         guess = card_search.guess_card_size(frame, deck, readings, unread)
         if guess is None:
