@@ -60,6 +60,13 @@ blurred mean, and two such labels may not look alike as a whole although two of 
 templates correlate above ``LOOKALIKE_MIN`` are kept too, each with its own region; a card close
 to two such labels is compared on the region of the example pair it is most like.
 
+A card that was never enrolled can look like one that was (a striped oval where only the solid
+one was enrolled) and beat the whole-card threshold. So a named card must also lie among its
+label's examples: its look-alike patch's ``1 − ZNCC`` to the nearest example at most
+``EXAMPLE_SPREAD_FACTOR`` times the farthest any example of the label lies from its own nearest
+other one (:meth:`Deck.within_examples`). Else it is ``"unknown"``. A label enrolled from one
+example (a flat scan) has no spread to measure and is not judged so.
+
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
 variants of each card match their own label versus the others.
@@ -142,6 +149,15 @@ NEAR_BAND = 0.03
 FINE_SHIFT = 4
 #: Fraction of a pair's largest difference above which a fine pixel belongs to its region.
 _REGION_LEVEL = 0.3
+#: A named card must lie as near its label's examples as they lie to one another
+#: (:meth:`Deck.within_examples`): its distance to the nearest (``1 − ZNCC`` on the look-alike
+#: stage's patch) at most this many times the farthest any example lies from its own nearest
+#: other one. A card that was never enrolled but looks like one that was (a striped oval where
+#: only the solid one was enrolled) lies farther. Tuned on the symbol bench
+#: (``bench/symbol_cards.py``, true quads): with 9 of the 81 cards left out of the enrolment
+#: (two sets of 9, boards 0–59), 1.25 / 1.5 / 2.0 left 3 / 6 / 8 of 41 wrong names and 5 / 5 / 7
+#: of 81; with every card enrolled (boards 0–129) they cost 17 / 7 / 2 of 1573 right names.
+EXAMPLE_SPREAD_FACTOR = 2.0
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
@@ -397,6 +413,7 @@ class Deck:
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
+        self._spreads: dict[int, float | None] = {}  # label → its examples' spread, made when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
@@ -510,6 +527,46 @@ class Deck:
         size = (FINE_W + 2, FINE_H + 2)
         return np.stack([cv2.warpAffine(np.ascontiguousarray(c), warp, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                         borderMode=cv2.BORDER_REPLICATE) for c in big])
+
+    def _spread(self, label: int) -> float | None:
+        """How far apart ``label``'s examples lie: the largest, over its examples, ``1 − ZNCC`` to
+        the nearest other one (None with fewer than two examples: nothing to measure)."""
+        if label not in self._spreads:
+            rows = self.fine[self.fine_label == label].reshape(int(np.sum(self.fine_label == label)), -1) \
+                if self.fine is not None else np.zeros((0, 1), np.float32)
+            if len(rows) < 2:
+                self._spreads[label] = None
+            else:
+                unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+                sim = unit @ unit.T - 2.0 * np.eye(len(unit))
+                self._spreads[label] = float(1.0 - sim.max(axis=1).min())
+        return self._spreads[label]
+
+    def within_examples(self, image: np.ndarray, quad: np.ndarray, label: int) -> bool:
+        """Whether the card in ``quad`` lies among ``label``'s examples (module doc).
+
+        Its look-alike patch, aligned to the label's mean (:meth:`_align`) and tried at ±1 px, must
+        reach a ``1 − ZNCC`` to the nearest example of at most ``EXAMPLE_SPREAD_FACTOR`` times the
+        examples' own spread (:meth:`_spread`). A label enrolled from one example, or a card
+        that cannot be aligned, is not judged (True): the whole-card threshold is all there is.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from the face's top-left as the match says.
+            label: the label index the card was given.
+        """
+        spread = self._spread(label)
+        if spread is None:
+            return True
+        aligned = self._align(_fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT), label)
+        if aligned is None:
+            return True
+        rows = self.fine[self.fine_label == label].reshape(int(np.sum(self.fine_label == label)), -1)
+        unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+        crops = np.stack([_zero_mean(aligned[:, dy:dy + FINE_H, dx:dx + FINE_W]).reshape(-1)
+                          for dy in range(3) for dx in range(3)])
+        crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
+        return 1.0 - float((crops @ unit.T).max()) <= EXAMPLE_SPREAD_FACTOR * spread
 
     def lookalikes(self) -> list[tuple[str, str]]:
         """The look-alike label pairs this deck tells apart on their differing region."""
@@ -796,6 +853,8 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 if settled < 0:
                     conf[i] = 0.5  # "unknown" between two look-alikes: undecided, not "matches nothing"
                 idx[i] = settled
+            if settle and idx[i] >= 0 and not deck.within_examples(image, q, int(idx[i])):
+                idx[i], conf[i] = -1, 0.5  # like an enrolled card, but not one: undecided
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
             label = UNKNOWN
