@@ -94,3 +94,18 @@ def test_without_the_examples_check_the_look_alike_would_be_named(deck, monkeypa
     monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
     names = [_read(deck, "red", "striped", seed) for seed in range(200, 204)]
     assert any(n != UNKNOWN for n in names)
+
+
+def test_a_label_enrolled_from_one_picture_twice_still_names_its_cards():
+    # Two copies of one picture lie 0 apart: the examples' spread says nothing about how far a
+    # camera's view of the card may lie, and must not make every card "unknown".
+    rng = np.random.default_rng(5)
+    examples = {}
+    for ink in INKS:
+        for fill in ("solid", "open"):
+            crop = _crop(*_photo(_face(ink, fill), rng))
+            examples[f"{ink}-{fill}"] = [crop, crop.copy()]
+    twice = enroll_images(examples)
+    for seed in range(100, 104):
+        assert _read(twice, "red", "solid", seed) == "red-solid"
+        assert _read(twice, "green", "open", seed) == "green-open"

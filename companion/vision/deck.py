@@ -158,6 +158,11 @@ _REGION_LEVEL = 0.3
 #: (two sets of 9, boards 0–59), 1.25 / 1.5 / 2.0 left 3 / 6 / 8 of 41 wrong names and 5 / 5 / 7
 #: of 81; with every card enrolled (boards 0–129) they cost 17 / 7 / 2 of 1573 right names.
 EXAMPLE_SPREAD_FACTOR = 2.0
+#: The spread is taken as at least this (``1 − ZNCC``): examples that are near copies (one scan
+#: enrolled twice, two photos taken alike) lie almost 0 apart, while a camera's view of a card lies
+#: at least 0.015 from its own example (median 0.021 on simulated scenes). On the symbol bench
+#: (spreads 0.01–0.33, median 0.08) 0.03 and 0.05 gave the same readings as no floor, but one.
+SPREAD_FLOOR = 0.03
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
@@ -547,8 +552,11 @@ class Deck:
 
         Its look-alike patch, aligned to the label's mean (:meth:`_align`) and tried at ±1 px, must
         reach a ``1 − ZNCC`` to the nearest example of at most ``EXAMPLE_SPREAD_FACTOR`` times the
-        examples' own spread (:meth:`_spread`). A label enrolled from one example, or a card
-        that cannot be aligned, is not judged (True): the whole-card threshold is all there is.
+        examples' own spread (:meth:`_spread`, taken as at least ``SPREAD_FLOOR``). A label
+        enrolled from one example, or a card that cannot be aligned, is not judged (True): the
+        whole-card threshold is all there is. The spread is the *largest* nearest-example
+        distance, so one odd example (a poor crop) widens what the label accepts: it errs
+        towards naming, as the check did not exist.
 
         Args:
             image: (H, W, 3) uint8 BGR.
@@ -566,7 +574,7 @@ class Deck:
         crops = np.stack([_zero_mean(aligned[:, dy:dy + FINE_H, dx:dx + FINE_W]).reshape(-1)
                           for dy in range(3) for dx in range(3)])
         crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
-        return 1.0 - float((crops @ unit.T).max()) <= EXAMPLE_SPREAD_FACTOR * spread
+        return 1.0 - float((crops @ unit.T).max()) <= EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR)
 
     def lookalikes(self) -> list[tuple[str, str]]:
         """The look-alike label pairs this deck tells apart on their differing region."""
@@ -823,8 +831,9 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
         quads: each (4, 2) float image px, any corner order (they are re-ordered to portrait,
             clockwise; a quad's long side is taken as the card's height).
         deck: the enrolled deck.
-        settle: run the look-alike stage (module doc). False gives the whole-card reading alone:
-            enough to say *where* a card lies, not which of two look-alikes it is.
+        settle: run the look-alike stage and the check on the label's examples (module doc).
+            False gives the whole-card reading alone: enough to say *where* a card lies, not
+            which of two look-alikes it is.
         quick: score against label centroids only (see :meth:`Deck.match`); implies no settling.
 
     Returns:
