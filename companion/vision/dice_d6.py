@@ -179,23 +179,50 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
 
 def _dedupe(pips: list[Pip]) -> list[Pip]:
     """One pip per place: of candidates whose centres lie within half a diameter, the largest
-    (a coarser scale sees the whole pip where a finer one may see only its darkest core)."""
+    (a coarser scale sees the whole pip where a finer one may see only its darkest core) — unless
+    it holds two smaller ones apart from each other: then it is not one pip but what holds
+    several (:func:`_holders`), and is dropped for them."""
     order = sorted(pips, key=lambda q: -q.area)
     if not order:
         return []
     x = np.array([p.x for p in order])
     y = np.array([p.y for p in order])
     d = np.array([p.diameter for p in order])
-    close = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 0.5 * np.maximum(d[:, None], d[None])
+    dist = np.hypot(x[:, None] - x[None], y[:, None] - y[None])
+    close = dist <= 0.5 * np.maximum(d[:, None], d[None])
     # Each candidate's close ones that come before it (larger): it is kept unless one is kept.
     rows, cols = np.nonzero(np.tril(close, -1))
     earlier: dict[int, list[int]] = {}
     for i, j in zip(rows.tolist(), cols.tolist()):
         earlier.setdefault(i, []).append(j)
+    holder = _holders(rows, cols, dist, d)
     kept = [False] * len(order)
     for i in range(len(order)):
-        kept[i] = not any(kept[j] for j in earlier.get(i, ()))
+        kept[i] = not holder[i] and not any(kept[j] for j in earlier.get(i, ()))
     return [p for p, k in zip(order, kept) if k]
+
+
+def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray) -> list[bool]:
+    """Which candidates (largest first) hold two smaller ones apart from each other, centres
+    further apart than their radii together (so not one pip seen at two octaves): a die lighter
+    than the table round it (a green die on dark felt) is itself a light blob at a coarse octave,
+    holding its pips, and a column of a six is one bar there. Those are not pips.
+
+    Args:
+        rows, cols: (M,) int, the pairs (smaller i, larger j) of candidates whose centres lie
+            within half the larger's diameter.
+        dist: (N, N) float64 distances between the candidates' centres, px.
+        d: (N,) float64 diameters, px.
+    """
+    held: dict[int, list[int]] = {}
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        held.setdefault(j, []).append(i)
+    holder = [False] * len(d)
+    for j, inner in held.items():
+        if len(inner) >= 2:
+            k = np.array(inner)
+            holder[j] = bool(np.any(dist[k[:, None], k[None]] > 0.5 * (d[k][:, None] + d[k][None])))
+    return holder
 
 
 #: A face's corners in face coordinates.
