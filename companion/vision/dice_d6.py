@@ -869,6 +869,12 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
         a, b = _two_means(g)
         if a and b:
             return [faces] + _group_faces(a, grad, depth + 1) + _group_faces(b, grad, depth + 1)
+    if fitted and drop > 0 and depth < 3:
+        # The pips left out of the fit may be a touching die's (their pips grouped as alike):
+        # they are tried as a group of their own.
+        used = {id(p) for p in faces[-1].pips}
+        rest = [p for p in group if id(p) not in used]
+        return [faces] + _group_faces(rest, grad, depth + 1)
     return [faces]
 
 
