@@ -360,6 +360,17 @@ def _fit_many(x: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
     return res[rows[:, 0], best], frames
 
 
+def _squashes(frames: np.ndarray) -> np.ndarray:
+    """:attr:`Face.squash` of many frames at once: (K, 2, 3) float64 → (K,) float64."""
+    m = frames[:, :, :2]
+    f2 = np.sum(m * m, axis=(1, 2))
+    det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    root = np.sqrt(np.maximum(f2 * f2 - 4.0 * det * det, 0.0))
+    big = np.sqrt((f2 + root) / 2.0)
+    small = np.sqrt(np.maximum((f2 - root) / 2.0, 0.0))
+    return small / np.maximum(big, 1e-9)
+
+
 #: The least squash (smaller / larger singular value) of a face fitted to pips that are not
 #: round: a top face in a blurred photo is square, a side face foreshortened.
 BLURRED_FACE_MIN_SQUASH = 0.75
@@ -851,6 +862,8 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
         f = _fit(group, len(group))
         if f is not None and f.residual < 0.1 and f.squash >= BLURRED_FACE_MIN_SQUASH:
             faces.append(f)
+            # All the group's pips are one face: a subset of them (a six's column) is no face.
+            return [faces]
     if 2 <= len(g) <= 3:
         faces += _placements(g)
     fitted = False
@@ -860,6 +873,9 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
             continue
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
         res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
+        # A fit squashed more than a top face can be (pips of two touching dice) is no fit: it
+        # would keep the right subset from being tried.
+        res = np.where(_squashes(frames) < MIN_FACE_SQUASH, np.inf, res)
         j = int(np.argmin(res))  # the first of equal fits, as the combinations come
         if res[j] < 0.15:
             faces.append(Face(frames[j], tuple(g[i] for i in keeps[j]), float(res[j])))
