@@ -945,10 +945,12 @@ def outline_strength(face: Face, grad) -> float:
     return float(np.sort(sides)[1]) / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
-def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarity: np.ndarray | None = None) -> list[Pip]:
+def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarity: np.ndarray | None = None,
+                 reach: float = 0.9) -> list[Pip]:
     """The pips of the face's polarity, other than its own, that lie on the face (``xy`` (N, 2)
     float64 px and ``polarity`` (N,) are the pips' centres and polarities, in order: given when
-    many faces are tested against the same pips)."""
+    many faces are tested against the same pips; ``reach``: how far out from the face's centre,
+    in its half-widths, along either axis)."""
     if xy is None or polarity is None:
         xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
         polarity = np.array([p.polarity for p in pips])
@@ -959,7 +961,7 @@ def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarit
     # Face coordinates of every pip: the inverse of the frame's linear part, in closed form.
     u = (d * (xy[:, 0] - tx) - b * (xy[:, 1] - ty)) / det
     v = (-c * (xy[:, 0] - tx) + a * (xy[:, 1] - ty)) / det
-    on = (np.maximum(np.abs(u), np.abs(v)) < 0.9) & (polarity == f.pips[0].polarity)
+    on = (np.maximum(np.abs(u), np.abs(v)) < reach) & (polarity == f.pips[0].polarity)
     own = {id(p) for p in f.pips}
     return [pips[i] for i in np.nonzero(on)[0] if id(pips[i]) not in own]
 
@@ -1019,6 +1021,32 @@ def least_squash(f: Face) -> float:
 
 def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
+
+
+#: How far out (face half-widths, along either axis) a one tried for a group that read as no
+#: face (:func:`_untried_round_pips`) must have no pip like its own: a touching die's nearest pip
+#: lies 1.5 half-widths out (its own face's edge, then its pip's inset); a pip nearer is its own
+#: die's, whose other pips were not all found round (an oblique die's two).
+ONE_CLEAR = 1.4
+
+
+def _like_pip_near(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
+    """Whether a pip of the face's polarity, at least ``STRAY_MIN_SIZE`` of its pip's diameter,
+    lies within ``ONE_CLEAR`` of a one's face (``xy``, ``polarity`` as for :func:`_pips_inside`)."""
+    size = STRAY_MIN_SIZE * f.pips[0].diameter
+    return any(q.diameter >= size for q in _pips_inside(f, pips, xy, polarity, reach=ONE_CLEAR))
+
+
+def _untried_round_pips(hypotheses: list[Face]) -> list[Pip]:
+    """The round pips (``TOP_MIN_ROUNDNESS``) of a group's face hypotheses that none of them
+    takes as a one (a face of that pip alone), in the order first met."""
+    alone = {id(f.pips[0]) for f in hypotheses if len(f.pips) == 1}
+    out: dict[int, Pip] = {}
+    for f in hypotheses:
+        for p in f.pips:
+            if p.roundness >= TOP_MIN_ROUNDNESS and id(p) not in alone:
+                out.setdefault(id(p), p)
+    return list(out.values())
 
 
 _WORKER: dict[int, ThreadPoolExecutor] = {}
@@ -1099,7 +1127,23 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
 
     read_all([f for hypotheses in per_group for f in hypotheses])
     scored = []
-    for hypotheses in per_group:
+    # Groups that read as no face: their round pips, each to be tried as a one by itself.
+    unexplained: list[Pip] = []
+    first_pass = len(per_group)
+    g_index = 0
+    while True:
+        if g_index == first_pass and unexplained:
+            # Two touching dice's ones, or a one beside a side face's pip as round as it, are
+            # grouped as like pips, and their group reads as no face: each pip is a one's.
+            ones = [[f for f in faces if not _like_pip_near(f, pips, pip_xy, pip_pol)]
+                    for faces in _lone_faces_many(unexplained, grad)]
+            ones = [faces for faces in ones if faces]
+            read_all([f for faces in ones for f in faces])
+            per_group.extend(ones)
+        if g_index >= len(per_group):
+            break
+        hypotheses = per_group[g_index]
+        g_index += 1
         best = unread = None
         # The list may grow while it is walked: a lone pip found to share its face with pips
         # grouped apart adds the placements of them all (below).
@@ -1139,6 +1183,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             best = unread
         if best is not None:
             scored.append(best)
+        elif g_index <= first_pass:
+            unexplained += _untried_round_pips(hypotheses)
     # Of the faces of one die (a die's side faces lie within 1.6 half-widths of its top face's
     # centre; a touching die's top face lies 2 or more away) the top face is the one seen most
     # square on: its pips are the roundest.
