@@ -1031,10 +1031,12 @@ ONE_CLEAR = 1.4
 
 
 def _like_pip_near(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
-    """Whether a pip of the face's polarity, at least ``STRAY_MIN_SIZE`` of its pip's diameter,
-    lies within ``ONE_CLEAR`` of a one's face (``xy``, ``polarity`` as for :func:`_pips_inside`)."""
-    size = STRAY_MIN_SIZE * f.pips[0].diameter
-    return any(q.diameter >= size for q in _pips_inside(f, pips, xy, polarity, reach=ONE_CLEAR))
+    """Whether a pip like a one's own lies within ``ONE_CLEAR`` of its face: of its polarity, as
+    large (``STRAY_MIN_SIZE`` … 1 / ``STRAY_MIN_SIZE`` of its diameter) and no side face's streak
+    (``SQUASHED_ONE_MIN_ROUNDNESS``). ``xy``, ``polarity`` as for :func:`_pips_inside`."""
+    d = f.pips[0].diameter
+    return any(STRAY_MIN_SIZE * d <= q.diameter <= d / STRAY_MIN_SIZE and q.roundness >= SQUASHED_ONE_MIN_ROUNDNESS
+               for q in _pips_inside(f, pips, xy, polarity, reach=ONE_CLEAR))
 
 
 def _untried_round_pips(hypotheses: list[Face]) -> list[Pip]:
