@@ -195,33 +195,40 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     earlier: dict[int, list[int]] = {}
     for i, j in zip(rows.tolist(), cols.tolist()):
         earlier.setdefault(i, []).append(j)
-    holder = _holders(rows, cols, dist, d)
+    holder = _holders(rows, cols, dist, d, np.array([p.roundness for p in order]))
     kept = [False] * len(order)
     for i in range(len(order)):
         kept[i] = not holder[i] and not any(kept[j] for j in earlier.get(i, ()))
     return [p for p, k in zip(order, kept) if k]
 
 
-def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray) -> list[bool]:
-    """Which candidates (largest first) hold two smaller ones apart from each other, centres
-    further apart than their radii together (so not one pip seen at two octaves): a die lighter
-    than the table round it (a green die on dark felt) is itself a light blob at a coarse octave,
-    holding its pips, and a column of a six is one bar there. Those are not pips.
+def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray, rnd: np.ndarray) -> list[bool]:
+    """Which candidates (largest first) hold two smaller ones that are pips of one face: round
+    (``TOP_MIN_ROUNDNESS``), of like size (within 1.6×, as :func:`group_pips` asks) and apart,
+    centres further apart than their radii together (so not one pip seen at two octaves). A die
+    lighter than the table round it (a green die on dark felt) is itself a light blob at a coarse
+    octave, holding its pips, and a column of a six is one bar there: those are not pips. (The
+    specks a large pip shows at a fine octave are neither round nor alike.)
 
     Args:
         rows, cols: (M,) int, the pairs (smaller i, larger j) of candidates whose centres lie
             within half the larger's diameter.
         dist: (N, N) float64 distances between the candidates' centres, px.
         d: (N,) float64 diameters, px.
+        rnd: (N,) float64 roundness (minor / major axis).
     """
     held: dict[int, list[int]] = {}
     for i, j in zip(rows.tolist(), cols.tolist()):
-        held.setdefault(j, []).append(i)
+        if rnd[i] >= TOP_MIN_ROUNDNESS:
+            held.setdefault(j, []).append(i)
     holder = [False] * len(d)
     for j, inner in held.items():
         if len(inner) >= 2:
             k = np.array(inner)
-            holder[j] = bool(np.any(dist[k[:, None], k[None]] > 0.5 * (d[k][:, None] + d[k][None])))
+            dk = d[k]
+            pair = ((dist[k[:, None], k[None]] > 0.5 * (dk[:, None] + dk[None]))
+                    & (np.maximum(dk[:, None], dk[None]) <= 1.6 * np.minimum(dk[:, None], dk[None])))
+            holder[j] = bool(np.any(pair))
     return holder
 
 
