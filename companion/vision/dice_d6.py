@@ -232,6 +232,24 @@ def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray
     return holder
 
 
+def _face_blobs(blobs: list[Pip], pips: list[Pip]) -> set[int]:
+    """The ids of the ``blobs`` that hold two of the ``pips`` (other candidates, e.g. of the
+    other polarity) as :func:`_holders` asks: within half the blob's diameter, smaller, round,
+    alike and apart. Such a blob is a die's face, not a pip."""
+    if not blobs or len(pips) < 2:
+        return set()
+    both = blobs + pips
+    x = np.array([p.x for p in both])
+    y = np.array([p.y for p in both])
+    d = np.array([p.diameter for p in both])
+    dist = np.hypot(x[:, None] - x[None], y[:, None] - y[None])
+    n = len(blobs)
+    inside = (dist[n:, :n] <= 0.5 * d[None, :n]) & (d[n:, None] < d[None, :n])  # (pips, blobs)
+    rows, cols = np.nonzero(inside)
+    holder = _holders(rows + n, cols, dist, d, np.array([p.roundness for p in both]))
+    return {id(blobs[j]) for j in range(n) if holder[j]}
+
+
 #: A face's corners in face coordinates.
 _CORNERS = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64)
 
@@ -1119,6 +1137,11 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     pip_pol = np.array([p.polarity for p in pips])
     per_group = (dark_faces + _group_candidates(light_groups, grad)
                  + _bar_sixes([p for group in dark_groups + light_groups for p in group], grad))
+    # A dark die on a light table is a dark blob holding its light pips (and a light die on a
+    # dark one the reverse): no pip. Two such dice read as a two as large as the photo.
+    faces_not_pips = _face_blobs(dark, light_pips) | _face_blobs(light_pips, dark)
+    if faces_not_pips:
+        per_group = [[f for f in faces if not any(id(p) in faces_not_pips for p in f.pips)] for faces in per_group]
     read: dict[int, tuple[int | None, float, float, bool]] = {}
 
     def read_all(faces: list[Face]) -> None:
