@@ -864,6 +864,12 @@ def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
     return _lone_faces(top, grad)
 
 
+#: The least roundness of both pips of a pair taken apart from the rest of its group
+#: (:func:`_group_faces`): top-face pips seen squarely are round (0.85 … 1 on the simulated dice);
+#: a side face's, foreshortened, are less so, though some pass ``TOP_MIN_ROUNDNESS``.
+PAIR_MIN_ROUNDNESS = 0.8
+
+
 def _group_faces(group: list[Pip], grad, depth: int = 0,
                  first_fit: tuple[np.ndarray, np.ndarray] | None = None) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
@@ -896,6 +902,15 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     for drop in range(0, min(3, len(g) - 1)):
         if len(g) - drop > 6:
             continue
+        if len(g) - drop == 2:
+            # Any two pips fit a two exactly, so the fit cannot choose between the pairs: each
+            # pair of clearly round pips (a top face's, seen squarely) gets its placements as a
+            # die's face hypotheses of its own (touching dice's pips, or a top face's and its
+            # side faces' grouped together).
+            pairs = [(a, b) for a, b in itertools.combinations(g, 2)
+                     if min(a.roundness, b.roundness) >= PAIR_MIN_ROUNDNESS]
+            if pairs:
+                return [faces] + [_placements([a, b]) for a, b in pairs]
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
         res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
         # A fit squashed more than a top face can be (pips of two touching dice) is no fit: it
