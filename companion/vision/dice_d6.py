@@ -753,16 +753,39 @@ def _group_candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
         for i, (k, _) in enumerate(members):
             first[k] = (res[i : i + 1], frames[i : i + 1])
-    lone = [k for k, group in enumerate(groups) if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS]
-    lone_faces = dict(zip(lone, _lone_faces_many([groups[k][0] for k in lone], grad)))
+    # Every one's faces of the photo are found in one batch, after the groups are walked.
+    ones = _LoneBatch()
     for k, group in enumerate(groups):
-        if k in lone_faces:
-            out.append(lone_faces[k])  # a round pip alone: a one (as _group_faces would say)
+        if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS:
+            out.append(ones.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
         elif len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
-            out += _group_faces(group, grad, first_fit=first.get(k))
+            out += _group_faces(group, grad, first_fit=first.get(k), ones=ones)
+    ones.resolve(grad)
     return out
+
+
+class _LoneBatch:
+    """One's faces (:func:`_lone_faces`) asked for while face hypotheses are built, found for all
+    at once (:func:`_lone_faces_many`: one batch costs about what one pip alone does)."""
+
+    def __init__(self) -> None:
+        self._asked: list[tuple[Pip, list[Face]]] = []
+
+    def faces_of(self, p: Pip, into: list[Face] | None = None) -> list[Face]:
+        """The list ``into`` (a new one if None), to have ``p``'s one's faces put at its front
+        by :meth:`resolve`."""
+        into = [] if into is None else into
+        self._asked.append((p, into))
+        return into
+
+    def resolve(self, grad) -> None:
+        """Finds the faces asked for and puts each pip's at the front of its list."""
+        found = _lone_faces_many([p for p, _ in self._asked], grad)
+        for (_, into), faces in zip(self._asked, found):
+            into[0:0] = faces
+        self._asked = []
 
 
 #: The most roundness of a bar: a six's column of three pips merged into one blob by blur
@@ -855,13 +878,19 @@ def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
     rounder (``ONE_ROUNDER_BY``) than all the others: the top face's one among the squashed pips
     of the die's side faces. ``g`` is the group's round pips. Whether it is a one is left to
     :func:`read_faces` and the checks after it (outline, no other pip on the face)."""
+    top = _rounder_one_pip(group, g)
+    return [] if top is None else _lone_faces(top, grad)
+
+
+def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
+    """The pip :func:`_rounder_one` tries as a one, or None."""
     top = max(g, key=lambda p: p.roundness)
     others = [p.roundness for p in group if p is not top]
     if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
-        return []
+        return None
     if top.diameter < ONE_MIN_SIZE_RATIO * max(p.diameter for p in group if p is not top):
-        return []
-    return _lone_faces(top, grad)
+        return None
+    return top
 
 
 #: The least roundness of both pips of a pair taken apart from the rest of its group
@@ -871,22 +900,31 @@ PAIR_MIN_ROUNDNESS = 0.8
 
 
 def _group_faces(group: list[Pip], grad, depth: int = 0,
-                 first_fit: tuple[np.ndarray, np.ndarray] | None = None) -> list[list[Face]]:
+                 first_fit: tuple[np.ndarray, np.ndarray] | None = None,
+                 ones: _LoneBatch | None = None) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
-    when already found (with other groups' in one batch)."""
+    when already found (with other groups' in one batch). ``ones``: where a one's faces are asked
+    for, to be found later with others' (None: found at once)."""
+    if ones is None:
+        ones = _LoneBatch()
+        out = _group_faces(group, grad, depth, first_fit, ones)
+        ones.resolve(grad)
+        return out
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
-        return [_lone_faces(g[0], grad)]
+        return [ones.faces_of(g[0])]
     faces: list[Face] = []
     if g:
         big = max(g, key=lambda p: p.diameter)
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
-            faces += _lone_faces(big, grad)
+            ones.faces_of(big, faces)
         else:
-            faces += _rounder_one(group, g, grad)
+            top = _rounder_one_pip(group, g)
+            if top is not None:
+                ones.faces_of(top, faces)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
         # face's layout; a side face's layout is foreshortened (its fit is squashed).
@@ -924,13 +962,13 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
         a, b = _two_means(g)
         if a and b:
-            return [faces] + _group_faces(a, grad, depth + 1) + _group_faces(b, grad, depth + 1)
+            return [faces] + _group_faces(a, grad, depth + 1, ones=ones) + _group_faces(b, grad, depth + 1, ones=ones)
     if fitted and drop > 0 and depth < 3:
         # The pips left out of the fit may be a touching die's (their pips grouped as alike):
         # they are tried as a group of their own.
         used = {id(p) for p in faces[-1].pips}
         rest = [p for p in group if id(p) not in used]
-        return [faces] + _group_faces(rest, grad, depth + 1)
+        return [faces] + _group_faces(rest, grad, depth + 1, ones=ones)
     return [faces]
 
 
