@@ -236,18 +236,22 @@ def _face_blobs(blobs: list[Pip], pips: list[Pip]) -> set[int]:
     """The ids of the ``blobs`` that hold two of the ``pips`` (other candidates, e.g. of the
     other polarity) as :func:`_holders` asks: within half the blob's diameter, smaller, round,
     alike and apart. Such a blob is a die's face, not a pip."""
-    if not blobs or len(pips) < 2:
+    held = [q for q in pips if q.roundness >= TOP_MIN_ROUNDNESS]
+    if not blobs or len(held) < 2:
         return set()
-    both = blobs + pips
-    x = np.array([p.x for p in both])
-    y = np.array([p.y for p in both])
-    d = np.array([p.diameter for p in both])
-    dist = np.hypot(x[:, None] - x[None], y[:, None] - y[None])
-    n = len(blobs)
-    inside = (dist[n:, :n] <= 0.5 * d[None, :n]) & (d[n:, None] < d[None, :n])  # (pips, blobs)
-    rows, cols = np.nonzero(inside)
-    holder = _holders(rows + n, cols, dist, d, np.array([p.roundness for p in both]))
-    return {id(blobs[j]) for j in range(n) if holder[j]}
+    bx, by, bd = np.array([(p.x, p.y, p.diameter) for p in blobs]).T
+    px, py, pd = np.array([(q.x, q.y, q.diameter) for q in held]).T
+    inside = ((np.hypot(px[:, None] - bx[None], py[:, None] - by[None]) <= 0.5 * bd[None])
+              & (pd[:, None] < bd[None]))  # (held, blobs)
+    out = set()
+    for j in np.flatnonzero(inside.sum(axis=0) >= 2).tolist():
+        k = np.flatnonzero(inside[:, j])
+        dk = pd[k]
+        apart = (np.hypot(px[k][:, None] - px[k][None], py[k][:, None] - py[k][None]) > 0.5 * (dk[:, None] + dk[None]))
+        alike = np.maximum(dk[:, None], dk[None]) <= 1.6 * np.minimum(dk[:, None], dk[None])
+        if np.any(apart & alike):
+            out.add(id(blobs[j]))
+    return out
 
 
 #: A face's corners in face coordinates.
@@ -437,6 +441,7 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
     guess = [HALF_WIDTH_PER_PIP * p.diameter for p in pips]
     # The turn: each pip's window of samples (about 25 × 25 are plenty for one direction).
     flat, bounds = [], []
+    start = 0
     for p, gs in zip(pips, guess):
         radius = 1.5 * gs
         x0, x1 = max(0, int(p.x - radius)), min(w_img, int(p.x + radius) + 1)
@@ -446,18 +451,19 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
             continue
         step = max(1, int(radius // 12))
         idx = (np.arange(y0, y1, step)[:, None] * w_img + np.arange(x0, x1, step)[None]).ravel()
-        start = sum(len(f) for f in flat)
         flat.append(idx)
         bounds.append((start, start + len(idx)))
+        start += len(idx)
     theta = np.zeros(n)
     if flat:
         idx = np.concatenate(flat)
         g = gx.ravel()[idx].astype(np.float32) + 1j * gy.ravel()[idx].astype(np.float32)
         g2 = g * g
         terms = g2 * g2 / np.maximum(np.abs(g2), 1e-6)  # |g|² e^{4iθ}
-        for k, b in enumerate(bounds):
-            if b is not None:
-                theta[k] = float(np.angle(np.sum(terms[b[0]:b[1]])) / 4.0)
+        # Each pip's sum over its own samples, all at once (its samples are one run of terms).
+        has = [k for k, b in enumerate(bounds) if b is not None]
+        sums = np.add.reduceat(terms, [bounds[k][0] for k in has])
+        theta[has] = np.angle(sums) / 4.0
     # The distances: every pip's four directions, padded to one length.
     start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
     stop = np.array([2.2 * gs for gs in guess])
@@ -1108,13 +1114,25 @@ def _roundness(f: Face) -> float:
 ONE_CLEAR = 1.4
 
 
-def _like_pip_near(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
-    """Whether a pip like a one's own lies within ``ONE_CLEAR`` of its face: of its polarity, as
-    large (``STRAY_MIN_SIZE`` … 1 / ``STRAY_MIN_SIZE`` of its diameter) and no side face's streak
-    (``SQUASHED_ONE_MIN_ROUNDNESS``). ``xy``, ``polarity`` as for :func:`_pips_inside`."""
-    d = f.pips[0].diameter
-    return any(STRAY_MIN_SIZE * d <= q.diameter <= d / STRAY_MIN_SIZE and q.roundness >= SQUASHED_ONE_MIN_ROUNDNESS
-               for q in _pips_inside(f, pips, xy, polarity, reach=ONE_CLEAR))
+def _like_pips_near(faces: list[Face], pips: list[Pip]) -> set[int]:
+    """The ids of the one's faces (one pip each) with a pip like their own within ``ONE_CLEAR``
+    of the face: of its polarity, as large (``STRAY_MIN_SIZE`` … 1 / ``STRAY_MIN_SIZE`` of its
+    diameter) and no side face's streak (``SQUASHED_ONE_MIN_ROUNDNESS``). All faces at once."""
+    if not faces or not pips:
+        return set()
+    own = np.array([[f.pips[0].diameter, f.pips[0].polarity] for f in faces])  # (F, 2)
+    q = np.array([(p.x, p.y, p.diameter, p.polarity, p.roundness) for p in pips])  # (P, 5)
+    frames = np.array([f.frame for f in faces])  # (F, 2, 3)
+    # Every pip in every face's coordinates: the inverse of each frame's linear part.
+    inv = np.linalg.inv(frames[:, :, :2])  # (F, 2, 2)
+    uv = np.einsum("fij,fpj->fpi", inv, q[None, :, :2] - frames[:, None, :, 2])  # (F, P, 2)
+    d = own[:, :1]
+    like = ((np.max(np.abs(uv), axis=2) < ONE_CLEAR) & (q[None, :, 3] == own[:, 1:])
+            & (q[None, :, 2] >= STRAY_MIN_SIZE * d) & (q[None, :, 2] <= d / STRAY_MIN_SIZE)
+            & (q[None, :, 4] >= SQUASHED_ONE_MIN_ROUNDNESS))
+    # A face's own pip is at its centre: not counted.
+    like &= np.max(np.abs(uv), axis=2) > 1e-6
+    return {id(f) for f, hit in zip(faces, like.any(axis=1).tolist()) if hit}
 
 
 def _untried_round_pips(hypotheses: list[Face]) -> list[Pip]:
@@ -1220,9 +1238,9 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         if g_index == first_pass and unexplained:
             # Two touching dice's ones, or a one beside a side face's pip as round as it, are
             # grouped as like pips, and their group reads as no face: each pip is a one's.
-            ones = [[f for f in faces if not _like_pip_near(f, pips, pip_xy, pip_pol)]
-                    for faces in _lone_faces_many(unexplained, grad)]
-            ones = [faces for faces in ones if faces]
+            ones = [faces for faces in _lone_faces_many(unexplained, grad) if faces]
+            near = _like_pips_near([f for faces in ones for f in faces], pips)
+            ones = [kept for kept in ([f for f in faces if id(f) not in near] for faces in ones) if kept]
             read_all([f for faces in ones for f in faces])
             per_group.extend(ones)
         if g_index >= len(per_group):
