@@ -1029,12 +1029,10 @@ def outline_strength(face: Face, grad) -> float:
     return float(np.sort(sides)[1]) / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
-def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarity: np.ndarray | None = None,
-                 reach: float = 0.9) -> list[Pip]:
+def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarity: np.ndarray | None = None) -> list[Pip]:
     """The pips of the face's polarity, other than its own, that lie on the face (``xy`` (N, 2)
     float64 px and ``polarity`` (N,) are the pips' centres and polarities, in order: given when
-    many faces are tested against the same pips; ``reach``: how far out from the face's centre,
-    in its half-widths, along either axis)."""
+    many faces are tested against the same pips)."""
     if xy is None or polarity is None:
         xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
         polarity = np.array([p.polarity for p in pips])
@@ -1045,7 +1043,7 @@ def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarit
     # Face coordinates of every pip: the inverse of the frame's linear part, in closed form.
     u = (d * (xy[:, 0] - tx) - b * (xy[:, 1] - ty)) / det
     v = (-c * (xy[:, 0] - tx) + a * (xy[:, 1] - ty)) / det
-    on = (np.maximum(np.abs(u), np.abs(v)) < reach) & (polarity == f.pips[0].polarity)
+    on = (np.maximum(np.abs(u), np.abs(v)) < 0.9) & (polarity == f.pips[0].polarity)
     own = {id(p) for p in f.pips}
     return [pips[i] for i in np.nonzero(on)[0] if id(pips[i]) not in own]
 
@@ -1105,46 +1103,6 @@ def least_squash(f: Face) -> float:
 
 def _roundness(f: Face) -> float:
     return float(np.mean([p.roundness for p in f.pips]))
-
-
-#: How far out (face half-widths, along either axis) a one tried for a group that read as no
-#: face (:func:`_untried_round_pips`) must have no pip like its own: a touching die's nearest pip
-#: lies 1.5 half-widths out (its own face's edge, then its pip's inset); a pip nearer is its own
-#: die's, whose other pips were not all found round (an oblique die's two).
-ONE_CLEAR = 1.4
-
-
-def _like_pips_near(faces: list[Face], pips: list[Pip]) -> set[int]:
-    """The ids of the one's faces (one pip each) with a pip like their own within ``ONE_CLEAR``
-    of the face: of its polarity, as large (``STRAY_MIN_SIZE`` … 1 / ``STRAY_MIN_SIZE`` of its
-    diameter) and no side face's streak (``SQUASHED_ONE_MIN_ROUNDNESS``). All faces at once."""
-    if not faces or not pips:
-        return set()
-    own = np.array([[f.pips[0].diameter, f.pips[0].polarity] for f in faces])  # (F, 2)
-    q = np.array([(p.x, p.y, p.diameter, p.polarity, p.roundness) for p in pips])  # (P, 5)
-    frames = np.array([f.frame for f in faces])  # (F, 2, 3)
-    # Every pip in every face's coordinates: the inverse of each frame's linear part.
-    inv = np.linalg.inv(frames[:, :, :2])  # (F, 2, 2)
-    uv = np.einsum("fij,fpj->fpi", inv, q[None, :, :2] - frames[:, None, :, 2])  # (F, P, 2)
-    d = own[:, :1]
-    like = ((np.max(np.abs(uv), axis=2) < ONE_CLEAR) & (q[None, :, 3] == own[:, 1:])
-            & (q[None, :, 2] >= STRAY_MIN_SIZE * d) & (q[None, :, 2] <= d / STRAY_MIN_SIZE)
-            & (q[None, :, 4] >= SQUASHED_ONE_MIN_ROUNDNESS))
-    # A face's own pip is at its centre: not counted.
-    like &= np.max(np.abs(uv), axis=2) > 1e-6
-    return {id(f) for f, hit in zip(faces, like.any(axis=1).tolist()) if hit}
-
-
-def _untried_round_pips(hypotheses: list[Face]) -> list[Pip]:
-    """The round pips (``TOP_MIN_ROUNDNESS``) of a group's face hypotheses that none of them
-    takes as a one (a face of that pip alone), in the order first met."""
-    alone = {id(f.pips[0]) for f in hypotheses if len(f.pips) == 1}
-    out: dict[int, Pip] = {}
-    for f in hypotheses:
-        for p in f.pips:
-            if p.roundness >= TOP_MIN_ROUNDNESS and id(p) not in alone:
-                out.setdefault(id(p), p)
-    return list(out.values())
 
 
 _WORKER: dict[int, ThreadPoolExecutor] = {}
@@ -1230,23 +1188,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
 
     read_all([f for hypotheses in per_group for f in hypotheses])
     scored = []
-    # Groups that read as no face: their round pips, each to be tried as a one by itself.
-    unexplained: list[Pip] = []
-    first_pass = len(per_group)
-    g_index = 0
-    while True:
-        if g_index == first_pass and unexplained:
-            # Two touching dice's ones, or a one beside a side face's pip as round as it, are
-            # grouped as like pips, and their group reads as no face: each pip is a one's.
-            ones = [faces for faces in _lone_faces_many(unexplained, grad) if faces]
-            near = _like_pips_near([f for faces in ones for f in faces], pips)
-            ones = [kept for kept in ([f for f in faces if id(f) not in near] for faces in ones) if kept]
-            read_all([f for faces in ones for f in faces])
-            per_group.extend(ones)
-        if g_index >= len(per_group):
-            break
-        hypotheses = per_group[g_index]
-        g_index += 1
+    for hypotheses in per_group:
         best = unread = None
         # The list may grow while it is walked: a lone pip found to share its face with pips
         # grouped apart adds the placements of them all (below).
@@ -1286,8 +1228,6 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             best = unread
         if best is not None:
             scored.append(best)
-        elif g_index <= first_pass:
-            unexplained += _untried_round_pips(hypotheses)
     # Of the faces of one die (a die's side faces lie within 1.6 half-widths of its top face's
     # centre; a touching die's top face lies 2 or more away) the top face is the one seen most
     # square on: its pips are the roundest.
