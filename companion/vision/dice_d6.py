@@ -696,17 +696,26 @@ def _assignments(n: int) -> np.ndarray:
     return np.array(out)
 
 
+@lru_cache(maxsize=None)
+def _assignment_terms(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For :func:`_placements`, per assignment of :func:`_assignments` (n): the places as complex
+    numbers (K, n), their centred conjugates over their spread (K, n) (a pip set's least-squares
+    similarity scale is that dotted with its centred centres) and their means (K,)."""
+    c = _assignments(n)
+    cz = c[..., 0] + 1j * c[..., 1]
+    cc = cz - cz.mean(axis=1, keepdims=True)
+    return cz, np.conj(cc) / np.maximum(np.sum(np.abs(cc) ** 2, axis=1), 1e-12)[:, None], cz.mean(axis=1)
+
+
 def _placements(g: list[Pip]) -> list[Face]:
     """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
     similarity fits well: the pips found may be only part of the face (blur merges pips, glare
     hides some), so which places they are is left to :func:`read_faces` to decide."""
     x = np.array([p.x + 1j * p.y for p in g])
-    c = _assignments(len(g))
-    cz = c[..., 0] + 1j * c[..., 1]  # (K, n)
-    cc = cz - cz.mean(axis=1, keepdims=True)
+    cz, cc_conj, cz_mean = _assignment_terms(len(g))
     xc = x - x.mean()
-    a = np.sum(np.conj(cc) * xc, axis=1) / np.maximum(np.sum(np.abs(cc) ** 2, axis=1), 1e-12)
-    b = x.mean() - a * cz.mean(axis=1)
+    a = cc_conj @ xc
+    b = x.mean() - a * cz_mean
     h = np.abs(a)  # the similarity's scale: face half-width, px
     rms = np.sqrt(np.mean(np.abs(x[None] - (a[:, None] * cz + b[:, None])) ** 2, axis=1))
     mean_d = float(np.mean([p.diameter for p in g]))
