@@ -999,11 +999,15 @@ MIN_LIGHT_PIP_CHROMA = 0.25
 
 def _chroma(img: np.ndarray, f: Face) -> float:
     """Median chroma (0..1) of the BGR image at a face's bare places."""
+    return float(_chromas(img, f.frame[None])[0])
+
+
+def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """:func:`_chroma` of many faces at once: ``frames`` (N, 2, 3) float64 → (N,) float64."""
     h, w = img.shape[:2]
-    pts = np.round(f.to_image(_BARE)).astype(int)
-    px = img[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)].astype(np.float64)
-    mx, mn = px.max(axis=1), px.min(axis=1)
-    return statistics.median(((mx - mn) / 255.0).tolist())
+    pts = np.round(_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
+    px = img[np.clip(pts[..., 1], 0, h - 1), np.clip(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
+    return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
 
 
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
@@ -1194,7 +1198,12 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         cut = ((corners.min(axis=(1, 2)) < -slack)
                | np.any(corners.max(axis=1) > np.array([w_img, h_img]) + slack[:, None], axis=1))
         read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist())))
+        # The chroma round each lone light pip's face (read below), all at once.
+        light_ones = [k for k, f in enumerate(faces) if f.pips[0].polarity < 0 and len(f.pips) == 1]
+        if light_ones:
+            chroma.update(zip((id(faces[k]) for k in light_ones), _chromas(img, frames[light_ones]).tolist()))
 
+    chroma: dict[int, float] = {}
     read_all([f for hypotheses in per_group for f in hypotheses])
     scored = []
     for hypotheses in per_group:
@@ -1211,7 +1220,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
                 if body > MAX_LIGHT_PIP_BODY:
                     continue  # a lone light spot on a light die is a glint, not a one
-                if _chroma(img, f) < MIN_LIGHT_PIP_CHROMA:
+                if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
                     continue  # on black or grey things (cables, keys) light spots are reflections
             if cut:
                 continue  # cut by the photo's border: its top face cannot all be seen
