@@ -916,22 +916,24 @@ PAIR_MIN_ROUNDNESS = 0.8
 
 def _group_faces(group: list[Pip], grad, depth: int = 0,
                  first_fit: tuple[np.ndarray, np.ndarray] | None = None,
-                 ones: _LoneBatch | None = None) -> list[list[Face]]:
+                 ones: _LoneBatch | None = None, left_over: bool = False) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
     when already found (with other groups' in one batch). ``ones``: where a one's faces are asked
-    for, to be found later with others' (None: found at once)."""
+    for, to be found later with others' (None: found at once). ``left_over``: the pips a fit of
+    a larger group left out (a touching die's face), whose round pips are not tried as a one
+    among the others (the larger or rounder pip of a two is no one)."""
     if ones is None:
         ones = _LoneBatch()
-        out = _group_faces(group, grad, depth, first_fit, ones)
+        out = _group_faces(group, grad, depth, first_fit, ones, left_over)
         ones.resolve(grad)
         return out
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
         return [ones.faces_of(g[0])]
     faces: list[Face] = []
-    if g:
+    if g and not (left_over and len(g) >= 2):
         big = max(g, key=lambda p: p.diameter)
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
@@ -983,7 +985,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
         # they are tried as a group of their own.
         used = {id(p) for p in faces[-1].pips}
         rest = [p for p in group if id(p) not in used]
-        return [faces] + _group_faces(rest, grad, depth + 1, ones=ones)
+        return [faces] + _group_faces(rest, grad, depth + 1, ones=ones, left_over=True)
     return [faces]
 
 
