@@ -4,7 +4,9 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
 
 1. **Pips** (:func:`find_pips`): small blobs darker than their surround (a morphological black-hat,
    closing minus image, on a pyramid so any pip size from 4 px up costs the same) and, for coloured
-   dice with light pips, lighter ones (a top-hat); each fitted with an ellipse. A pip on the top
+   dice with light pips, lighter ones (a top-hat); each fitted with an ellipse. A blob holding two
+   round, alike pips (a die's whole face, lighter or darker than the table, at a coarse octave;
+   a six's column) is no pip (:func:`_holders`, :func:`_face_blobs`). A pip on the top
    face of a die seen from above is round; a pip on a side face is squashed by the perspective, so
    only round pips (``TOP_MIN_ROUNDNESS``) make top faces.
 2. **Faces** (:func:`group_pips`, :func:`_candidates`): pips of like size, shape and polarity
@@ -13,7 +15,7 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
    face whose other pips were missed); a lone pip is a one, turned and sized by the edges round
    it (also when squashed like its face, or rounder than a side face's pips grouped with it); two
    bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
-   split in two.
+   split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
