@@ -4,7 +4,9 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
 
 1. **Pips** (:func:`find_pips`): small blobs darker than their surround (a morphological black-hat,
    closing minus image, on a pyramid so any pip size from 4 px up costs the same) and, for coloured
-   dice with light pips, lighter ones (a top-hat); each fitted with an ellipse. A pip on the top
+   dice with light pips, lighter ones (a top-hat); each fitted with an ellipse. A blob holding two
+   round, alike pips (a die's whole face, lighter or darker than the table, at a coarse octave;
+   a six's column) is no pip (:func:`_holders`, :func:`_face_blobs`). A pip on the top
    face of a die seen from above is round; a pip on a side face is squashed by the perspective, so
    only round pips (``TOP_MIN_ROUNDNESS``) make top faces.
 2. **Faces** (:func:`group_pips`, :func:`_candidates`): pips of like size, shape and polarity
@@ -13,7 +15,7 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
    face whose other pips were missed); a lone pip is a one, turned and sized by the edges round
    it (also when squashed like its face, or rounder than a side face's pips grouped with it); two
    bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
-   split in two.
+   split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
@@ -179,23 +181,79 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
 
 def _dedupe(pips: list[Pip]) -> list[Pip]:
     """One pip per place: of candidates whose centres lie within half a diameter, the largest
-    (a coarser scale sees the whole pip where a finer one may see only its darkest core)."""
+    (a coarser scale sees the whole pip where a finer one may see only its darkest core) — unless
+    it holds two smaller ones apart from each other: then it is not one pip but what holds
+    several (:func:`_holders`), and is dropped for them."""
     order = sorted(pips, key=lambda q: -q.area)
     if not order:
         return []
     x = np.array([p.x for p in order])
     y = np.array([p.y for p in order])
     d = np.array([p.diameter for p in order])
-    close = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) <= 0.5 * np.maximum(d[:, None], d[None])
+    dist = np.hypot(x[:, None] - x[None], y[:, None] - y[None])
+    close = dist <= 0.5 * np.maximum(d[:, None], d[None])
     # Each candidate's close ones that come before it (larger): it is kept unless one is kept.
     rows, cols = np.nonzero(np.tril(close, -1))
     earlier: dict[int, list[int]] = {}
     for i, j in zip(rows.tolist(), cols.tolist()):
         earlier.setdefault(i, []).append(j)
+    holder = _holders(rows, cols, dist, d, np.array([p.roundness for p in order]))
     kept = [False] * len(order)
     for i in range(len(order)):
-        kept[i] = not any(kept[j] for j in earlier.get(i, ()))
+        kept[i] = not holder[i] and not any(kept[j] for j in earlier.get(i, ()))
     return [p for p, k in zip(order, kept) if k]
+
+
+def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray, rnd: np.ndarray) -> list[bool]:
+    """Which candidates (largest first) hold two smaller ones that are pips of one face: round
+    (``TOP_MIN_ROUNDNESS``), of like size (within 1.6×, as :func:`group_pips` asks) and apart,
+    centres further apart than their radii together (so not one pip seen at two octaves). A die
+    lighter than the table round it (a green die on dark felt) is itself a light blob at a coarse
+    octave, holding its pips, and a column of a six is one bar there: those are not pips. (The
+    specks a large pip shows at a fine octave are neither round nor alike.)
+
+    Args:
+        rows, cols: (M,) int, the pairs (smaller i, larger j) of candidates whose centres lie
+            within half the larger's diameter.
+        dist: (N, N) float64 distances between the candidates' centres, px.
+        d: (N,) float64 diameters, px.
+        rnd: (N,) float64 roundness (minor / major axis).
+    """
+    held: dict[int, list[int]] = {}
+    for i, j in zip(rows.tolist(), cols.tolist()):
+        if rnd[i] >= TOP_MIN_ROUNDNESS:
+            held.setdefault(j, []).append(i)
+    holder = [False] * len(d)
+    for j, inner in held.items():
+        if len(inner) >= 2:
+            k = np.array(inner)
+            dk = d[k]
+            pair = ((dist[k[:, None], k[None]] > 0.5 * (dk[:, None] + dk[None]))
+                    & (np.maximum(dk[:, None], dk[None]) <= 1.6 * np.minimum(dk[:, None], dk[None])))
+            holder[j] = bool(np.any(pair))
+    return holder
+
+
+def _face_blobs(blobs: list[Pip], pips: list[Pip]) -> set[int]:
+    """The ids of the ``blobs`` that hold two of the ``pips`` (other candidates, e.g. of the
+    other polarity) as :func:`_holders` asks: within half the blob's diameter, smaller, round,
+    alike and apart. Such a blob is a die's face, not a pip."""
+    held = [q for q in pips if q.roundness >= TOP_MIN_ROUNDNESS]
+    if not blobs or len(held) < 2:
+        return set()
+    bx, by, bd = np.array([(p.x, p.y, p.diameter) for p in blobs]).T
+    px, py, pd = np.array([(q.x, q.y, q.diameter) for q in held]).T
+    inside = ((np.hypot(px[:, None] - bx[None], py[:, None] - by[None]) <= 0.5 * bd[None])
+              & (pd[:, None] < bd[None]))  # (held, blobs)
+    out = set()
+    for j in np.flatnonzero(inside.sum(axis=0) >= 2).tolist():
+        k = np.flatnonzero(inside[:, j])
+        dk = pd[k]
+        apart = (np.hypot(px[k][:, None] - px[k][None], py[k][:, None] - py[k][None]) > 0.5 * (dk[:, None] + dk[None]))
+        alike = np.maximum(dk[:, None], dk[None]) <= 1.6 * np.minimum(dk[:, None], dk[None])
+        if np.any(apart & alike):
+            out.add(id(blobs[j]))
+    return out
 
 
 #: A face's corners in face coordinates.
@@ -333,6 +391,17 @@ def _fit_many(x: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
     return res[rows[:, 0], best], frames
 
 
+def _squashes(frames: np.ndarray) -> np.ndarray:
+    """:attr:`Face.squash` of many frames at once: (K, 2, 3) float64 → (K,) float64."""
+    m = frames[:, :, :2]
+    f2 = np.sum(m * m, axis=(1, 2))
+    det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    root = np.sqrt(np.maximum(f2 * f2 - 4.0 * det * det, 0.0))
+    big = np.sqrt((f2 + root) / 2.0)
+    small = np.sqrt(np.maximum((f2 - root) / 2.0, 0.0))
+    return small / np.maximum(big, 1e-9)
+
+
 #: The least squash (smaller / larger singular value) of a face fitted to pips that are not
 #: round: a top face in a blurred photo is square, a side face foreshortened.
 BLURRED_FACE_MIN_SQUASH = 0.75
@@ -374,6 +443,7 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
     guess = [HALF_WIDTH_PER_PIP * p.diameter for p in pips]
     # The turn: each pip's window of samples (about 25 × 25 are plenty for one direction).
     flat, bounds = [], []
+    start = 0
     for p, gs in zip(pips, guess):
         radius = 1.5 * gs
         x0, x1 = max(0, int(p.x - radius)), min(w_img, int(p.x + radius) + 1)
@@ -383,18 +453,19 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
             continue
         step = max(1, int(radius // 12))
         idx = (np.arange(y0, y1, step)[:, None] * w_img + np.arange(x0, x1, step)[None]).ravel()
-        start = sum(len(f) for f in flat)
         flat.append(idx)
         bounds.append((start, start + len(idx)))
+        start += len(idx)
     theta = np.zeros(n)
     if flat:
         idx = np.concatenate(flat)
         g = gx.ravel()[idx].astype(np.float32) + 1j * gy.ravel()[idx].astype(np.float32)
         g2 = g * g
         terms = g2 * g2 / np.maximum(np.abs(g2), 1e-6)  # |g|² e^{4iθ}
-        for k, b in enumerate(bounds):
-            if b is not None:
-                theta[k] = float(np.angle(np.sum(terms[b[0]:b[1]])) / 4.0)
+        # Each pip's sum over its own samples, all at once (its samples are one run of terms).
+        has = [k for k, b in enumerate(bounds) if b is not None]
+        sums = np.add.reduceat(terms, [bounds[k][0] for k in has])
+        theta[has] = np.angle(sums) / 4.0
     # The distances: every pip's four directions, padded to one length.
     start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
     stop = np.array([2.2 * gs for gs in guess])
@@ -627,17 +698,26 @@ def _assignments(n: int) -> np.ndarray:
     return np.array(out)
 
 
+@lru_cache(maxsize=None)
+def _assignment_terms(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For :func:`_placements`, per assignment of :func:`_assignments` (n): the places as complex
+    numbers (K, n), their centred conjugates over their spread (K, n) (a pip set's least-squares
+    similarity scale is that dotted with its centred centres) and their means (K,)."""
+    c = _assignments(n)
+    cz = c[..., 0] + 1j * c[..., 1]
+    cc = cz - cz.mean(axis=1, keepdims=True)
+    return cz, np.conj(cc) / np.maximum(np.sum(np.abs(cc) ** 2, axis=1), 1e-12)[:, None], cz.mean(axis=1)
+
+
 def _placements(g: list[Pip]) -> list[Face]:
     """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
     similarity fits well: the pips found may be only part of the face (blur merges pips, glare
     hides some), so which places they are is left to :func:`read_faces` to decide."""
     x = np.array([p.x + 1j * p.y for p in g])
-    c = _assignments(len(g))
-    cz = c[..., 0] + 1j * c[..., 1]  # (K, n)
-    cc = cz - cz.mean(axis=1, keepdims=True)
+    cz, cc_conj, cz_mean = _assignment_terms(len(g))
     xc = x - x.mean()
-    a = np.sum(np.conj(cc) * xc, axis=1) / np.maximum(np.sum(np.abs(cc) ** 2, axis=1), 1e-12)
-    b = x.mean() - a * cz.mean(axis=1)
+    a = cc_conj @ xc
+    b = x.mean() - a * cz_mean
     h = np.abs(a)  # the similarity's scale: face half-width, px
     rms = np.sqrt(np.mean(np.abs(x[None] - (a[:, None] * cz + b[:, None])) ** 2, axis=1))
     mean_d = float(np.mean([p.diameter for p in g]))
@@ -690,16 +770,39 @@ def _group_candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
         for i, (k, _) in enumerate(members):
             first[k] = (res[i : i + 1], frames[i : i + 1])
-    lone = [k for k, group in enumerate(groups) if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS]
-    lone_faces = dict(zip(lone, _lone_faces_many([groups[k][0] for k in lone], grad)))
+    # Every one's faces of the photo are found in one batch, after the groups are walked.
+    ones = _LoneBatch()
     for k, group in enumerate(groups):
-        if k in lone_faces:
-            out.append(lone_faces[k])  # a round pip alone: a one (as _group_faces would say)
+        if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS:
+            out.append(ones.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
         elif len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
-            out += _group_faces(group, grad, first_fit=first.get(k))
+            out += _group_faces(group, grad, first_fit=first.get(k), ones=ones)
+    ones.resolve(grad)
     return out
+
+
+class _LoneBatch:
+    """One's faces (:func:`_lone_faces`) asked for while face hypotheses are built, found for all
+    at once (:func:`_lone_faces_many`: one batch costs about what one pip alone does)."""
+
+    def __init__(self) -> None:
+        self._asked: list[tuple[Pip, list[Face]]] = []
+
+    def faces_of(self, p: Pip, into: list[Face] | None = None) -> list[Face]:
+        """The list ``into`` (a new one if None), to have ``p``'s one's faces put at its front
+        by :meth:`resolve`."""
+        into = [] if into is None else into
+        self._asked.append((p, into))
+        return into
+
+    def resolve(self, grad) -> None:
+        """Finds the faces asked for and puts each pip's at the front of its list."""
+        found = _lone_faces_many([p for p, _ in self._asked], grad)
+        for (_, into), faces in zip(self._asked, found):
+            into[0:0] = faces
+        self._asked = []
 
 
 #: The most roundness of a bar: a six's column of three pips merged into one blob by blur
@@ -792,38 +895,63 @@ def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
     rounder (``ONE_ROUNDER_BY``) than all the others: the top face's one among the squashed pips
     of the die's side faces. ``g`` is the group's round pips. Whether it is a one is left to
     :func:`read_faces` and the checks after it (outline, no other pip on the face)."""
+    top = _rounder_one_pip(group, g)
+    return [] if top is None else _lone_faces(top, grad)
+
+
+def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
+    """The pip :func:`_rounder_one` tries as a one, or None."""
     top = max(g, key=lambda p: p.roundness)
     others = [p.roundness for p in group if p is not top]
     if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
-        return []
+        return None
     if top.diameter < ONE_MIN_SIZE_RATIO * max(p.diameter for p in group if p is not top):
-        return []
-    return _lone_faces(top, grad)
+        return None
+    return top
+
+
+#: The least roundness of both pips of a pair taken apart from the rest of its group
+#: (:func:`_group_faces`): top-face pips seen squarely are round (0.85 … 1 on the simulated dice);
+#: a side face's, foreshortened, are less so, though some pass ``TOP_MIN_ROUNDNESS``.
+PAIR_MIN_ROUNDNESS = 0.8
 
 
 def _group_faces(group: list[Pip], grad, depth: int = 0,
-                 first_fit: tuple[np.ndarray, np.ndarray] | None = None) -> list[list[Face]]:
+                 first_fit: tuple[np.ndarray, np.ndarray] | None = None,
+                 ones: _LoneBatch | None = None, left_over: bool = False) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
-    when already found (with other groups' in one batch)."""
+    when already found (with other groups' in one batch). ``ones``: where a one's faces are asked
+    for, to be found later with others' (None: found at once). ``left_over``: the pips a fit of
+    a larger group left out (a touching die's face), whose round pips are not tried as a one
+    among the others (the larger or rounder pip of a two is no one)."""
+    if ones is None:
+        ones = _LoneBatch()
+        out = _group_faces(group, grad, depth, first_fit, ones, left_over)
+        ones.resolve(grad)
+        return out
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
-        return [_lone_faces(g[0], grad)]
+        return [ones.faces_of(g[0])]
     faces: list[Face] = []
-    if g:
+    if g and not (left_over and len(g) >= 2):
         big = max(g, key=lambda p: p.diameter)
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
-            faces += _lone_faces(big, grad)
+            ones.faces_of(big, faces)
         else:
-            faces += _rounder_one(group, g, grad)
+            top = _rounder_one_pip(group, g)
+            if top is not None:
+                ones.faces_of(top, faces)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
         # face's layout; a side face's layout is foreshortened (its fit is squashed).
         f = _fit(group, len(group))
         if f is not None and f.residual < 0.1 and f.squash >= BLURRED_FACE_MIN_SQUASH:
             faces.append(f)
+            # All the group's pips are one face: a subset of them (a six's column) is no face.
+            return [faces]
     if 2 <= len(g) <= 3:
         faces += _placements(g)
     fitted = False
@@ -831,8 +959,20 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     for drop in range(0, min(3, len(g) - 1)):
         if len(g) - drop > 6:
             continue
+        if len(g) - drop == 2:
+            # Any two pips fit a two exactly, so the fit cannot choose between the pairs: each
+            # pair of clearly round pips (a top face's, seen squarely) gets its placements as a
+            # die's face hypotheses of its own (touching dice's pips, or a top face's and its
+            # side faces' grouped together).
+            pairs = [(a, b) for a, b in itertools.combinations(g, 2)
+                     if min(a.roundness, b.roundness) >= PAIR_MIN_ROUNDNESS]
+            if pairs:
+                return [faces] + [_placements([a, b]) for a, b in pairs]
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
         res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
+        # A fit squashed more than a top face can be (pips of two touching dice) is no fit: it
+        # would keep the right subset from being tried.
+        res = np.where(_squashes(frames) < MIN_FACE_SQUASH, np.inf, res)
         j = int(np.argmin(res))  # the first of equal fits, as the combinations come
         if res[j] < 0.15:
             faces.append(Face(frames[j], tuple(g[i] for i in keeps[j]), float(res[j])))
@@ -841,7 +981,13 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
         a, b = _two_means(g)
         if a and b:
-            return [faces] + _group_faces(a, grad, depth + 1) + _group_faces(b, grad, depth + 1)
+            return [faces] + _group_faces(a, grad, depth + 1, ones=ones) + _group_faces(b, grad, depth + 1, ones=ones)
+    if fitted and drop > 0 and depth < 3:
+        # The pips left out of the fit may be a touching die's (their pips grouped as alike):
+        # they are tried as a group of their own.
+        used = {id(p) for p in faces[-1].pips}
+        rest = [p for p in group if id(p) not in used]
+        return [faces] + _group_faces(rest, grad, depth + 1, ones=ones, left_over=True)
     return [faces]
 
 
@@ -857,11 +1003,15 @@ MIN_LIGHT_PIP_CHROMA = 0.25
 
 def _chroma(img: np.ndarray, f: Face) -> float:
     """Median chroma (0..1) of the BGR image at a face's bare places."""
+    return float(_chromas(img, f.frame[None])[0])
+
+
+def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """:func:`_chroma` of many faces at once: ``frames`` (N, 2, 3) float64 → (N,) float64."""
     h, w = img.shape[:2]
-    pts = np.round(f.to_image(_BARE)).astype(int)
-    px = img[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)].astype(np.float64)
-    mx, mn = px.max(axis=1), px.min(axis=1)
-    return statistics.median(((mx - mn) / 255.0).tolist())
+    pts = np.round(_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
+    px = img[np.clip(pts[..., 1], 0, h - 1), np.clip(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
+    return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
 
 
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
@@ -1033,6 +1183,11 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     pip_pol = np.array([p.polarity for p in pips])
     per_group = (dark_faces + _group_candidates(light_groups, grad)
                  + _bar_sixes([p for group in dark_groups + light_groups for p in group], grad))
+    # A dark die on a light table is a dark blob holding its light pips (and a light die on a
+    # dark one the reverse): no pip. Two such dice read as a two as large as the photo.
+    faces_not_pips = _face_blobs(dark, light_pips) | _face_blobs(light_pips, dark)
+    if faces_not_pips:
+        per_group = [[f for f in faces if not any(id(p) in faces_not_pips for p in f.pips)] for faces in per_group]
     read: dict[int, tuple[int | None, float, float, bool]] = {}
 
     def read_all(faces: list[Face]) -> None:
@@ -1047,7 +1202,12 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         cut = ((corners.min(axis=(1, 2)) < -slack)
                | np.any(corners.max(axis=1) > np.array([w_img, h_img]) + slack[:, None], axis=1))
         read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist())))
+        # The chroma round each lone light pip's face (read below), all at once.
+        light_ones = [k for k, f in enumerate(faces) if f.pips[0].polarity < 0 and len(f.pips) == 1]
+        if light_ones:
+            chroma.update(zip((id(faces[k]) for k in light_ones), _chromas(img, frames[light_ones]).tolist()))
 
+    chroma: dict[int, float] = {}
     read_all([f for hypotheses in per_group for f in hypotheses])
     scored = []
     for hypotheses in per_group:
@@ -1064,7 +1224,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
                 if body > MAX_LIGHT_PIP_BODY:
                     continue  # a lone light spot on a light die is a glint, not a one
-                if _chroma(img, f) < MIN_LIGHT_PIP_CHROMA:
+                if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
                     continue  # on black or grey things (cables, keys) light spots are reflections
             if cut:
                 continue  # cut by the photo's border: its top face cannot all be seen
