@@ -888,7 +888,9 @@ def _largest_group(image: np.ndarray):
     groups = find_card_groups(image, min_area_frac=0.15, max_area_frac=1.0)
     if not groups:
         return None
-    return max(groups, key=lambda g: abs(cv2.contourArea(g[0][0])))
+    # A group's size is its largest hypothesis (a part-card's completions, not the part itself,
+    # which a foreshortened find now lists first).
+    return max(groups, key=lambda g: max(abs(cv2.contourArea(q)) for q in g[0]))
 
 
 #: A card found this far (fraction of the image's short side) inside every border of an image of a
