@@ -452,7 +452,10 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
                 if abs(cv2.contourArea(q)) > 0.5 * abs(cv2.contourArea(kq)):
                     dup = True  # the same card found twice (outline and inner region)
                 elif _aspect(q) < _ASPECT_MIN and abs(cv2.contourArea(q)) < _MARK_MAX * abs(cv2.contourArea(kq)):
-                    pass  # a mark printed on the card (a pip): the card stays, and so does the mark
+                    # A mark printed on the card (a pip): the card stays, and so does the mark. (A
+                    # part-card that small inside a large printed box leaves the box too; the reader
+                    # keeps whichever of the two the deck names.)
+                    pass
                 else:
                     container.add(ki)
                 break
