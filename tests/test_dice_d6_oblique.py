@@ -57,19 +57,18 @@ def test_a_one_grouped_with_the_squashed_pips_of_its_side_face_is_read():
     assert abs(found[0].center[0] - 100) < 4 and abs(found[0].center[1] - 70) < 4
 
 
-def test_only_a_pip_clearly_rounder_and_not_smaller_than_its_group_is_tried_as_a_one(monkeypatch):
-    monkeypatch.setattr(dice_d6, "_lone_faces", lambda p, grad: [p])  # which pip would be tried
+def test_only_a_pip_clearly_rounder_and_not_smaller_than_its_group_is_tried_as_a_one():
     side = [dice_d6.Pip(100, 100 + 12 * k, 50.0, 9.0, 5.2, 0.0, 0.6, 1) for k in range(3)]  # 0.58 round
 
     def pip(d, roundness):
         return dice_d6.Pip(112, 90, np.pi * d * d / 4, d / np.sqrt(roundness), d * np.sqrt(roundness), 0.0, 0.6, 1)
 
     one = pip(7.8, 0.70)
-    assert dice_d6._rounder_one(side + [one], [one], None) == [one]
+    assert dice_d6._rounder_one_pip(side + [one], [one]) is one
     barely = pip(7.8, 0.64)  # within the scatter of one face's pips
-    assert dice_d6._rounder_one(side + [barely], [barely], None) == []
+    assert dice_d6._rounder_one_pip(side + [barely], [barely]) is None
     speck = pip(6.0, 0.70)  # a speck of a few px: its ellipse fit says little
-    assert dice_d6._rounder_one(side + [speck], [speck], None) == []
+    assert dice_d6._rounder_one_pip(side + [speck], [speck]) is None
 
 
 def _grad(img: np.ndarray):

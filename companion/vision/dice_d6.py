@@ -227,11 +227,21 @@ def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray
     for j, inner in held.items():
         if len(inner) >= 2:
             k = np.array(inner)
-            dk = d[k]
-            pair = ((dist[k[:, None], k[None]] > 0.5 * (dk[:, None] + dk[None]))
-                    & (np.maximum(dk[:, None], dk[None]) <= 1.6 * np.minimum(dk[:, None], dk[None])))
-            holder[j] = bool(np.any(pair))
+            holder[j] = _two_apart_alike(dist[k[:, None], k[None]], d[k])
     return holder
+
+
+def _two_apart_alike(dist: np.ndarray, d: np.ndarray) -> bool:
+    """Whether two of some pips are apart (centres further apart than their radii together: not
+    one pip seen at two octaves) and alike (diameters within 1.6×, as :func:`group_pips` asks).
+
+    Args:
+        dist: (n, n) float64 distances between their centres, px.
+        d: (n,) float64 their diameters, px.
+    """
+    apart = dist > 0.5 * (d[:, None] + d[None])
+    alike = np.maximum(d[:, None], d[None]) <= 1.6 * np.minimum(d[:, None], d[None])
+    return bool(np.any(apart & alike))
 
 
 def _face_blobs(blobs: list[Pip], pips: list[Pip]) -> set[int]:
@@ -248,10 +258,7 @@ def _face_blobs(blobs: list[Pip], pips: list[Pip]) -> set[int]:
     out = set()
     for j in np.flatnonzero(inside.sum(axis=0) >= 2).tolist():
         k = np.flatnonzero(inside[:, j])
-        dk = pd[k]
-        apart = (np.hypot(px[k][:, None] - px[k][None], py[k][:, None] - py[k][None]) > 0.5 * (dk[:, None] + dk[None]))
-        alike = np.maximum(dk[:, None], dk[None]) <= 1.6 * np.minimum(dk[:, None], dk[None])
-        if np.any(apart & alike):
+        if _two_apart_alike(np.hypot(px[k][:, None] - px[k][None], py[k][:, None] - py[k][None]), pd[k]):
             out.add(id(blobs[j]))
     return out
 
@@ -744,19 +751,14 @@ def _placements(g: list[Pip]) -> list[Face]:
 
 
 def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
-    """Face hypotheses, a list per group of pips (the group's face is the best of them), then the
-    blurred sixes' (:func:`_bar_sixes`): :func:`_group_candidates` and the bars of all the pips."""
-    return _group_candidates(groups, grad) + _bar_sixes([p for group in groups for p in group], grad)
-
-
-def _group_candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
-    """Face hypotheses, a list per group of pips (the group's face is the best of them).
+    """Face hypotheses, a list per group of pips (the group's face is the best of them); a blurred
+    six's two bars (:func:`_bar_sixes`) are looked for apart, over all the photo's pips.
 
     Only round pips can be on a top face. Two or three round pips: every placement on the grid
     (:func:`_placements`). More: fitted to their count's layout, else the best fit of them less
     one or two (a stray pip of a neighbouring die or a side face that joined them). A round pip
     alone in its group is a one; so is a round pip clearly larger, or clearly rounder
-    (:func:`_rounder_one`), than the squashed side-face pips it was grouped with."""
+    (:func:`_rounder_one_pip`), than the squashed side-face pips it was grouped with."""
     out: list[list[Face]] = []
     round_pips = [p for group in groups for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     # Every group's first fit (all its round pips on their count's layout), a batch per count.
@@ -890,17 +892,12 @@ ONE_ROUNDER_BY = 0.09
 ONE_MIN_SIZE_RATIO = 0.85
 
 
-def _rounder_one(group: list[Pip], g: list[Pip], grad) -> list[Face]:
-    """A one's faces (:func:`_lone_faces`) round the roundest pip of ``group`` when it is clearly
-    rounder (``ONE_ROUNDER_BY``) than all the others: the top face's one among the squashed pips
-    of the die's side faces. ``g`` is the group's round pips. Whether it is a one is left to
-    :func:`read_faces` and the checks after it (outline, no other pip on the face)."""
-    top = _rounder_one_pip(group, g)
-    return [] if top is None else _lone_faces(top, grad)
-
-
 def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
-    """The pip :func:`_rounder_one` tries as a one, or None."""
+    """The roundest pip of ``group`` if it is clearly rounder (``ONE_ROUNDER_BY``) than all the
+    others and not smaller (``ONE_MIN_SIZE_RATIO``), else None: the top face's one among the
+    squashed pips of the die's side faces, to be tried as a one (:func:`_lone_faces`). ``g`` is
+    the group's round pips. Whether it is a one is left to :func:`read_faces` and the checks
+    after it (outline, no other pip on the face)."""
     top = max(g, key=lambda p: p.roundness)
     others = [p.roundness for p in group if p is not top]
     if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
@@ -1001,13 +998,9 @@ MAX_LIGHT_PIP_BODY = 150.0
 MIN_LIGHT_PIP_CHROMA = 0.25
 
 
-def _chroma(img: np.ndarray, f: Face) -> float:
-    """Median chroma (0..1) of the BGR image at a face's bare places."""
-    return float(_chromas(img, f.frame[None])[0])
-
-
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
-    """:func:`_chroma` of many faces at once: ``frames`` (N, 2, 3) float64 → (N,) float64."""
+    """Median chroma (0..1) of the BGR image at each face's bare places: ``frames`` (N, 2, 3)
+    float64 → (N,) float64."""
     h, w = img.shape[:2]
     pts = np.round(_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
     px = img[np.clip(pts[..., 1], 0, h - 1), np.clip(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
@@ -1174,14 +1167,14 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         sample = _sampler(grey)
         dark = find_pips(grey)
         dark_groups = group_pips(dark)
-        dark_faces = _group_candidates(dark_groups, grad)
+        dark_faces = _candidates(dark_groups, grad)
     finally:
         light_pips = light.result()
     light_groups = group_pips(light_pips)
     pips = dark + light_pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
     pip_pol = np.array([p.polarity for p in pips])
-    per_group = (dark_faces + _group_candidates(light_groups, grad)
+    per_group = (dark_faces + _candidates(light_groups, grad)
                  + _bar_sixes([p for group in dark_groups + light_groups for p in group], grad))
     # A dark die on a light table is a dark blob holding its light pips (and a light die on a
     # dark one the reverse): no pip. Two such dice read as a two as large as the photo.
