@@ -533,16 +533,22 @@ class Deck:
         return np.stack([cv2.warpAffine(np.ascontiguousarray(c), warp, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                         borderMode=cv2.BORDER_REPLICATE) for c in big])
 
+    def _unit_examples(self, label: int) -> np.ndarray:
+        """(E_label, 3·FINE_H·FINE_W) float32: ``label``'s look-alike examples, each of unit length."""
+        if self.fine is None:
+            return np.zeros((0, 3 * FINE_H * FINE_W), np.float32)
+        rows = self.fine[self.fine_label == label]
+        rows = rows.reshape(len(rows), -1)
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+
     def _spread(self, label: int) -> float | None:
         """How far apart ``label``'s examples lie: the largest, over its examples, ``1 − ZNCC`` to
         the nearest other one (None with fewer than two examples: nothing to measure)."""
         if label not in self._spreads:
-            rows = self.fine[self.fine_label == label].reshape(int(np.sum(self.fine_label == label)), -1) \
-                if self.fine is not None else np.zeros((0, 1), np.float32)
-            if len(rows) < 2:
+            unit = self._unit_examples(label)
+            if len(unit) < 2:
                 self._spreads[label] = None
             else:
-                unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
                 sim = unit @ unit.T - 2.0 * np.eye(len(unit))
                 self._spreads[label] = float(1.0 - sim.max(axis=1).min())
         return self._spreads[label]
@@ -556,7 +562,7 @@ class Deck:
         enrolled from one example, or a card that cannot be aligned, is not judged (True): the
         whole-card threshold is all there is. The spread is the *largest* nearest-example
         distance, so one odd example (a poor crop) widens what the label accepts: it errs
-        towards naming, as the check did not exist.
+        towards naming, as if the check did not exist.
 
         Args:
             image: (H, W, 3) uint8 BGR.
@@ -569,12 +575,11 @@ class Deck:
         aligned = self._align(_fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT), label)
         if aligned is None:
             return True
-        rows = self.fine[self.fine_label == label].reshape(int(np.sum(self.fine_label == label)), -1)
-        unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
         crops = np.stack([_zero_mean(aligned[:, dy:dy + FINE_H, dx:dx + FINE_W]).reshape(-1)
                           for dy in range(3) for dx in range(3)])
         crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
-        return 1.0 - float((crops @ unit.T).max()) <= EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR)
+        nearest = 1.0 - float((crops @ self._unit_examples(label).T).max())
+        return nearest <= EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR)
 
     def lookalikes(self) -> list[tuple[str, str]]:
         """The look-alike label pairs this deck tells apart on their differing region."""
