@@ -415,8 +415,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
         (``partial`` True) it is the two ways of completing the quad as found to a card (see
         ``_completions``: past its top side, past its bottom side; ``_part_of`` recovers the
         quad), preceded by the quad itself if it is no squarer than ``_ASPECT_TILT`` (a whole
-        card foreshortened by a slanted camera); the caller picks one by classifying them, and should drop a partial find that
-        matches no enrolled card.
+        card foreshortened by a slanted camera); the caller picks one by classifying them, and
+        should drop a partial find that matches no enrolled card.
 
     Raises:
         ValueError: ``frame`` is not (H, W, 3).
@@ -554,8 +554,9 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     """:func:`read_cards` as :class:`companion.vision.deck.Classification` objects (scores kept).
 
     The outline finder's cards are read first (if it names none, again on a coarser edge map);
-    then, at the size of the cards it read, the deck searches what is left over (:mod:`companion.vision.card_search`): part-cards, card-shaped
-    finds that read ``"unknown"``, and patches that differ from the table.
+    then, at the size of the cards it read, the deck searches what is left over
+    (:mod:`companion.vision.card_search`): part-cards, card-shaped finds that read ``"unknown"``,
+    and patches that differ from the table.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import card_search
