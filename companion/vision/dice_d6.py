@@ -920,6 +920,8 @@ def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
         return None
     if top.diameter < ONE_MIN_SIZE_RATIO * max(p.diameter for p in group if p is not top):
         return None
+    if any(p is not top and p.roundness >= PAIR_MIN_ROUNDNESS for p in g):
+        return None  # another pip as round as a top face's: a two's or three's, not a side face's
     return top
 
 
