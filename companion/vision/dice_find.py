@@ -476,17 +476,15 @@ def _gaps(pts: list[np.ndarray], near: float) -> np.ndarray:
     n = len(pts)
     if n < 2:
         return np.zeros((n, n), np.float32)
-    lo = np.array([p.min(axis=0) for p in pts]) if n else np.zeros((0, 2))
-    hi = np.array([p.max(axis=0) for p in pts]) if n else np.zeros((0, 2))
-    out = np.zeros((n, n), np.float32)
-    for i in range(n):
-        for j in range(i + 1, n):
-            box = np.maximum(0.0, np.maximum(lo[i] - hi[j], lo[j] - hi[i]))
-            d = float(np.hypot(*box))
-            if d <= near:
-                a, b = pts[i][::2], pts[j][::2]  # every other outline point: a pixel is plenty
-                d = float(np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2).min()))
-            out[i, j] = out[j, i] = d
+    lo = np.array([p.min(axis=0) for p in pts])
+    hi = np.array([p.max(axis=0) for p in pts])
+    # Every pair's box gap at once (the pairs' loop in numpy calls cost more than the arithmetic).
+    box = np.maximum(0.0, np.maximum(lo[:, None] - hi[None, :], lo[None, :] - hi[:, None]))  # (n, n, 2)
+    out = np.hypot(box[..., 0], box[..., 1]).astype(np.float32)
+    np.fill_diagonal(out, 0.0)
+    for i, j in zip(*np.nonzero(np.triu(out <= near, 1))):
+        a, b = pts[i][::2], pts[j][::2]  # every other outline point: a pixel is plenty
+        out[i, j] = out[j, i] = float(np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2).min()))
     return out
 
 
