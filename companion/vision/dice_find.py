@@ -422,9 +422,11 @@ def _darker_beyond(b: np.ndarray, body: np.ndarray, inner: np.ndarray, outer: np
     m_in = np.zeros(shape, np.uint8)
     m_out = np.zeros(shape, np.uint8)
     cv2.fillPoly(m_out, [np.round(outer - [x0, y0]).astype(np.int32)], 1)
-    cv2.fillConvexPoly(m_in, np.round(np.asarray(inner) - [x0, y0]).astype(np.int32), 1)
+    inner_px = np.round(np.asarray(inner) - [x0, y0]).astype(np.int32)
+    cv2.fillConvexPoly(m_in, inner_px, 1)
+    cv2.fillConvexPoly(m_out, inner_px, 0)  # the same pixels cleared: outer less inner, in place
     bd = body[y0:y1, x0:x1].view(np.uint8)
-    beyond = m_out & (1 - m_in) & bd
+    beyond = m_out & bd
     within = m_in & bd
     if cv2.countNonZero(beyond) < _MIN_PART or cv2.countNonZero(within) < _MIN_PART:
         return False
@@ -640,8 +642,10 @@ def _cut_tops(parts: list[np.ndarray], origin: tuple[int, int], size: tuple[int,
     out = []
     w, h = size
     for cnt in parts:
-        pts = cnt.reshape(-1, 2) + origin
-        if not ((pts.min(axis=0) <= 1).any() or pts[:, 0].max() >= w - 2 or pts[:, 1].max() >= h - 2):
+        # The outline's extent, px of the image (boundingRect: one call for four numpy reductions).
+        x, y, bw, bh = cv2.boundingRect(cnt)
+        x, y = x + origin[0], y + origin[1]
+        if not (x <= 1 or y <= 1 or x + bw - 1 >= w - 2 or y + bh - 1 >= h - 2):
             continue
         rect = cv2.minAreaRect(cnt)
         if min(rect[1]) >= 0.45 * side_range[0] and max(rect[1]) >= 0.8 * side_range[0]:

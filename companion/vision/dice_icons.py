@@ -216,8 +216,11 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
     current = scores[np.arange(len(quads)), best]
     active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
     start = {i: quads[i] for i in active}
+    patch: dict[int, np.ndarray] = {}  # a moved quad's patch, kept from when it was a candidate
     for step in REFINE_STEPS:
         moving = list(active)
+        turns = [np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+                 for t in (1.41 * step, -1.41 * step)]  # turns that move the corners by the step
         for _ in range(_REFINE_ITERATIONS):
             if not moving:
                 break
@@ -228,23 +231,24 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
                 d = step * float(np.linalg.norm(q[1] - q[0]))
                 cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
                 cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
-                for t in (1.41 * step, -1.41 * step):  # a turn that moves the corners by the step
-                    r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-                    cands.append((i, c + (q - c) @ r.T))
+                cands += [(i, c + (q - c) @ r.T) for r in turns]
             rows = [i for i, _ in cands]  # a small move leaves the body colour as it was
-            sc = dice.face_score(describe(face_patches(image, [q for _, q in cands])), body[rows], best[rows])
+            patches = face_patches(image, [q for _, q in cands])
+            sc = dice.face_score(describe(patches), body[rows], best[rows])
             still = []
             for j, i in enumerate(moving):
                 k = _MOVES * j + int(np.argmax(sc[_MOVES * j:_MOVES * (j + 1)]))
                 if sc[k] > current[i] + 1e-3:
                     current[i] = sc[k]
                     quads[i] = cands[k][1]
+                    patch[i] = patches[k]
                     still.append(i)
             moving = still
     moved = [i for i in active if np.abs(quads[i] - start[i]).max() > 0]
     if moved:
+        # The moved quads' patches were warped as candidates: the same bytes a new warp would give.
         scores, turn = scores.copy(), turn.copy()
-        scores[moved], turn[moved] = dice.match(*describe_and_body(face_patches(image, [quads[i] for i in moved])))
+        scores[moved], turn[moved] = dice.match(*describe_and_body(np.stack([patch[i] for i in moved])))
     return [q.astype(np.float32) for q in quads], scores, turn
 
 
