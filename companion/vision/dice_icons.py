@@ -162,9 +162,10 @@ def _best_hypotheses(image: np.ndarray, tops: list,
             return
         desc, body = describe_and_body(face_patches(image, [q for _, q in cands]))
         scores, turn = dice.match(desc, body, quick=quick)
-        for (g, q), row, tr, d, b in zip(cands, scores, turn, desc, body):
-            f = int(row.argmax())
-            key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
+        best = scores.argmax(axis=1)
+        # How far from sure (float64, as float(row[f]) − sure[f]): comparable across faces.
+        keys = (scores[np.arange(len(best)), best].astype(np.float64) - dice.sure[best]).tolist()
+        for (g, q), row, tr, d, b, key in zip(cands, scores, turn, desc, body, keys):
             if g not in chosen or key > chosen[g][0]:
                 chosen[g] = (key, q, d, b, None if quick else (row, tr))
 
