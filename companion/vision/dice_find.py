@@ -236,6 +236,13 @@ def _not_table(frame: np.ndarray, table: np.ndarray) -> np.ndarray:
     return differs
 
 
+def quad_centre(quad: np.ndarray) -> np.ndarray:
+    """The mean of a (4, 2) quad's corners, of its dtype: bitwise ``quad.mean(axis=0)`` (numpy adds
+    the rows in turn; the division by 4 is exact) at half the cost, for the many small quads of
+    a frame."""
+    return (quad[0] + quad[1] + quad[2] + quad[3]) / 4
+
+
 def _order_clockwise_many(pts: np.ndarray) -> np.ndarray:
     """(S, 4, 2) float32 quads, each as :func:`_order_clockwise`."""
     c = pts.mean(axis=1, keepdims=True)
@@ -376,7 +383,7 @@ def _squared(sq: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
     ``_SQUARE_TOL`` apart; a top face is square): cut to its short side at the end away from the
     camera's ``nadir`` (side faces show between a die's top and the nadir, so a top that took in
     a side face lies there), and as wide as it is on average, about its centre. [] for a square."""
-    c = sq.mean(axis=0)
+    c = quad_centre(sq)
     e1, e2 = sq[1] - sq[0], sq[2] - sq[1]
     l1, l2 = float(np.linalg.norm(e1)), float(np.linalg.norm(e2))
     if max(l1, l2) <= _SQUARE_TOL * min(l1, l2):
@@ -585,12 +592,12 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours, *,
             blob = cv2.dilate(up & 1, _DILATE)
             nt = up >> 1
             v = colours.of(crop, k)
-            b = cv2.transform(crop.astype(np.float32), _SUM)
             inside = blob > 0
             body = inside & (v > 0)
             pure = inside & (v == 3)
             if np.count_nonzero(pure) < 0.5 * min_blob * q * q:
                 continue
+            b = cv2.transform(crop.astype(np.float32), _SUM)
             nadir = centre - [x0, y0]
             covered = np.zeros(b.shape, np.uint8)
             bright = _percentile(b[pure], SEED_LEVELS[0][0])
@@ -609,7 +616,7 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours, *,
                     cands = [sq] + _squared(sq, nadir) + [
                         t for t in _trimmed(sq, nadir) if _side(t) >= side_range[0] and _darker_beyond(b, body, t, sq)]
                     squares += [((c + [x0, y0]).astype(np.float32), k) for c in cands]
-                    c = sq.mean(axis=0)
+                    c = quad_centre(sq)
                     cv2.fillConvexPoly(covered, np.round(c + (sq - c) * 1.6).astype(np.int32), 1)
                 # The next hypothesis only where this one left a face's worth of bright body colour
                 # unexplained (a top it did not find, or found no square for).
@@ -714,4 +721,4 @@ def _outermost(squares: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, 
     return keep
 
 
-__all__ = ["BodyColours", "TopFace", "WORK_SIDE", "chromaticity", "find_top_faces", "top_parts"]
+__all__ = ["BodyColours", "TopFace", "WORK_SIDE", "chromaticity", "find_top_faces", "quad_centre", "top_parts"]

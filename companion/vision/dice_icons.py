@@ -38,7 +38,7 @@ from companion.vision.dice_faces import (
     PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe, describe_and_body, die_of,
     face_patches,
 )
-from companion.vision.dice_find import WORK_SIDE
+from companion.vision.dice_find import WORK_SIDE, quad_centre
 from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
 
@@ -136,7 +136,7 @@ SHRINKS = (0.94, 0.88)
 
 def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
     """The quads tried for one found square (``SIZES``, ``SHRINKS``)."""
-    c = quad.mean(axis=0)
+    c = quad_centre(quad)
     far = quad[int(np.argmax(np.linalg.norm(quad - nadir, axis=1)))]
     return [c + (quad - c) * s for s in SIZES] + [far + (quad - far) * s for s in SHRINKS]
 
@@ -228,7 +228,7 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
             cands = []
             for i in moving:
                 q = quads[i]
-                c = q.mean(axis=0)
+                c = quad_centre(q)
                 d = step * float(np.linalg.norm(q[1] - q[0]))
                 cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
                 cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
