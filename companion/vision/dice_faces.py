@@ -198,9 +198,23 @@ def face_patches(image: np.ndarray, quads) -> np.ndarray:
         cv2.warpPerspective(image, h, (2 * PATCH, 2 * PATCH), dst=big[i], flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)
     small = cv2.resize(big.reshape(n * 2 * PATCH, 2 * PATCH, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
-    padded = np.pad(small.reshape(n, PATCH, PATCH, 3), ((0, 0), (1, 1), (1, 1), (0, 0)), mode="reflect")
+    padded = _reflect_pad1(small.reshape(n, PATCH, PATCH, 3))
     blurred = cv2.GaussianBlur(padded.reshape(n * (PATCH + 2), PATCH + 2, 3), (3, 3), 0.6)
     return np.ascontiguousarray(blurred.reshape(n, PATCH + 2, PATCH + 2, 3)[:, 1:-1, 1:-1])
+
+
+def _reflect_pad1(patches: np.ndarray) -> np.ndarray:
+    """(N, h, w, C) → (N, h + 2, w + 2, C): each image padded by one px, mirrored about its edge
+    pixels (``np.pad`` mode ``"reflect"``, OpenCV's ``BORDER_REFLECT_101``), the same bytes. Five
+    slice copies: ``np.pad``'s own bookkeeping costs about 0.2 ms a call, several times the copy."""
+    n, h, w, c = patches.shape
+    out = np.empty((n, h + 2, w + 2, c), patches.dtype)
+    out[:, 1:-1, 1:-1] = patches
+    out[:, 0, 1:-1] = patches[:, 1]
+    out[:, -1, 1:-1] = patches[:, -2]
+    out[:, :, 0] = out[:, :, 2]  # the corners too, from the rows just padded (as np.pad: axis by axis)
+    out[:, :, -1] = out[:, :, -3]
+    return out
 
 
 def _lab8(patches: np.ndarray) -> np.ndarray:

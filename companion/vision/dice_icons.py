@@ -38,7 +38,7 @@ from companion.vision.dice_faces import (
     PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe, describe_and_body, die_of,
     face_patches,
 )
-from companion.vision.dice_find import WORK_SIDE
+from companion.vision.dice_find import WORK_SIDE, quad_centre
 from companion.vision.imageio import ImageReadError
 from companion.vision.observations import DieObservation
 
@@ -136,7 +136,7 @@ SHRINKS = (0.94, 0.88)
 
 def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
     """The quads tried for one found square (``SIZES``, ``SHRINKS``)."""
-    c = quad.mean(axis=0)
+    c = quad_centre(quad)
     far = quad[int(np.argmax(np.linalg.norm(quad - nadir, axis=1)))]
     return [c + (quad - c) * s for s in SIZES] + [far + (quad - far) * s for s in SHRINKS]
 
@@ -162,9 +162,10 @@ def _best_hypotheses(image: np.ndarray, tops: list,
             return
         desc, body = describe_and_body(face_patches(image, [q for _, q in cands]))
         scores, turn = dice.match(desc, body, quick=quick)
-        for (g, q), row, tr, d, b in zip(cands, scores, turn, desc, body):
-            f = int(row.argmax())
-            key = float(row[f]) - float(dice.sure[f])  # how far from sure: comparable across faces
+        best = scores.argmax(axis=1)
+        # How far from sure (float64, as float(row[f]) − sure[f]): comparable across faces.
+        keys = (scores[np.arange(len(best)), best].astype(np.float64) - dice.sure[best]).tolist()
+        for (g, q), row, tr, d, b, key in zip(cands, scores, turn, desc, body, keys):
             if g not in chosen or key > chosen[g][0]:
                 chosen[g] = (key, q, d, b, None if quick else (row, tr))
 
@@ -216,35 +217,39 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
     current = scores[np.arange(len(quads)), best]
     active = [i for i in range(len(quads)) if current[i] < dice.sure[best[i]] - _REFINE_SLACK]
     start = {i: quads[i] for i in active}
+    patch: dict[int, np.ndarray] = {}  # a moved quad's patch, kept from when it was a candidate
     for step in REFINE_STEPS:
         moving = list(active)
+        turns = [np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+                 for t in (1.41 * step, -1.41 * step)]  # turns that move the corners by the step
         for _ in range(_REFINE_ITERATIONS):
             if not moving:
                 break
             cands = []
             for i in moving:
                 q = quads[i]
-                c = q.mean(axis=0)
+                c = quad_centre(q)
                 d = step * float(np.linalg.norm(q[1] - q[0]))
                 cands += [(i, q + [dx, dy]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
                 cands += [(i, c + (q - c) * (1 + s)) for s in (step, -step)]
-                for t in (1.41 * step, -1.41 * step):  # a turn that moves the corners by the step
-                    r = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-                    cands.append((i, c + (q - c) @ r.T))
+                cands += [(i, c + (q - c) @ r.T) for r in turns]
             rows = [i for i, _ in cands]  # a small move leaves the body colour as it was
-            sc = dice.face_score(describe(face_patches(image, [q for _, q in cands])), body[rows], best[rows])
+            patches = face_patches(image, [q for _, q in cands])
+            sc = dice.face_score(describe(patches), body[rows], best[rows])
             still = []
             for j, i in enumerate(moving):
                 k = _MOVES * j + int(np.argmax(sc[_MOVES * j:_MOVES * (j + 1)]))
                 if sc[k] > current[i] + 1e-3:
                     current[i] = sc[k]
                     quads[i] = cands[k][1]
+                    patch[i] = patches[k]
                     still.append(i)
             moving = still
     moved = [i for i in active if np.abs(quads[i] - start[i]).max() > 0]
     if moved:
+        # The moved quads' patches were warped as candidates: the same bytes a new warp would give.
         scores, turn = scores.copy(), turn.copy()
-        scores[moved], turn[moved] = dice.match(*describe_and_body(face_patches(image, [quads[i] for i in moved])))
+        scores[moved], turn[moved] = dice.match(*describe_and_body(np.stack([patch[i] for i in moved])))
     return [q.astype(np.float32) for q in quads], scores, turn
 
 
