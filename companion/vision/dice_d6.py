@@ -473,22 +473,7 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
         has = [k for k, b in enumerate(bounds) if b is not None]
         sums = np.add.reduceat(terms, [bounds[k][0] for k in has])
         theta[has] = np.angle(sums) / 4.0
-    # The distances: every pip's four directions, padded to one length.
-    start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
-    stop = np.array([2.2 * gs for gs in guess])
-    count = np.maximum(np.ceil((stop - start) / 0.5), 0).astype(int)
-    # As np.arange makes them: start + i · ((start + 0.5) − start), the step as it rounds at start.
-    r = start[:, None] + np.arange(max(int(count.max()), 1))[None] * ((start + 0.5) - start)[:, None]  # (N, T)
-    valid = np.arange(r.shape[1])[None] < count[:, None]
-    a = theta[:, None] + np.arange(4) * (math.pi / 2)
-    ux, uy = np.cos(a)[:, :, None], np.sin(a)[:, :, None]  # (N, 4, 1)
-    cx = np.array([p.x for p in pips])[:, None, None]
-    cy = np.array([p.y for p in pips])[:, None, None]
-    xs = np.clip(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
-    ys = np.clip(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
-    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (N, 4, T)
-    along = np.where(valid[:, None, :], along, -1.0)
-    best = np.sort(np.take_along_axis(r, np.argmax(along, axis=2), axis=1), axis=1)  # (N, 4)
+    best = np.sort(_strongest_edge_distances(pips, guess, theta, gx, gy), axis=1)  # (N, 4)
     half = ((best[:, 1] + best[:, 2]) / 2).tolist()  # the median of four
     out = []
     for p, t, h in zip(pips, theta.tolist(), half):
@@ -499,6 +484,46 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
         out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0)
                     for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)])
     return out
+
+
+def _strongest_edge_distances(pips: list[Pip], guess: list[float], theta: np.ndarray,
+                              gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """For :func:`_lone_faces_many`: per pip and per axis direction ``theta + k · 90°`` (k = 0 … 3),
+    the distance from the pip's centre (from 0.9 pip diameters to 2.2 ``guess`` px, every 0.5 px)
+    of the strongest grey-level step across that direction; the nearest of equal steps.
+
+    The samples are kept ragged (one run per pip, as long as its own search), not padded to the
+    longest: a coarse octave's blob a whole die wide would make every pip's search as long as its.
+
+    Args:
+        pips: N pips; guess: their N face half-width guesses, px; theta: (N,) float64 turns, rad.
+        gx, gy: (H, W) the image's x and y gradients.
+
+    Returns:
+        (N, 4) float64 distances, px.
+    """
+    h_img, w_img = gx.shape
+    start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
+    stop = np.array([2.2 * gs for gs in guess])
+    # At least one sample: an empty search would give its start, as the one sample at it does.
+    count = np.maximum(np.ceil((stop - start) / 0.5), 1).astype(np.int64)
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])  # each pip's run in the flat samples
+    owner = np.repeat(np.arange(len(pips)), count)
+    i = np.arange(int(count.sum())) - first[owner]  # each sample's index in its run
+    # As np.arange makes them: start + i · ((start + 0.5) − start), the step as it rounds at start.
+    step = (start + 0.5) - start
+    r = start[owner] + i * step[owner]
+    a = theta[:, None] + np.arange(4) * (math.pi / 2)
+    ux, uy = np.cos(a)[owner], np.sin(a)[owner]  # (S, 4)
+    cx = np.array([p.x for p in pips])[owner, None]
+    cy = np.array([p.y for p in pips])[owner, None]
+    xs = np.clip(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
+    ys = np.clip(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
+    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (S, 4)
+    # The first sample of each run where it reaches the run's greatest step.
+    top = np.maximum.reduceat(along, first, axis=0)  # (N, 4)
+    at = np.minimum.reduceat(np.where(along == top[owner], i[:, None], np.iinfo(np.int64).max), first, axis=0)
+    return start[:, None] + at * step[:, None]
 
 
 #: The least roundness of a lone pip read as a one on a face seen obliquely
