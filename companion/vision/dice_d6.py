@@ -104,36 +104,86 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
     """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``
     (on a coarser octave than the ``first``, only blobs too big for the finer one)."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    out = []
     max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
     min_area = 5.0 if first else max_area / 4 * 0.6
     H, W = mask.shape
     cnts = [c for c in cnts if len(c) >= 5]
     if not cnts:
-        return out
+        return []
     # The cheap tests for every contour at once; the ellipse fit only for those that pass.
-    rects = np.array([cv2.boundingRect(c) for c in cnts]).reshape(-1, 4)
-    # The contour runs through the blob's edge pixels: half of them lie outside its polygon.
-    areas = np.array([cv2.contourArea(c) + len(c) / 2.0 for c in cnts])
+    rects, areas = _rects_and_areas(cnts)
     x0, y0, ws, hs = rects.T
     whole = (x0 > 0) & (y0 > 0) & (x0 + ws < W) & (y0 + hs < H)  # else cut by the image border
-    ok = whole & (ws * hs >= min_area) & (areas >= min_area) & (areas <= max_area)
-    for i in np.flatnonzero(ok).tolist():
-        c = cnts[i]
-        x, y, w, h = rects[i].tolist()
-        a = float(areas[i])
-        (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(c)
-        major, minor = max(ax1, ax2), min(ax1, ax2)
-        fill = a / (math.pi * major * minor / 4 + 1e-6)
-        if not 0.65 <= fill <= 1.45 or minor < 2.0:  # a few px blob's ellipse fit is rough
-            continue
-        # The blob's mean contrast: each pixel's hat relative to its reference level.
-        ratio = cv2.divide(hat[y : y + h, x : x + w], ref[y : y + h, x : x + w], dtype=cv2.CV_32F)
-        contrast = cv2.mean(ratio, mask[y : y + h, x : x + w])[0]
-        if ax1 < ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
-            ang = (ang + 90.0) % 180.0
-        out.append(Pip(cx * scale, cy * scale, a * scale * scale, major * scale, minor * scale, ang, contrast, polarity))
-    return out
+    ok = np.flatnonzero(whole & (ws * hs >= min_area) & (areas >= min_area) & (areas <= max_area))
+    if len(ok) == 0:
+        return []
+    # One row per blob: centre (x, y), the two axes and the first axis's angle (cv2.fitEllipse's order).
+    cx, cy, ax1, ax2, ang = np.array([(*c, *axes, angle) for c, axes, angle in map(cv2.fitEllipse, (cnts[i] for i in ok.tolist()))],
+                                     np.float64).reshape(-1, 5).T
+    major, minor = np.maximum(ax1, ax2), np.minimum(ax1, ax2)
+    a = areas[ok]
+    fill = a / (math.pi * major * minor / 4 + 1e-6)
+    keep = (fill >= 0.65) & (fill <= 1.45) & (minor >= 2.0)  # a few px blob's ellipse fit is rough
+    # OpenCV gives the angle of the first axis: make it the major axis's.
+    ang = np.where(ax1 < ax2, (ang + 90.0) % 180.0, ang)
+    contrast = _blob_contrasts(mask, hat, ref, rects[ok[keep]])
+    rows = zip((cx[keep] * scale).tolist(), (cy[keep] * scale).tolist(), (a[keep] * scale * scale).tolist(),
+               (major[keep] * scale).tolist(), (minor[keep] * scale).tolist(), ang[keep].tolist(), contrast.tolist())
+    return [Pip(*row, polarity) for row in rows]
+
+
+def _rects_and_areas(cnts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Every contour's bounding rectangle and blob area at once, as ``cv2.boundingRect`` and
+    ``cv2.contourArea`` give them one by one.
+
+    Args:
+        cnts: K contours, each (n, 1, 2) int32 px (``cv2.findContours``, ``CHAIN_APPROX_NONE``).
+
+    Returns:
+        ``(rects, areas)``: (K, 4) int64 (x, y, w, h) px, and (K,) float64 areas px²: the polygon's
+        (shoelace, as ``cv2.contourArea``: whole numbers summed, so exact) plus half the contour's
+        length (it runs through the blob's edge pixels: half of them lie outside its polygon).
+    """
+    lengths = np.array([len(c) for c in cnts])
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    pts = np.concatenate(cnts).reshape(-1, 2).astype(np.int64)
+    x, y = pts[:, 0], pts[:, 1]
+    lo_x, hi_x = np.minimum.reduceat(x, first), np.maximum.reduceat(x, first)
+    lo_y, hi_y = np.minimum.reduceat(y, first), np.maximum.reduceat(y, first)
+    rects = np.stack([lo_x, lo_y, hi_x - lo_x + 1, hi_y - lo_y + 1], axis=1)
+    # Each point's predecessor along its own closed contour.
+    prev = np.arange(len(pts)) - 1
+    prev[first] = first + lengths - 1
+    twice = np.add.reduceat(x[prev] * y - y[prev] * x, first)
+    return rects, np.abs(twice) * 0.5 + lengths / 2.0
+
+
+def _blob_contrasts(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Each blob's mean contrast: over the ``mask`` pixels of its bounding rectangle, each pixel's
+    ``hat`` relative to its ``ref`` level (in float32, as ``cv2.divide`` and ``cv2.mean`` give it).
+    All blobs at once: their rectangles' pixels gathered as one ragged run each.
+
+    Args:
+        mask, hat, ref: (H, W) uint8 (``ref`` ≥ 1).
+        rects: (K, 4) int (x, y, w, h) px, within the image.
+
+    Returns:
+        (K,) float64 contrasts.
+    """
+    if len(rects) == 0:
+        return np.zeros(0)
+    x, y, w, h = rects.T
+    size = w * h
+    first = np.concatenate([[0], np.cumsum(size)[:-1]])
+    owner = np.repeat(np.arange(len(rects)), size)
+    k = np.arange(int(size.sum())) - first[owner]
+    idx = (y[owner] + k // w[owner]) * mask.shape[1] + x[owner] + k % w[owner]
+    on = mask.ravel()[idx] > 0
+    ratio = hat.ravel()[idx].astype(np.float32) / ref.ravel()[idx].astype(np.float32)
+    # float32 ratios of 0.25 … 16 summed in float64: every partial sum is exact, in any order.
+    total = np.add.reduceat(np.where(on, ratio, 0.0).astype(np.float64), first)
+    count = np.add.reduceat(on.astype(np.int64), first)
+    return total * (1.0 / count)  # as cv2.mean: the sum times the count's reciprocal
 
 
 @lru_cache(maxsize=None)
