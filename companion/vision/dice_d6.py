@@ -1194,14 +1194,21 @@ _WORKER: dict[int, ThreadPoolExecutor] = {}
 
 
 def _light_pips_worker() -> ThreadPoolExecutor:
-    """One worker thread for the light-pip search, made on first use and kept (idle, it costs
-    nothing; a new thread per photo would cost more than it saves on a small photo). Keyed by
-    process id: a forked child has the parent's executor but not its thread."""
+    """One worker thread for the light-pip search (and the gradients and integral image), made on
+    first use and kept (idle, it costs nothing; a new thread per photo would cost more than it
+    saves on a small photo). Keyed by process id: a forked child has the parent's executor but
+    not its thread."""
     pid = os.getpid()
     if pid not in _WORKER:
         _WORKER.clear()
         _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-light-pips")
     return _WORKER[pid]
+
+
+def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y gradients of an (H, W) uint8 image: 3 × 3 Sobel, each (H, W) int16 (a uint8
+    image's steps are whole numbers of at most ±1020: int16 holds them exactly)."""
+    return cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)
 
 
 def read_d6(image: np.ndarray) -> list[DieObservation]:
@@ -1231,20 +1238,22 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
-    # The light-pip search runs beside the dark one, and beside the dark pips' grouping and face
-    # hypotheses (mostly Python): OpenCV releases the GIL, so the two overlap. Pips of unlike
-    # polarity never share a group, a bar pair or a squashed one's check, so the dark pips'
-    # hypotheses need no light pip; dark first, as one batch of all the pips would order them.
-    light = _light_pips_worker().submit(find_pips, grey, light=True)
+    # The worker thread takes the image's gradients, the light-pip search and the integral image
+    # (all OpenCV, which releases the GIL) while this thread searches the dark pips and makes
+    # their face hypotheses (mostly Python): the two overlap, and the gradients the dark faces
+    # need come first. Pips of unlike polarity never share a group, a bar pair or a squashed
+    # one's check, so the dark pips' hypotheses need no light pip; dark first, as one batch of
+    # all the pips would order them.
+    worker = _light_pips_worker()
+    jobs = [worker.submit(_gradients, grey), worker.submit(find_pips, grey, light=True),
+            worker.submit(_sampler, grey)]
     try:
-        # 3 × 3 Sobel steps of a uint8 image are whole numbers of at most ±1020: int16 holds them exactly.
-        grad = (cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
-        sample = _sampler(grey)
         dark = find_pips(grey)
         dark_groups = group_pips(dark)
+        grad = jobs[0].result()
         dark_faces = _candidates(dark_groups, grad)
     finally:
-        light_pips = light.result()
+        grad, light_pips, sample = [job.result() for job in jobs]  # waited for whatever happens here
     light_groups = group_pips(light_pips)
     pips = dark + light_pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
