@@ -516,9 +516,15 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
     theta = np.zeros(n)
     if flat:
         idx = np.concatenate(flat)
-        g = gx.ravel()[idx].astype(np.float32) + 1j * gy.ravel()[idx].astype(np.float32)
-        g2 = g * g
-        terms = g2 * g2 / np.maximum(np.abs(g2), 1e-6)  # |g|² e^{4iθ}
+        # The samples as complex64 gx + i·gy, squared twice over |g²|: |g|² e^{4iθ}. In place,
+        # these arrays being long (a small pip's window is every pixel of it).
+        g2 = np.empty(len(idx), np.complex64)
+        g2.real = gx.ravel()[idx]
+        g2.imag = gy.ravel()[idx]
+        np.multiply(g2, g2, out=g2)
+        size = np.maximum(np.abs(g2), np.float32(1e-6))
+        terms = np.multiply(g2, g2, out=g2)
+        np.divide(terms, size, out=terms)
         # Each pip's sum over its own samples, all at once (its samples are one run of terms).
         has = [k for k, b in enumerate(bounds) if b is not None]
         sums = np.add.reduceat(terms, [bounds[k][0] for k in has])
@@ -534,6 +540,16 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
         out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0)
                     for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)])
     return out
+
+
+def _clamp(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """``a`` (integer px indices) limited to lo … hi: ``np.clip``'s result, without the checks of
+    its integer bounds against the dtype's range that cost more than the clipping on short arrays."""
+    return np.minimum(np.maximum(a, lo), hi)
+
+
+#: More than any sample index: where a run's sample is not its greatest.
+_NO_INDEX = np.iinfo(np.int64).max
 
 
 def _strongest_edge_distances(pips: list[Pip], guess: list[float], theta: np.ndarray,
@@ -567,12 +583,12 @@ def _strongest_edge_distances(pips: list[Pip], guess: list[float], theta: np.nda
     ux, uy = np.cos(a)[owner], np.sin(a)[owner]  # (S, 4)
     cx = np.array([p.x for p in pips])[owner, None]
     cy = np.array([p.y for p in pips])[owner, None]
-    xs = np.clip(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
-    ys = np.clip(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
+    xs = _clamp(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
+    ys = _clamp(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
     along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (S, 4)
     # The first sample of each run where it reaches the run's greatest step.
     top = np.maximum.reduceat(along, first, axis=0)  # (N, 4)
-    at = np.minimum.reduceat(np.where(along == top[owner], i[:, None], np.iinfo(np.int64).max), first, axis=0)
+    at = np.minimum.reduceat(np.where(along == top[owner], i[:, None], _NO_INDEX), first, axis=0)
     return start[:, None] + at * step[:, None]
 
 
@@ -695,8 +711,8 @@ def _sampler(grey: np.ndarray):
         r = np.maximum(1, np.round(sigma).astype(np.int64))
         xs = np.round(pts[..., 0]).astype(np.int64)
         ys = np.round(pts[..., 1]).astype(np.int64)
-        x0, x1 = np.clip(xs - r, 0, w - 1), np.clip(xs + r + 1, 1, w)
-        y0, y1 = np.clip(ys - r, 0, h - 1), np.clip(ys + r + 1, 1, h)
+        x0, x1 = _clamp(xs - r, 0, w - 1), _clamp(xs + r + 1, 1, w)
+        y0, y1 = _clamp(ys - r, 0, h - 1), _clamp(ys + r + 1, 1, h)
         total = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
         return total / np.maximum((x1 - x0) * (y1 - y0), 1)
 
@@ -1078,7 +1094,7 @@ def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
     float64 → (N,) float64."""
     h, w = img.shape[:2]
     pts = np.round(_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
-    px = img[np.clip(pts[..., 1], 0, h - 1), np.clip(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
+    px = img[_clamp(pts[..., 1], 0, h - 1), _clamp(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
     return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
 
 
@@ -1106,8 +1122,8 @@ def outline_strength(face: Face, grad) -> float:
     img_pts = face.to_image(_OUTLINE_POINTS)  # (4 · 6 · 3, 2)
     nd = _OUTLINE_NORMALS @ face.frame[:, :2].T  # (4, 2): each side's normal in image px
     nd = nd / np.maximum(np.linalg.norm(nd, axis=1, keepdims=True), 1e-9)
-    xs = np.clip(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
+    xs = _clamp(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
+    ys = _clamp(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
     step = np.abs(gx[ys, xs].reshape(4, -1) * nd[:, :1] + gy[ys, xs].reshape(4, -1) * nd[:, 1:])
     # The median of three is the middle one.
     sides = np.sort(step.reshape(4, len(_OUTLINE_RHO), 3).max(axis=1), axis=1)[:, 1]
