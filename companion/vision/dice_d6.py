@@ -192,7 +192,12 @@ def _disc(r: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
-def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = False) -> list[Pip]:
+#: How much darker (or, for light pips, lighter) than the local body a pip must be, as a fraction
+#: of the body's grey level (of its distance from white): a black pip on an ivory die is ≈ 0.6.
+PIP_MIN_CONTRAST = 0.3
+
+
+def find_pips(grey: np.ndarray, *, min_contrast: float = PIP_MIN_CONTRAST, light: bool = False) -> list[Pip]:
     """Pip candidates in a grey image.
 
     Args:
@@ -204,29 +209,53 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
     Returns:
         Pips in image px, one per blob (the scale that fits it best), any order.
     """
-    found: list[Pip] = []
     img = np.ascontiguousarray(grey, dtype=np.uint8)
+    return _dedupe(_fine_pips(img, min_contrast=min_contrast, light=light)
+                   + _coarse_pips(img, min_contrast=min_contrast, light=light))
+
+
+# Each octave looks for pips 5 … 11 px wide at its own scale: 5 … 11, 10 … 22, 20 … 44 px …
+# (a closing of radius r fills dark blobs up to 2r + 1 px wide). The finest octave, the image at
+# its own scale, is most of the work; the coarser ones (scales 2, 4 and 8, while the image is
+# at least 24 px on its shorter side) can be searched elsewhere at the same time.
+
+
+def _fine_pips(img: np.ndarray, *, min_contrast: float = PIP_MIN_CONTRAST, light: bool = False) -> list[Pip]:
+    """:func:`find_pips`'s candidates of the finest octave, before deduplication. ``img``: (H, W)
+    uint8, contiguous."""
+    return _octave_pips(img, 1.0, min_contrast, light) if min(img.shape) >= 24 else []
+
+
+def _coarse_pips(img: np.ndarray, *, min_contrast: float = PIP_MIN_CONTRAST, light: bool = False) -> list[Pip]:
+    """:func:`find_pips`'s candidates of the coarser octaves, coarser last, before deduplication.
+    ``img``: (H, W) uint8, contiguous, at its own scale."""
+    found: list[Pip] = []
     scale = 1.0
-    # Each octave looks for pips 5 … 11 px wide at its own scale: 5 … 11, 10 … 22, 20 … 44 px …
-    # (a closing of radius r fills dark blobs up to 2r + 1 px wide).
-    while min(img.shape) >= 24:
-        for r in PIP_RADII:
-            k = _disc(r)
-            if light:
-                body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
-                hat = cv2.subtract(img, body)
-                ref = cv2.max(cv2.subtract(np.full_like(body, 255), body), 20)
-            else:
-                body = cv2.morphologyEx(img, cv2.MORPH_CLOSE, k)
-                hat = cv2.subtract(body, img)
-                ref = cv2.max(body, 20)
-            mask = cv2.compare(hat, cv2.convertScaleAbs(ref, alpha=min_contrast), cv2.CMP_GT)
-            found += _components(mask, hat, ref, r, scale, -1 if light else 1, first=scale == 1.0)
-        if scale >= 8:
-            break
+    while min(img.shape) >= 24 and scale < 8:
         img = cv2.pyrDown(img)
         scale *= 2.0
-    return _dedupe(found)
+        if min(img.shape) < 24:
+            break
+        found += _octave_pips(img, scale, min_contrast, light)
+    return found
+
+
+def _octave_pips(img: np.ndarray, scale: float, min_contrast: float, light: bool) -> list[Pip]:
+    """The pip candidates of one octave: ``img`` (H, W) uint8 is the grey image shrunk by ``scale``."""
+    found: list[Pip] = []
+    for r in PIP_RADII:
+        k = _disc(r)
+        if light:
+            body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
+            hat = cv2.subtract(img, body)
+            ref = cv2.max(cv2.bitwise_not(body), 20)  # the body's distance from white, 255 − body
+        else:
+            body = cv2.morphologyEx(img, cv2.MORPH_CLOSE, k)
+            hat = cv2.subtract(body, img)
+            ref = cv2.max(body, 20)
+        mask = cv2.compare(hat, cv2.convertScaleAbs(ref, alpha=min_contrast), cv2.CMP_GT)
+        found += _components(mask, hat, ref, r, scale, -1 if light else 1, first=scale == 1.0)
+    return found
 
 
 def _dedupe(pips: list[Pip]) -> list[Pip]:
@@ -1254,22 +1283,22 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
-    # The worker thread takes the image's gradients, the light-pip search and the integral image
-    # (all OpenCV, which releases the GIL) while this thread searches the dark pips and makes
-    # their face hypotheses (mostly Python): the two overlap, and the gradients the dark faces
-    # need come first. Pips of unlike polarity never share a group, a bar pair or a squashed
+    # The worker thread takes the dark pips' coarser octaves, the image's gradients, the light-pip
+    # search and the integral image (all mostly OpenCV, which releases the GIL) while this thread
+    # searches the dark pips' finest octave and makes their face hypotheses (mostly Python): the
+    # two overlap, and what the dark faces need comes first. Pips of unlike polarity never share a group, a bar pair or a squashed
     # one's check, so the dark pips' hypotheses need no light pip; dark first, as one batch of
     # all the pips would order them.
     worker = _light_pips_worker()
-    jobs = [worker.submit(_gradients, grey), worker.submit(find_pips, grey, light=True),
-            worker.submit(_sampler, grey)]
+    jobs = [worker.submit(_coarse_pips, grey), worker.submit(_gradients, grey),
+            worker.submit(find_pips, grey, light=True), worker.submit(_sampler, grey)]
     try:
-        dark = find_pips(grey)
+        dark = _dedupe(_fine_pips(grey) + jobs[0].result())  # find_pips(grey), the octaves shared out
         dark_groups = group_pips(dark)
-        grad = jobs[0].result()
+        grad = jobs[1].result()
         dark_faces = _candidates(dark_groups, grad)
     finally:
-        grad, light_pips, sample = [job.result() for job in jobs]  # waited for whatever happens here
+        _, grad, light_pips, sample = [job.result() for job in jobs]  # waited for whatever happens here
     light_groups = group_pips(light_pips)
     pips = dark + light_pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
