@@ -91,7 +91,8 @@ class Pip:
     @property
     def roundness(self) -> float:
         """minor / major axis, 0..1 (1 = a circle)."""
-        return self.minor / max(self.major, 1e-6)
+        major = self.major
+        return self.minor / (1e-6 if 1e-6 > major else major)  # max(major, 1e-6): asked for often
 
     @property
     def diameter(self) -> float:
@@ -477,8 +478,15 @@ def _fit_many(x: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
     return res[rows[:, 0], best], frames
 
 
+def _half_widths(frames: np.ndarray) -> np.ndarray:
+    """:attr:`Face.half_width` of many frames at once (the same operations, so the same values):
+    (K, 2, 3) float64 → (K,) float64 px."""
+    return np.sqrt(np.abs(frames[:, 0, 0] * frames[:, 1, 1] - frames[:, 0, 1] * frames[:, 1, 0]))
+
+
 def _squashes(frames: np.ndarray) -> np.ndarray:
-    """:attr:`Face.squash` of many frames at once: (K, 2, 3) float64 → (K,) float64."""
+    """:attr:`Face.squash` of many frames at once (the same operations, so the same values):
+    (K, 2, 3) float64 → (K,) float64."""
     m = frames[:, :, :2]
     f2 = np.sum(m * m, axis=(1, 2))
     det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
@@ -781,7 +789,7 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
     if n == 0:
         return [], np.zeros(0), np.zeros(0)
     frames = np.array([f.frame for f in faces])  # (N, 2, 3)
-    half = np.array([f.half_width for f in faces])
+    half = _half_widths(frames)
     sigma = np.maximum(0.7, 0.12 * half)
     pts = _BARE_AND_PLACES @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]  # (N, 13, 2)
     both = sample(pts, sigma[:, None])  # (N, 13)
@@ -840,33 +848,44 @@ def _placements(g: list[Pip]) -> list[Face]:
     """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
     similarity fits well: the pips found may be only part of the face (blur merges pips, glare
     hides some), so which places they are is left to :func:`read_faces` to decide."""
-    x = np.array([p.x + 1j * p.y for p in g])
-    cz, cc_conj, cz_mean = _assignment_terms(len(g))
-    xc = x - x.mean()
-    a = cc_conj @ xc
-    b = x.mean() - a * cz_mean
-    h = np.abs(a)  # the similarity's scale: face half-width, px
-    rms = np.sqrt(np.mean(np.abs(x[None] - (a[:, None] * cz + b[:, None])) ** 2, axis=1))
-    mean_d = float(np.mean([p.diameter for p in g]))
-    ok = ((h >= HALF_WIDTH_PER_PIP_RANGE[0] * mean_d) & (h <= HALF_WIDTH_PER_PIP_RANGE[1] * mean_d)
-          & (rms < 0.12 * h))
-    ks = np.flatnonzero(ok)
-    if len(ks) == 0:
-        return []
-    a, b, h, rms = a[ks], b[ks], h[ks], rms[ks]
-    # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
-    keys = np.stack([np.round(b.real), np.round(b.imag), np.round(h),
-                     np.round(np.degrees(np.angle(a)) % 90.0 / 3)], axis=1).tolist()
-    frames = np.stack([np.stack([a.real, -a.imag, b.real], axis=1), np.stack([a.imag, a.real, b.imag], axis=1)], axis=1)
-    residual = (rms / h).tolist()
-    out = []
-    seen = set()
-    pips = tuple(g)
-    for k, key in enumerate(map(tuple, keys)):
-        if key in seen:
+    return _placements_many([g])[0]
+
+
+def _placements_many(sets: list[list[Pip]]) -> list[list[Face]]:
+    """:func:`_placements` of many sets of pips at once, a batch of arrays per set size (each set's
+    faces as it alone would give them: the same operations, element by element)."""
+    out: list[list[Face]] = [[] for _ in sets]
+    by_size: dict[int, list[int]] = {}
+    for i, g in enumerate(sets):
+        by_size.setdefault(len(g), []).append(i)
+    for n, members in by_size.items():
+        x = np.array([[p.x + 1j * p.y for p in sets[i]] for i in members])  # (C, n)
+        cz, cc_conj, cz_mean = _assignment_terms(n)
+        centre = x.mean(axis=1)
+        a = np.einsum("kj,cj->ck", cc_conj, x - centre[:, None])  # (C, K): each set's similarities
+        b = centre[:, None] - a * cz_mean
+        h = np.abs(a)  # the similarity's scale: face half-width, px
+        rms = np.sqrt(np.mean(np.abs(x[:, None] - (a[..., None] * cz + b[..., None])) ** 2, axis=2))
+        mean_d = np.array([[p.diameter for p in sets[i]] for i in members]).mean(axis=1)[:, None]
+        ok = ((h >= HALF_WIDTH_PER_PIP_RANGE[0] * mean_d) & (h <= HALF_WIDTH_PER_PIP_RANGE[1] * mean_d)
+              & (rms < 0.12 * h))
+        c, k = np.nonzero(ok)  # set by set, each set's assignments in order
+        if len(c) == 0:
             continue
-        seen.add(key)
-        out.append(Face(frames[k], pips, residual[k]))
+        a, b, h, rms = a[c, k], b[c, k], h[c, k], rms[c, k]
+        # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
+        keys = np.stack([np.round(b.real), np.round(b.imag), np.round(h),
+                         np.round(np.degrees(np.angle(a)) % 90.0 / 3)], axis=1).tolist()
+        frames = np.stack([np.stack([a.real, -a.imag, b.real], axis=1),
+                           np.stack([a.imag, a.real, b.imag], axis=1)], axis=1)
+        residual = (rms / h).tolist()
+        seen: set[tuple[int, tuple[float, ...]]] = set()
+        for j, (ci, key) in enumerate(zip(c.tolist(), map(tuple, keys))):
+            if (ci, key) in seen:
+                continue
+            seen.add((ci, key))
+            i = members[ci]
+            out[i].append(Face(frames[j], tuple(sets[i]), residual[j]))
     return out
 
 
@@ -892,39 +911,54 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
         for i, (k, _) in enumerate(members):
             first[k] = (res[i : i + 1], frames[i : i + 1])
-    # Every one's faces of the photo are found in one batch, after the groups are walked.
-    ones = _LoneBatch()
+    # Every one's faces and placements of the photo are found in one batch, after the groups are walked.
+    batch = _HypothesisBatch()
     for k, group in enumerate(groups):
         if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS:
-            out.append(ones.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
+            out.append(batch.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
         elif len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
-            out += _group_faces(group, grad, first_fit=first.get(k), ones=ones)
-    ones.resolve(grad)
+            out += _group_faces(group, grad, first_fit=first.get(k), batch=batch)
+    batch.resolve(grad)
     return out
 
 
-class _LoneBatch:
-    """One's faces (:func:`_lone_faces`) asked for while face hypotheses are built, found for all
-    at once (:func:`_lone_faces_many`: one batch costs about what one pip alone does)."""
+class _HypothesisBatch:
+    """Face hypotheses asked for while a photo's groups are walked, found for all at once when
+    the walk is done: one's faces (:func:`_lone_faces_many`: one batch costs about what one pip
+    alone does) and placements (:func:`_placements_many`)."""
 
     def __init__(self) -> None:
-        self._asked: list[tuple[Pip, list[Face]]] = []
+        self._ones: list[tuple[Pip, list[Face]]] = []
+        self._placements: list[tuple[list[Pip], list, object]] = []
 
     def faces_of(self, p: Pip, into: list[Face] | None = None) -> list[Face]:
         """The list ``into`` (a new one if None), to have ``p``'s one's faces put at its front
         by :meth:`resolve`."""
         into = [] if into is None else into
-        self._asked.append((p, into))
+        self._ones.append((p, into))
+        return into
+
+    def placements_of(self, g: list[Pip], into: list[Face] | None = None) -> list[Face]:
+        """The list ``into`` (a new one if None), to have ``g``'s placements put by :meth:`resolve`
+        where they would be had they been added now (a stand-in holds their place)."""
+        into = [] if into is None else into
+        stand_in = object()
+        into.append(stand_in)
+        self._placements.append((g, into, stand_in))
         return into
 
     def resolve(self, grad) -> None:
-        """Finds the faces asked for and puts each pip's at the front of its list."""
-        found = _lone_faces_many([p for p, _ in self._asked], grad)
-        for (_, into), faces in zip(self._asked, found):
+        """Finds the faces asked for: each set's placements in its stand-in's place, then each
+        pip's one's faces at the front of its list."""
+        found = _placements_many([g for g, _, _ in self._placements])
+        for (_, into, stand_in), faces in zip(self._placements, found):
+            k = next(i for i, f in enumerate(into) if f is stand_in)
+            into[k : k + 1] = faces
+        for (_, into), faces in zip(self._ones, _lone_faces_many([p for p, _ in self._ones], grad)):
             into[0:0] = faces
-        self._asked = []
+        self._ones, self._placements = [], []
 
 
 #: The most roundness of a bar: a six's column of three pips merged into one blob by blur
@@ -1035,32 +1069,32 @@ PAIR_MIN_ROUNDNESS = 0.8
 
 def _group_faces(group: list[Pip], grad, depth: int = 0,
                  first_fit: tuple[np.ndarray, np.ndarray] | None = None,
-                 ones: _LoneBatch | None = None, left_over: bool = False) -> list[list[Face]]:
+                 batch: _HypothesisBatch | None = None, left_over: bool = False) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
-    when already found (with other groups' in one batch). ``ones``: where a one's faces are asked
-    for, to be found later with others' (None: found at once). ``left_over``: the pips a fit of
+    when already found (with other groups' in one batch). ``batch``: where a one's faces and
+    placements are asked for, to be found later with others' (None: found at once). ``left_over``: the pips a fit of
     a larger group left out (a touching die's face), whose round pips are not tried as a one
     among the others (the larger or rounder pip of a two is no one)."""
-    if ones is None:
-        ones = _LoneBatch()
-        out = _group_faces(group, grad, depth, first_fit, ones, left_over)
-        ones.resolve(grad)
+    if batch is None:
+        batch = _HypothesisBatch()
+        out = _group_faces(group, grad, depth, first_fit, batch, left_over)
+        batch.resolve(grad)
         return out
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
-        return [ones.faces_of(g[0])]
+        return [batch.faces_of(g[0])]
     faces: list[Face] = []
     if g and not (left_over and len(g) >= 2):
         big = max(g, key=lambda p: p.diameter)
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
-            ones.faces_of(big, faces)
+            batch.faces_of(big, faces)
         else:
             top = _rounder_one_pip(group, g)
             if top is not None:
-                ones.faces_of(top, faces)
+                batch.faces_of(top, faces)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
         # face's layout; a side face's layout is foreshortened (its fit is squashed).
@@ -1070,7 +1104,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
             # All the group's pips are one face: a subset of them (a six's column) is no face.
             return [faces]
     if 2 <= len(g) <= 3:
-        faces += _placements(g)
+        batch.placements_of(g, faces)
     fitted = False
     xy = np.array([(p.x, p.y) for p in g], np.float64).reshape(-1, 2)
     for drop in range(0, min(3, len(g) - 1)):
@@ -1084,7 +1118,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
             pairs = [(a, b) for a, b in itertools.combinations(g, 2)
                      if min(a.roundness, b.roundness) >= PAIR_MIN_ROUNDNESS]
             if pairs:
-                return [faces] + [_placements([a, b]) for a, b in pairs]
+                return [faces] + [batch.placements_of([a, b]) for a, b in pairs]
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
         res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
         # A fit squashed more than a top face can be (pips of two touching dice) is no fit: it
@@ -1098,13 +1132,13 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
         a, b = _two_means(g)
         if a and b:
-            return [faces] + _group_faces(a, grad, depth + 1, ones=ones) + _group_faces(b, grad, depth + 1, ones=ones)
+            return [faces] + _group_faces(a, grad, depth + 1, batch=batch) + _group_faces(b, grad, depth + 1, batch=batch)
     if fitted and drop > 0 and depth < 3:
         # The pips left out of the fit may be a touching die's (their pips grouped as alike):
         # they are tried as a group of their own.
         used = {id(p) for p in faces[-1].pips}
         rest = [p for p in group if id(p) not in used]
-        return [faces] + _group_faces(rest, grad, depth + 1, ones=ones, left_over=True)
+        return [faces] + _group_faces(rest, grad, depth + 1, batch=batch, left_over=True)
     return [faces]
 
 
@@ -1310,7 +1344,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     faces_not_pips = _face_blobs(dark, light_pips) | _face_blobs(light_pips, dark)
     if faces_not_pips:
         per_group = [[f for f in faces if not any(id(p) in faces_not_pips for p in f.pips)] for faces in per_group]
-    read: dict[int, tuple[int | None, float, float, bool]] = {}
+    read: dict[int, tuple[int | None, float, float, bool, float]] = {}  # value, margin, body, cut, squash
 
     def read_all(faces: list[Face]) -> None:
         if not faces:
@@ -1320,10 +1354,11 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         # face cannot all be seen.
         frames = np.array([f.frame for f in faces])
         corners = _CORNERS @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]  # (N, 4, 2)
-        slack = 0.2 * np.array([f.half_width for f in faces])
+        slack = 0.2 * _half_widths(frames)
         cut = ((corners.min(axis=(1, 2)) < -slack)
                | np.any(corners.max(axis=1) > np.array([w_img, h_img]) + slack[:, None], axis=1))
-        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist())))
+        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist(),
+                                            _squashes(frames).tolist())))
         # The chroma round each lone light pip's face (read below), all at once.
         light_ones = [k for k, f in enumerate(faces) if f.pips[0].polarity < 0 and len(f.pips) == 1]
         if light_ones:
@@ -1340,9 +1375,9 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         while k < len(hypotheses):
             f = hypotheses[k]
             k += 1
-            if f.squash < least_squash(f):
+            value, margin, body, cut, squash = read[id(f)]
+            if squash < least_squash(f):
                 continue
-            value, margin, body, cut = read[id(f)]
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
                 if body > MAX_LIGHT_PIP_BODY:
                     continue  # a lone light spot on a light die is a glint, not a one
