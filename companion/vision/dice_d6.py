@@ -1272,22 +1272,24 @@ def _roundness(f: Face) -> float:
 _WORKER: dict[int, ThreadPoolExecutor] = {}
 
 
-def _light_pips_worker() -> ThreadPoolExecutor:
-    """One worker thread for the light-pip search (and the gradients and integral image), made on
-    first use and kept (idle, it costs nothing; a new thread per photo would cost more than it
-    saves on a small photo). Keyed by process id: a forked child has the parent's executor but
-    not its thread."""
+def _search_worker() -> ThreadPoolExecutor:
+    """One worker thread for a share of the pip search (and the gradients and integral image),
+    made on first use and kept (idle, it costs nothing; a new thread per photo would cost more
+    than it saves on a small photo). Keyed by process id: a forked child has the parent's
+    executor but not its thread."""
     pid = os.getpid()
     if pid not in _WORKER:
         _WORKER.clear()
-        _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-light-pips")
+        _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-search")
     return _WORKER[pid]
 
 
 def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The x and y gradients of an (H, W) uint8 image: 3 × 3 Sobel, each (H, W) int16 (a uint8
-    image's steps are whole numbers of at most ±1020: int16 holds them exactly)."""
-    return cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)
+    image's steps are whole numbers of at most ±1020: int16 holds them exactly).
+    ``cv2.spatialGradient`` gives both in one pass, as two ``cv2.Sobel`` calls would."""
+    gx, gy = cv2.spatialGradient(grey)
+    return gx, gy
 
 
 def read_d6(image: np.ndarray) -> list[DieObservation]:
@@ -1317,22 +1319,27 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
-    # The worker thread takes the dark pips' coarser octaves, the image's gradients, the light-pip
-    # search and the integral image (all mostly OpenCV, which releases the GIL) while this thread
-    # searches the dark pips' finest octave and makes their face hypotheses (mostly Python): the
-    # two overlap, and what the dark faces need comes first. Pips of unlike polarity never share a group, a bar pair or a squashed
-    # one's check, so the dark pips' hypotheses need no light pip; dark first, as one batch of
-    # all the pips would order them.
-    worker = _light_pips_worker()
+    # The pip search is shared out between this thread and a worker thread (OpenCV releases the
+    # GIL, so the two overlap): this thread takes the dark pips' finest octave and the light
+    # pips' coarser ones, the worker the dark pips' coarser octaves, the image's gradients, the
+    # light pips' finest octave and the integral image, in the order they are needed. This
+    # thread then makes the dark pips' face hypotheses (mostly Python) while the worker finishes.
+    # Pips of unlike polarity never share a group, a bar pair or a squashed one's check, so the
+    # dark pips' hypotheses need no light pip; dark first, as one batch of all the pips would
+    # order them.
+    worker = _search_worker()
     jobs = [worker.submit(_coarse_pips, grey), worker.submit(_gradients, grey),
-            worker.submit(find_pips, grey, light=True), worker.submit(_sampler, grey)]
+            worker.submit(_fine_pips, grey, light=True), worker.submit(_sampler, grey)]
     try:
-        dark = _dedupe(_fine_pips(grey) + jobs[0].result())  # find_pips(grey), the octaves shared out
+        dark_fine = _fine_pips(grey)
+        light_coarse = _coarse_pips(grey, light=True)
+        dark = _dedupe(dark_fine + jobs[0].result())  # find_pips(grey), its octaves shared out
         dark_groups = group_pips(dark)
         grad = jobs[1].result()
         dark_faces = _candidates(dark_groups, grad)
     finally:
-        _, grad, light_pips, sample = [job.result() for job in jobs]  # waited for whatever happens here
+        _, grad, light_fine, sample = [job.result() for job in jobs]  # waited for whatever happens here
+    light_pips = _dedupe(light_fine + light_coarse)  # find_pips(grey, light=True)
     light_groups = group_pips(light_pips)
     pips = dark + light_pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
