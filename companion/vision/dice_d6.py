@@ -23,9 +23,11 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
 4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
    outlined) is reported with ``face`` None: never guessed.
 
-Speed (README, *Speed*): the work per photo is done in array batches (all faces read at once, all
-subsets of a group fitted at once) rather than per hypothesis, and the light-pip search runs on a
-worker thread beside the dark one.
+Speed (README, *Speed*): the work per photo is done in array batches (all blobs measured at once,
+all faces read at once, all subsets of a group fitted at once, all placements and ones' faces of
+a photo found at once) rather than per hypothesis, and the pip search (its octaves and
+polarities), the gradients and the integral image are shared out between the calling thread and
+one worker thread.
 
 Sources: OpenCV morphology (``cv2.morphologyEx``, black-hat/top-hat), ``cv2.fitEllipse``,
 ``cv2.integral``; the standard die face layouts (a 3 × 3 grid of pip places: 1 = centre,
@@ -185,6 +187,12 @@ def _blob_contrasts(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, rects: n
     total = np.add.reduceat(np.where(on, ratio, 0.0).astype(np.float64), first)
     count = np.add.reduceat(on.astype(np.int64), first)
     return total * (1.0 / count)  # as cv2.mean: the sum times the count's reciprocal
+
+
+def _clamp(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """``a`` (integer px indices) limited to lo … hi: ``np.clip``'s result, without the checks of
+    its integer bounds against the dtype's range that cost more than the clipping on short arrays."""
+    return np.minimum(np.maximum(a, lo), hi)
 
 
 @lru_cache(maxsize=None)
@@ -577,12 +585,6 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
         out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0)
                     for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)])
     return out
-
-
-def _clamp(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """``a`` (integer px indices) limited to lo … hi: ``np.clip``'s result, without the checks of
-    its integer bounds against the dtype's range that cost more than the clipping on short arrays."""
-    return np.minimum(np.maximum(a, lo), hi)
 
 
 #: More than any sample index: where a run's sample is not its greatest.
