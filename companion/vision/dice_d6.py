@@ -278,21 +278,26 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     x = np.array([p.x for p in order])
     y = np.array([p.y for p in order])
     d = np.array([p.diameter for p in order])
-    dist = np.hypot(x[:, None] - x[None], y[:, None] - y[None])
-    close = dist <= 0.5 * np.maximum(d[:, None], d[None])
+    # The pairs (i, j), j before i (larger), whose centres lie within half the larger's diameter:
+    # first those within it along both axes (a distance is no shorter than either of its legs),
+    # then the distance (the costlier part) for those only.
+    reach = 0.5 * np.maximum(d[:, None], d[None])
+    rows, cols = np.nonzero(np.tril((np.abs(x[:, None] - x[None]) <= reach) & (np.abs(y[:, None] - y[None]) <= reach), -1))
+    close = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) <= reach[rows, cols]
+    rows, cols = rows[close], cols[close]
     # Each candidate's close ones that come before it (larger): it is kept unless one is kept.
-    rows, cols = np.nonzero(np.tril(close, -1))
     earlier: dict[int, list[int]] = {}
     for i, j in zip(rows.tolist(), cols.tolist()):
         earlier.setdefault(i, []).append(j)
-    holder = _holders(rows, cols, dist, d, np.array([p.roundness for p in order]))
+    holder = _holders(rows, cols, x, y, d, np.array([p.roundness for p in order]))
     kept = [False] * len(order)
     for i in range(len(order)):
         kept[i] = not holder[i] and not any(kept[j] for j in earlier.get(i, ()))
     return [p for p, k in zip(order, kept) if k]
 
 
-def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray, rnd: np.ndarray) -> list[bool]:
+def _holders(rows: np.ndarray, cols: np.ndarray, x: np.ndarray, y: np.ndarray, d: np.ndarray,
+             rnd: np.ndarray) -> list[bool]:
     """Which candidates (largest first) hold two smaller ones that are pips of one face: round
     (``TOP_MIN_ROUNDNESS``), of like size (within 1.6×, as :func:`group_pips` asks) and apart,
     centres further apart than their radii together (so not one pip seen at two octaves). A die
@@ -303,7 +308,7 @@ def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray
     Args:
         rows, cols: (M,) int, the pairs (smaller i, larger j) of candidates whose centres lie
             within half the larger's diameter.
-        dist: (N, N) float64 distances between the candidates' centres, px.
+        x, y: (N,) float64 the candidates' centres, px.
         d: (N,) float64 diameters, px.
         rnd: (N,) float64 roundness (minor / major axis).
     """
@@ -315,7 +320,8 @@ def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray
     for j, inner in held.items():
         if len(inner) >= 2:
             k = np.array(inner)
-            holder[j] = _two_apart_alike(dist[k[:, None], k[None]], d[k])
+            dist = np.hypot(x[k][:, None] - x[k][None], y[k][:, None] - y[k][None])
+            holder[j] = _two_apart_alike(dist, d[k])
     return holder
 
 
@@ -702,9 +708,12 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     d = 2.0 * np.sqrt(area / math.pi)  # Pip.diameter
     rnd = minor / np.maximum(major, 1e-6)  # Pip.roundness
     con = np.maximum(con, 1e-3)
-    # Pairs near enough first (most pairs are not), then the other tests on those pairs only.
-    i, j = np.nonzero(np.triu(np.hypot(x[:, None] - x[None], y[:, None] - y[None])
-                              <= 4.2 * (d[:, None] + d[None]) / 2, 1))
+    # Pairs near enough first (most pairs are not), then the other tests on those pairs only:
+    # near along both axes (a distance is no shorter than either of its legs), then the distance.
+    reach = 4.2 * (d[:, None] + d[None]) / 2
+    i, j = np.nonzero(np.triu((np.abs(x[:, None] - x[None]) <= reach) & (np.abs(y[:, None] - y[None]) <= reach), 1))
+    near = np.hypot(x[i] - x[j], y[i] - y[j]) <= reach[i, j]
+    i, j = i[near], j[near]
     turn = np.abs(ang[i] - ang[j]) % 180.0
     turn = np.minimum(turn, 180.0 - turn)
     like = (
