@@ -121,8 +121,8 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
     if len(ok) == 0:
         return []
     # One row per blob: centre (x, y), the two axes and the first axis's angle (cv2.fitEllipse's order).
-    cx, cy, ax1, ax2, ang = np.array([(*c, *axes, angle) for c, axes, angle in map(cv2.fitEllipse, (cnts[i] for i in ok.tolist()))],
-                                     np.float64).reshape(-1, 5).T
+    fits = [cv2.fitEllipse(cnts[i]) for i in ok.tolist()]
+    cx, cy, ax1, ax2, ang = np.array([(*c, *axes, angle) for c, axes, angle in fits], np.float64).reshape(-1, 5).T
     major, minor = np.maximum(ax1, ax2), np.minimum(ax1, ax2)
     a = areas[ok]
     fill = a / (math.pi * major * minor / 4 + 1e-6)
@@ -167,7 +167,7 @@ def _blob_contrasts(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, rects: n
     All blobs at once: their rectangles' pixels gathered as one ragged run each.
 
     Args:
-        mask, hat, ref: (H, W) uint8 (``ref`` ≥ 1).
+        mask, hat, ref: (H, W) uint8 (``ref`` ≥ 20, as :func:`find_pips` makes it).
         rects: (K, 4) int (x, y, w, h) px, within the image.
 
     Returns:
@@ -183,7 +183,8 @@ def _blob_contrasts(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, rects: n
     idx = (y[owner] + k // w[owner]) * mask.shape[1] + x[owner] + k % w[owner]
     on = mask.ravel()[idx] > 0
     ratio = hat.ravel()[idx].astype(np.float32) / ref.ravel()[idx].astype(np.float32)
-    # float32 ratios of 0.25 … 16 summed in float64: every partial sum is exact, in any order.
+    # float32 ratios (1/255 … 255/20: multiples of 2⁻³¹) summed in float64 over a rectangle of at
+    # most a few thousand px: every partial sum is exact, so the order of summing cannot matter.
     total = np.add.reduceat(np.where(on, ratio, 0.0).astype(np.float64), first)
     count = np.add.reduceat(on.astype(np.int64), first)
     return total * (1.0 / count)  # as cv2.mean: the sum times the count's reciprocal
@@ -282,7 +283,8 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     # first those within it along both axes (a distance is no shorter than either of its legs),
     # then the distance (the costlier part) for those only.
     reach = 0.5 * np.maximum(d[:, None], d[None])
-    rows, cols = np.nonzero(np.tril((np.abs(x[:, None] - x[None]) <= reach) & (np.abs(y[:, None] - y[None]) <= reach), -1))
+    near_x, near_y = np.abs(x[:, None] - x[None]) <= reach, np.abs(y[:, None] - y[None]) <= reach
+    rows, cols = np.nonzero(np.tril(near_x & near_y, -1))
     close = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) <= reach[rows, cols]
     rows, cols = rows[close], cols[close]
     # Each candidate's close ones that come before it (larger): it is kept unless one is kept.
@@ -711,7 +713,8 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     # Pairs near enough first (most pairs are not), then the other tests on those pairs only:
     # near along both axes (a distance is no shorter than either of its legs), then the distance.
     reach = 4.2 * (d[:, None] + d[None]) / 2
-    i, j = np.nonzero(np.triu((np.abs(x[:, None] - x[None]) <= reach) & (np.abs(y[:, None] - y[None]) <= reach), 1))
+    near_x, near_y = np.abs(x[:, None] - x[None]) <= reach, np.abs(y[:, None] - y[None]) <= reach
+    i, j = np.nonzero(np.triu(near_x & near_y, 1))
     near = np.hypot(x[i] - x[j], y[i] - y[j]) <= reach[i, j]
     i, j = i[near], j[near]
     turn = np.abs(ang[i] - ang[j]) % 180.0
@@ -922,7 +925,8 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
         for i, (k, _) in enumerate(members):
             first[k] = (res[i : i + 1], frames[i : i + 1])
-    # Every one's faces and placements of the photo are found in one batch, after the groups are walked.
+    # Every one's faces and placements of the photo are found in one batch, after the groups
+    # are walked.
     batch = _HypothesisBatch()
     for k, group in enumerate(groups):
         if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS:
@@ -1085,9 +1089,9 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
     when already found (with other groups' in one batch). ``batch``: where a one's faces and
-    placements are asked for, to be found later with others' (None: found at once). ``left_over``: the pips a fit of
-    a larger group left out (a touching die's face), whose round pips are not tried as a one
-    among the others (the larger or rounder pip of a two is no one)."""
+    placements are asked for, to be found later with others' (None: found at once).
+    ``left_over``: the pips a fit of a larger group left out (a touching die's face), whose round
+    pips are not tried as a one among the others (the larger or rounder pip of a two is no one)."""
     if batch is None:
         batch = _HypothesisBatch()
         out = _group_faces(group, grad, depth, first_fit, batch, left_over)
