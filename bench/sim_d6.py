@@ -24,6 +24,28 @@ COLOURS = [None, ((40, 40, 200), (250, 250, 250)), ((160, 90, 30), (255, 255, 25
            ((30, 160, 60), (240, 240, 240)), ((20, 20, 20), (255, 255, 255))]
 
 
+def score(truth, obs) -> tuple[int, int, int, int]:
+    """(right, wrong, unread, spurious) for the readings ``obs`` of one photo whose dice are
+    ``truth`` (RenderedDice.dice: (kind, face, top quad)). A reading counts for the first die not
+    yet counted whose top face holds its centre; a second reading on a die is spurious."""
+    right = wrong = unread = spurious = 0
+    used: set[int] = set()
+    for o in obs:
+        hit = [(k, f) for k, (_, f, q) in enumerate(truth) if k not in used
+               and cv2.pointPolygonTest(np.float32(q), (float(o.center[0]), float(o.center[1])), False) >= 0]
+        if not hit:
+            spurious += 1
+            continue
+        used.add(hit[0][0])
+        if o.face == hit[0][1]:
+            right += 1
+        elif o.face is None:
+            unread += 1
+        else:
+            wrong += 1
+    return right, wrong, unread, spurious
+
+
 def run(seeds: range) -> dict:
     from companion.sim.dice import random_dice_specs, render_dice
     from companion.vision.dice_d6 import read_d6
@@ -41,20 +63,8 @@ def run(seeds: range) -> dict:
         obs = read_d6(scene.image)
         ms.append((time.perf_counter() - t0) * 1000)
         n += len(scene.dice)
-        used: set[int] = set()  # one reading per die: a second reading on a die is spurious
-        for o in obs:
-            hit = [(k, f) for k, (_, f, q) in enumerate(scene.dice) if k not in used
-                   and cv2.pointPolygonTest(np.float32(q), (float(o.center[0]), float(o.center[1])), False) >= 0]
-            if not hit:
-                spurious += 1
-                continue
-            used.add(hit[0][0])
-            if o.face == hit[0][1]:
-                right += 1
-            elif o.face is None:
-                unread += 1
-            else:
-                wrong += 1
+        r, w, u, s = score(scene.dice, obs)
+        right, wrong, unread, spurious = right + r, wrong + w, unread + u, spurious + s
     return {"dice": n, "right": right, "wrong": wrong, "unread": unread, "missed": n - right - wrong - unread,
             "spurious": spurious,
             "ms": float(np.median(ms)), "frames": len(ms)}

@@ -71,6 +71,19 @@ def test_only_a_pip_clearly_rounder_and_not_smaller_than_its_group_is_tried_as_a
     assert dice_d6._rounder_one_pip(side + [speck], [speck]) is None
 
 
+def test_the_rounder_pip_of_a_two_seen_squarely_is_not_tried_as_a_one():
+    # A two's pips, both round as a top face's: the ellipse fits scatter (0.99 and 0.88 on a gem die
+    # read as a one before), but neither is a side face's squashed pip.
+    def pip(x, y, roundness):
+        d = 11.7
+        return dice_d6.Pip(x, y, np.pi * d * d / 4, d / np.sqrt(roundness), d * np.sqrt(roundness), 0.0, 0.7, -1)
+
+    a, b = pip(100, 100, 0.99), pip(119, 60, 0.88)
+    assert dice_d6._rounder_one_pip([a, b], [a, b]) is None
+    squashed = pip(119, 60, 0.7)  # the same with a side face's pip beside it: still a one's chance
+    assert dice_d6._rounder_one_pip([a, squashed], [a, squashed]) is a
+
+
 def _grad(img: np.ndarray):
     g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
     return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)

@@ -304,3 +304,54 @@ def test_fixtures_regenerate_from_their_seeds():
     stored = cv2.imread(str(FIXTURES / "d6_3.jpg")).astype(np.float32)
     assert np.abs(shot.image.astype(np.float32) - stored).mean() < 2.0
     assert np.allclose(np.array([q for _, _, q in shot.dice]), [d["quad"] for d in _truth("d6_3")], atol=0.01)
+
+
+# --------------------------------------------------------------------------- translucent dice
+
+RED, WHITE = (40, 40, 200), (245, 245, 245)
+
+
+def _die_on(canvas: np.ndarray, face: str, translucency: float) -> np.ndarray:
+    """``canvas`` with a red d6 (white pips) drawn straight from above at its centre; the (96, 96) top face."""
+    c = canvas.copy()
+    quad = draw_die(c, "d6", face, (120, 120), 120, 0.0, body_bgr=RED, pip_bgr=WHITE, translucency=translucency)
+    return _unwarp(np.clip(c, 0, 255).astype(np.uint8), quad).astype(np.float32)
+
+
+def test_a_translucent_die_shows_the_table_through_its_body_dyed_its_colour():
+    canvas = np.full((240, 240, 3), 40, np.float32)
+    canvas[:, :120] = 220  # a light half and a dark half of table under the die
+    opaque, clear = _die_on(canvas, "1", 0.0), _die_on(canvas, "1", 0.7)
+    left, right = (slice(30, 66), slice(10, 22)), (slice(30, 66), slice(74, 86))  # bare body, not the pip
+
+    def red_step(face):
+        return float(face[left][..., 2].mean() - face[right][..., 2].mean())
+
+    assert abs(red_step(opaque)) < 5  # opaque plastic hides the table
+    assert red_step(clear) > 40  # the light half shines through
+    b, g, r = clear[left].reshape(-1, 3).mean(axis=0)
+    assert r > b + 60 and r > g + 60  # dyed red, not the table's grey
+
+
+def test_a_translucent_die_keeps_its_painted_pips_and_shows_the_ghost_of_the_face_below():
+    canvas = np.full((240, 240, 3), 128, np.float32)
+    opaque, clear = _die_on(canvas, "1", 0.0), _die_on(canvas, "1", 0.6)
+    assert clear[44:52, 44:52].min() > 215  # the one's own pip: white paint, opaque
+    # Face 6 lies on the table (1 + 6 = 7): its pips at (¼, ½) and (¾, ½) of the face show faintly
+    # through; (½, ¼) holds no pip of either face.
+    ghost = (clear[44:52, 20:28].mean() + clear[44:52, 68:76].mean()) / 2
+    bare = clear[20:28, 44:52].mean()
+    assert 8 < ghost - bare < 80  # seen, but far fainter than a painted pip
+    o_ghost = (opaque[44:52, 20:28].mean() + opaque[44:52, 68:76].mean()) / 2
+    assert abs(o_ghost - opaque[20:28, 44:52].mean()) < 3
+
+
+def test_translucency_defaults_to_opaque_and_is_checked():
+    canvas = np.full((240, 240, 3), 90, np.float32)
+    a, b = canvas.copy(), canvas.copy()
+    draw_die(a, "d6", "4", (120, 120), 100, 17.0, view=(0.2, 0.1))
+    draw_die(b, "d6", "4", (120, 120), 100, 17.0, view=(0.2, 0.1), translucency=0.0)
+    assert np.array_equal(a, b)
+    for bad in (-0.1, 0.95):
+        with pytest.raises(ValueError, match="translucency"):
+            draw_die(canvas.copy(), "d6", "4", (120, 120), 100, 0.0, translucency=bad)

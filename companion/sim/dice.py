@@ -299,6 +299,7 @@ def draw_die(
     body_bgr=None,
     pip_bgr=None,
     alpha: float = 1.0,
+    translucency: float = 0.0,
 ) -> np.ndarray:
     """Draw one resting die in place onto ``canvas`` and return its top face's quad.
 
@@ -318,6 +319,8 @@ def draw_die(
         height_px: die height, px; default ``size_px`` (a cube).
         body_bgr, pip_bgr: colours, as for :func:`die_face`.
         alpha: opacity 0 … 1 of the whole die (e.g. for a motion-blurred die in flight).
+        translucency: 0 (opaque, the default) … 0.9: how much of the table shows through a
+            die of clear dyed plastic (see :func:`_see_through`). Its pips stay opaque paint.
 
     Returns:
         (4, 2) float32 image px: the top face's corners, clockwise on screen, starting at the art's
@@ -335,6 +338,8 @@ def draw_die(
         raise ValueError(f"size_px must be a positive number of px, not {size_px!r}")
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha!r}")
+    if not 0.0 <= translucency <= 0.9:
+        raise ValueError(f"translucency must be between 0 and 0.9, not {translucency!r}")
     if len(view) != 2 or not all(math.isfinite(float(v)) for v in view):
         raise ValueError(f"view must be (dx, dy), finite numbers of die heights, not {view!r}")
     h = float(size_px if height_px is None else height_px)
@@ -354,7 +359,18 @@ def draw_die(
     base = _square(center_px, size_px, rotation_deg)
     shift = np.asarray(view, np.float64) * h
     top = base + shift
-    npx = _art_px(size_px)
+    if translucency > 0:
+        _see_through(canvas, kind, face, base, top, float(size_px), sides, style, body, pip, alpha, translucency)
+    else:
+        _draw_opaque(canvas, kind, face, base, shift, _art_px(size_px), sides, style, body, pip, alpha)
+    return top.astype(np.float32)
+
+
+def _draw_opaque(canvas: np.ndarray, kind: str, face: str, base: np.ndarray, shift: np.ndarray, npx: int,
+                 sides: Sequence[str], style: str, body: Colour, pip: Colour | None, alpha: float) -> None:
+    """The die of :func:`draw_die` in opaque plastic (faces drawn from ``npx``-px art): its
+    silhouette, the sides facing the camera, then the top (``base`` moved by ``shift``)."""
+    top = base + shift
     mask = _mask(npx)
     dark = np.asarray(body, np.float32) * 0.42
 
@@ -378,7 +394,71 @@ def draw_die(
             _paste(canvas, art, mask, quad, gain, alpha)
     art = _face_cached(kind, face, npx, style, body, pip)
     _paste(canvas, art, mask, top, 1.0, alpha)
-    return top.astype(np.float32)
+
+
+#: How strongly the pips of the face on the table show through a translucent die (fraction of the
+#: top pips' contrast at translucency 1), and how far refraction through the body smears them
+#: (Gaussian sigma, fraction of the die's edge).
+GHOST_CONTRAST = 0.45
+GHOST_BLUR = 0.05
+
+
+def _see_through(canvas: np.ndarray, kind: str, face: str, base: np.ndarray, top: np.ndarray, size: float,
+                 sides: Sequence[str], style: str, body: Colour, pip: Colour | None, alpha: float,
+                 translucency: float) -> None:
+    """The die of :func:`draw_die` in clear dyed plastic (the dice in many shops' "gem" sets).
+
+    Light passes through the body: where no pip is painted, the die shows the table under it,
+    softened and dyed the body's colour (brighter than the table in the dye's own channel), mixed
+    with the opaque body's shading by ``translucency``. The pips of the face lying on the table
+    (d6: 7 − top) show faintly through the top face, mirrored and smeared: a real confusion for a
+    pip reader. The painted pips of the top and the sides stay opaque.
+    """
+    npx = _art_px(size)
+    box = clipped_box(np.vstack([base, top]), canvas.shape, 2, 3)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    roi = canvas[y0:y1, x0:x1]
+    table = roi.copy()
+    # The painted pips are where the die drawn with its pips differs from the die drawn without.
+    _draw_opaque(canvas, kind, face, base, top[0] - base[0], npx, sides, style, body, pip, 1.0)
+    painted = roi.copy()
+    roi[:] = table
+    _draw_opaque(canvas, kind, face, base, top[0] - base[0], npx, sides, style, body, body, 1.0)
+    plain = roi.copy()
+    pip_colour = np.asarray(pip or (dice_art.D6_PIP if kind == "d6" else body), np.float32)
+    contrast = max(float(np.abs(pip_colour - np.asarray(body, np.float32)).max()), 1.0)
+    paint = np.clip(np.abs(painted - plain).max(axis=2) / contrast, 0, 1)[..., None]
+    silhouette = np.zeros(roi.shape[:2], np.uint8)
+    hull = cv2.convexHull(np.vstack([base, top]).astype(np.float32) - np.float32([x0, y0]))
+    cv2.fillConvexPoly(silhouette, np.round(hull[:, 0] * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+    body_cover = (silhouette.astype(np.float32) / 255.0)[..., None] * alpha
+
+    dye = np.asarray(body, np.float32) / max(float(max(body)), 1.0)
+    through = cv2.GaussianBlur(table, (0, 0), 0.08 * size) * dye * 1.5
+    seen = plain * (1 - translucency) + through * translucency
+    if kind == "d6" and face.isdigit():
+        seen += _ghost_pips(roi.shape[:2], 7 - int(face), base - [x0, y0], top - [x0, y0], size, body, pip) * (
+            GHOST_CONTRAST * translucency)
+    die = paint * painted + (1 - paint) * seen
+    roi[:] = table * (1 - body_cover) + np.clip(die, 0, 255) * body_cover
+
+
+def _ghost_pips(shape: tuple[int, int], value: int, base: np.ndarray, top: np.ndarray, size: float,
+                body: Colour, pip: Colour | None) -> np.ndarray:
+    """(h, w, 3) float32: the pip pattern of the d6 face ``value`` lying on the table, as a signed
+    change of colour (pip − body), seen from above through the die: mirrored, within the top face."""
+    npx = _art_px(size)
+    layer = np.zeros((*shape, 3), np.float32)
+    flat = np.zeros_like(layer)
+    mirrored = base[[1, 0, 3, 2]]  # seen from above, the face on the table reads left-right reversed
+    _paste(layer, _face_cached("d6", str(value), npx, "ours", body, pip), _mask(npx), mirrored, 1.0, 1.0)
+    _paste(flat, _face_cached("d6", str(value), npx, "ours", body, body), _mask(npx), mirrored, 1.0, 1.0)
+    ghost = cv2.GaussianBlur(layer - flat, (0, 0), GHOST_BLUR * size)
+    inside = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(top * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+    return ghost * (inside.astype(np.float32) / 255.0)[..., None]
 
 
 def draw_die_shadow(shadow: np.ndarray, center_px: tuple[float, float], size_px: float, rotation_deg: float,
@@ -410,6 +490,7 @@ class DieSpec:
         body_bgr, pip_bgr: colour overrides (BGR), None for the die's own.
         side_faces: (north, east, south, west) side faces, None for plausible ones (``draw_die``).
         height_px: die height, px; None for a cube.
+        translucency: 0 for opaque plastic, up to 0.9 for clear dyed plastic (``draw_die``).
     """
 
     kind: str
@@ -421,6 +502,7 @@ class DieSpec:
     pip_bgr: tuple[int, int, int] | None = None
     side_faces: tuple[str, str, str, str] | None = None
     height_px: float | None = None
+    translucency: float = 0.0
 
 
 @dataclass
@@ -520,7 +602,8 @@ def render_dice(
     if specs and cond.shadow > 0:
         shadow = np.zeros((fh, fw), np.float32)
         for s in specs:
-            draw_die_shadow(shadow, s.center, s.size_px, s.rotation_deg)
+            # Light through a clear die falls on the table too: its shadow is fainter.
+            draw_die_shadow(shadow, s.center, s.size_px, s.rotation_deg, strength=1.0 - 0.6 * s.translucency)
         mean_size = float(np.mean([s.size_px for s in specs]))
         shadow = cv2.GaussianBlur(shadow, (0, 0), 0.12 * mean_size)
         canvas *= (1 - min(0.85, 1.6 * cond.shadow) * shadow)[..., None]
@@ -532,6 +615,7 @@ def render_dice(
         quads[i] = draw_die(
             canvas, s.kind, s.face, s.center, s.size_px, s.rotation_deg, view=views[i], style=style,
             side_faces=s.side_faces, height_px=s.height_px, body_bgr=s.body_bgr, pip_bgr=s.pip_bgr,
+            translucency=s.translucency,
         )  # fmt: skip
     image = finish_shot(canvas, cond, rng)
     dice = [(s.kind, s.face, q) for s, q in zip(specs, quads)]

@@ -782,13 +782,24 @@ _BARE_AND_PLACES = np.vstack([_BARE, _PLACES])
 #: The most the die body may vary between its bare places (standard deviation, as a fraction of
 #: its grey level): 0.05 or less on 90 % of the dev photos' faces, 0.07 … 1.2 on clutter.
 MAX_BODY_SPREAD = 0.1
+#: The most a one's body may vary per its margin (how much clearer its pip is than its most
+#: pip-like bare place), where that is more than MAX_BODY_SPREAD: through a clear dyed die the six
+#: on the table shows faintly round the one (``companion.sim.dice.GHOST_CONTRAST``).
+GHOST_SPREAD_PER_MARGIN = 0.25
+#: The least pip diameter per face half-width of a one read on a mottled body: a one's pip is
+#: drawn larger than the others (0.52 in the simulator's art, 0.36 for the pips of other faces).
+GHOST_ONE_PIP = 0.45
 
 
-def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray]:
+def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray,
+                                                                         np.ndarray]:
     """Which layout the nine pip places show on each face, for many faces at once (one batch of
     array operations, not one per face). A face's margin (0..1) is how much darker its faintest
     pip place is than its darkest bare place, relative to the bare body; a value with a margin
-    below 0.12, or on a body that is not one plain colour, is None.
+    below 0.12, or on a body that is not one plain colour, is None; but a one (a face of one
+    pip) whose body is mottled only a little for how clear its pip is (GHOST_SPREAD_PER_MARGIN:
+    the six below, seen through a clear die) still reads, and is flagged (``read_d6`` then asks
+    more of it).
 
     Args:
         faces: N fitted faces.
@@ -796,12 +807,13 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
         polarity: (N,) +1 for dark pips, −1 for light ones.
 
     Returns:
-        ``(values, margins, body)``: N values (None where no layout reads cleanly), (N,) float64
-        margins, and (N,) float64 body grey levels (the median of the four bare places).
+        ``(values, margins, body, ghosts)``: N values (None where no layout reads cleanly), (N,)
+        float64 margins, (N,) float64 body grey levels (the median of the four bare places), and
+        (N,) bool: the value reads only if the body's mottle is put down to ghosts.
     """
     n = len(faces)
     if n == 0:
-        return [], np.zeros(0), np.zeros(0)
+        return [], np.zeros(0), np.zeros(0), np.zeros(0, bool)
     frames = np.array([f.frame for f in faces])  # (N, 2, 3)
     half = _half_widths(frames)
     sigma = np.maximum(0.7, 0.12 * half)
@@ -826,8 +838,12 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
     count = bare.sum(axis=1)
     mean = np.where(bare, vals, 0.0).sum(axis=1) / count
     spread = np.sqrt(np.where(bare, (vals - mean[:, None]) ** 2, 0.0).sum(axis=1) / count)
-    values = [None if spread[i] > MAX_BODY_SPREAD or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]] for i in range(n)]
-    return values, best_m, ref
+    # Only ones: a face of several pips has its own pips to go by, and a mottled body under
+    # several fitted pips is more often two dice than a clear one.
+    lone = np.array([len(f.pips) == 1 for f in faces])
+    limit = np.where(lone, np.maximum(MAX_BODY_SPREAD, GHOST_SPREAD_PER_MARGIN * best_m), MAX_BODY_SPREAD)
+    values = [None if spread[i] > limit[i] or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]] for i in range(n)]
+    return values, best_m, ref, spread > MAX_BODY_SPREAD
 
 
 #: Orbit representatives of the 3 × 3 places under the square's 8 symmetries (a corner, an
@@ -1073,6 +1089,8 @@ def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
         return None
     if top.diameter < ONE_MIN_SIZE_RATIO * max(p.diameter for p in group if p is not top):
         return None
+    if any(p is not top and p.roundness >= PAIR_MIN_ROUNDNESS for p in g):
+        return None  # another pip as round as a top face's: a two's or three's, not a side face's
     return top
 
 
@@ -1161,19 +1179,29 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
 #: painted on dark or coloured dice; on an ivory die a light spot is a glint.
 MAX_LIGHT_PIP_BODY = 150.0
 
-#: The least chroma ((max − min) / 255 of B, G, R) of a die body round a lone light pip: light
-#: pips are painted on coloured dice (a red or blue die ≈ 0.4 … 0.6 in light and shade); a black die's
-#: one is given up rather than every reflection on a black cable or key read as a one.
+#: The least chroma ((max − min) / max of B, G, R, the max taken as at least CHROMA_FLOOR) of a die
+#: body round a lone light pip: light pips are painted on coloured dice (a red or blue die ≈ 0.4 …
+#: 0.9 in light and shade, a dyed clear one in a shadow too); a black die's one is given up rather
+#: than every reflection on a black cable or key read as a one.
 MIN_LIGHT_PIP_CHROMA = 0.25
+#: Grey level under which a body's chroma is taken relative to this rather than to its own
+#: brightness: the colour of a near-black thing is mostly sensor noise and JPEG.
+CHROMA_FLOOR = 130.0
+
+
+#: Where a one's body is sampled for its chroma: the grid's edge middles, between the pip and the
+#: face's edges (a one's fitted size is rough: the bare places near the edge may lie on the table).
+_ONE_BARE = _PLACES[[1, 3, 5, 7]]
 
 
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
-    """Median chroma (0..1) of the BGR image at each face's bare places: ``frames`` (N, 2, 3)
-    float64 → (N,) float64."""
+    """Median chroma (0..1, MIN_LIGHT_PIP_CHROMA) of the BGR image round each one's pip (_ONE_BARE):
+    ``frames`` (N, 2, 3) float64 → (N,) float64."""
     h, w = img.shape[:2]
-    pts = np.round(_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
+    pts = np.round(_ONE_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
     px = img[_clamp(pts[..., 1], 0, h - 1), _clamp(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
-    return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
+    top = px.max(axis=2)
+    return np.median((top - px.min(axis=2)) / np.maximum(top, CHROMA_FLOOR), axis=1)
 
 
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
@@ -1366,12 +1394,13 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     faces_not_pips = _face_blobs(dark, light_pips) | _face_blobs(light_pips, dark)
     if faces_not_pips:
         per_group = [[f for f in faces if not any(id(p) in faces_not_pips for p in f.pips)] for faces in per_group]
-    read: dict[int, tuple[int | None, float, float, bool, float]] = {}  # value, margin, body, cut, squash
+    # value, margin, body, cut, ghosts, squash
+    read: dict[int, tuple[int | None, float, float, bool, bool, float]] = {}
 
     def read_all(faces: list[Face]) -> None:
         if not faces:
             return
-        values, margins, bodies = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
+        values, margins, bodies, ghosts = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
         # A face cut by the photo's border (by more than a fifth of its half-width): its top
         # face cannot all be seen.
         frames = np.array([f.frame for f in faces])
@@ -1379,7 +1408,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         slack = 0.2 * _half_widths(frames)
         cut = ((corners.min(axis=(1, 2)) < -slack)
                | np.any(corners.max(axis=1) > np.array([w_img, h_img]) + slack[:, None], axis=1))
-        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist(),
+        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist(), ghosts.tolist(),
                                             _squashes(frames).tolist())))
         # The chroma round each lone light pip's face (read below), all at once.
         light_ones = [k for k, f in enumerate(faces) if f.pips[0].polarity < 0 and len(f.pips) == 1]
@@ -1397,7 +1426,7 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         while k < len(hypotheses):
             f = hypotheses[k]
             k += 1
-            value, margin, body, cut, squash = read[id(f)]
+            value, margin, body, cut, ghosts, squash = read[id(f)]
             if squash < least_squash(f):
                 continue
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
@@ -1407,6 +1436,10 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
                     continue  # on black or grey things (cables, keys) light spots are reflections
             if cut:
                 continue  # cut by the photo's border: its top face cannot all be seen
+            if ghosts and value is not None and _pips_inside(f, pips, pip_xy, pip_pol):
+                continue  # the mottle holds a pip found clearly: not ghosts but pips this layout misses
+            if ghosts and len(f.pips) == 1 and f.pips[0].diameter < GHOST_ONE_PIP * f.half_width:
+                continue  # a one on a mottled body needs a one's large pip: else a pip of a face among touching dice
             if value is not None and _stray_pip_inside(f, value, pips, pip_xy, pip_pol):
                 continue  # a pip of another layout lies on the face: it is misplaced
             if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
