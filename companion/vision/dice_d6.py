@@ -23,9 +23,11 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
 4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
    outlined) is reported with ``face`` None: never guessed.
 
-Speed (README, *Speed*): the work per photo is done in array batches (all faces read at once, all
-subsets of a group fitted at once) rather than per hypothesis, and the light-pip search runs on a
-worker thread beside the dark one.
+Speed (README, *Speed*): the work per photo is done in array batches (all blobs measured at once,
+all faces read at once, all subsets of a group fitted at once, all placements and ones' faces of
+a photo found at once) rather than per hypothesis, and the pip search (its octaves and
+polarities), the gradients and the integral image are shared out between the calling thread and
+one worker thread.
 
 Sources: OpenCV morphology (``cv2.morphologyEx``, black-hat/top-hat), ``cv2.fitEllipse``,
 ``cv2.integral``; the standard die face layouts (a 3 × 3 grid of pip places: 1 = centre,
@@ -91,7 +93,8 @@ class Pip:
     @property
     def roundness(self) -> float:
         """minor / major axis, 0..1 (1 = a circle)."""
-        return self.minor / max(self.major, 1e-6)
+        major = self.major
+        return self.minor / (1e-6 if 1e-6 > major else major)  # max(major, 1e-6): asked for often
 
     @property
     def diameter(self) -> float:
@@ -104,36 +107,93 @@ def _components(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, r: int, scal
     """Pip-shaped blobs of ``mask`` found at closing radius ``r`` on an image shrunk by ``scale``
     (on a coarser octave than the ``first``, only blobs too big for the finer one)."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    out = []
     max_area = math.pi * (r + 0.5) ** 2 * 1.15  # a closing of radius r fills blobs up to 2r + 1 px wide
     min_area = 5.0 if first else max_area / 4 * 0.6
     H, W = mask.shape
     cnts = [c for c in cnts if len(c) >= 5]
     if not cnts:
-        return out
+        return []
     # The cheap tests for every contour at once; the ellipse fit only for those that pass.
-    rects = np.array([cv2.boundingRect(c) for c in cnts]).reshape(-1, 4)
-    # The contour runs through the blob's edge pixels: half of them lie outside its polygon.
-    areas = np.array([cv2.contourArea(c) + len(c) / 2.0 for c in cnts])
+    rects, areas = _rects_and_areas(cnts)
     x0, y0, ws, hs = rects.T
     whole = (x0 > 0) & (y0 > 0) & (x0 + ws < W) & (y0 + hs < H)  # else cut by the image border
-    ok = whole & (ws * hs >= min_area) & (areas >= min_area) & (areas <= max_area)
-    for i in np.flatnonzero(ok).tolist():
-        c = cnts[i]
-        x, y, w, h = rects[i].tolist()
-        a = float(areas[i])
-        (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(c)
-        major, minor = max(ax1, ax2), min(ax1, ax2)
-        fill = a / (math.pi * major * minor / 4 + 1e-6)
-        if not 0.65 <= fill <= 1.45 or minor < 2.0:  # a few px blob's ellipse fit is rough
-            continue
-        # The blob's mean contrast: each pixel's hat relative to its reference level.
-        ratio = cv2.divide(hat[y : y + h, x : x + w], ref[y : y + h, x : x + w], dtype=cv2.CV_32F)
-        contrast = cv2.mean(ratio, mask[y : y + h, x : x + w])[0]
-        if ax1 < ax2:  # OpenCV gives the angle of the first axis: make it the major axis's
-            ang = (ang + 90.0) % 180.0
-        out.append(Pip(cx * scale, cy * scale, a * scale * scale, major * scale, minor * scale, ang, contrast, polarity))
-    return out
+    ok = np.flatnonzero(whole & (ws * hs >= min_area) & (areas >= min_area) & (areas <= max_area))
+    if len(ok) == 0:
+        return []
+    # One row per blob: centre (x, y), the two axes and the first axis's angle (cv2.fitEllipse's order).
+    fits = [cv2.fitEllipse(cnts[i]) for i in ok.tolist()]
+    cx, cy, ax1, ax2, ang = np.array([(*c, *axes, angle) for c, axes, angle in fits], np.float64).reshape(-1, 5).T
+    major, minor = np.maximum(ax1, ax2), np.minimum(ax1, ax2)
+    a = areas[ok]
+    fill = a / (math.pi * major * minor / 4 + 1e-6)
+    keep = (fill >= 0.65) & (fill <= 1.45) & (minor >= 2.0)  # a few px blob's ellipse fit is rough
+    # OpenCV gives the angle of the first axis: make it the major axis's.
+    ang = np.where(ax1 < ax2, (ang + 90.0) % 180.0, ang)
+    contrast = _blob_contrasts(mask, hat, ref, rects[ok[keep]])
+    rows = zip((cx[keep] * scale).tolist(), (cy[keep] * scale).tolist(), (a[keep] * scale * scale).tolist(),
+               (major[keep] * scale).tolist(), (minor[keep] * scale).tolist(), ang[keep].tolist(), contrast.tolist())
+    return [Pip(*row, polarity) for row in rows]
+
+
+def _rects_and_areas(cnts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Every contour's bounding rectangle and blob area at once, as ``cv2.boundingRect`` and
+    ``cv2.contourArea`` give them one by one.
+
+    Args:
+        cnts: K contours, each (n, 1, 2) int32 px (``cv2.findContours``, ``CHAIN_APPROX_NONE``).
+
+    Returns:
+        ``(rects, areas)``: (K, 4) int64 (x, y, w, h) px, and (K,) float64 areas px²: the polygon's
+        (shoelace, as ``cv2.contourArea``: whole numbers summed, so exact) plus half the contour's
+        length (it runs through the blob's edge pixels: half of them lie outside its polygon).
+    """
+    lengths = np.array([len(c) for c in cnts])
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    pts = np.concatenate(cnts).reshape(-1, 2).astype(np.int64)
+    x, y = pts[:, 0], pts[:, 1]
+    lo_x, hi_x = np.minimum.reduceat(x, first), np.maximum.reduceat(x, first)
+    lo_y, hi_y = np.minimum.reduceat(y, first), np.maximum.reduceat(y, first)
+    rects = np.stack([lo_x, lo_y, hi_x - lo_x + 1, hi_y - lo_y + 1], axis=1)
+    # Each point's predecessor along its own closed contour.
+    prev = np.arange(len(pts)) - 1
+    prev[first] = first + lengths - 1
+    twice = np.add.reduceat(x[prev] * y - y[prev] * x, first)
+    return rects, np.abs(twice) * 0.5 + lengths / 2.0
+
+
+def _blob_contrasts(mask: np.ndarray, hat: np.ndarray, ref: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Each blob's mean contrast: over the ``mask`` pixels of its bounding rectangle, each pixel's
+    ``hat`` relative to its ``ref`` level (in float32, as ``cv2.divide`` and ``cv2.mean`` give it).
+    All blobs at once: their rectangles' pixels gathered as one ragged run each.
+
+    Args:
+        mask, hat, ref: (H, W) uint8 (``ref`` ≥ 20, as :func:`find_pips` makes it).
+        rects: (K, 4) int (x, y, w, h) px, within the image.
+
+    Returns:
+        (K,) float64 contrasts.
+    """
+    if len(rects) == 0:
+        return np.zeros(0)
+    x, y, w, h = rects.T
+    size = w * h
+    first = np.concatenate([[0], np.cumsum(size)[:-1]])
+    owner = np.repeat(np.arange(len(rects)), size)
+    k = np.arange(int(size.sum())) - first[owner]
+    idx = (y[owner] + k // w[owner]) * mask.shape[1] + x[owner] + k % w[owner]
+    on = mask.ravel()[idx] > 0
+    ratio = hat.ravel()[idx].astype(np.float32) / ref.ravel()[idx].astype(np.float32)
+    # float32 ratios (1/255 … 255/20: multiples of 2⁻³¹) summed in float64 over a rectangle of at
+    # most a few thousand px: every partial sum is exact, so the order of summing cannot matter.
+    total = np.add.reduceat(np.where(on, ratio, 0.0).astype(np.float64), first)
+    count = np.add.reduceat(on.astype(np.int64), first)
+    return total * (1.0 / count)  # as cv2.mean: the sum times the count's reciprocal
+
+
+def _clamp(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """``a`` (integer px indices) limited to lo … hi: ``np.clip``'s result, without the checks of
+    its integer bounds against the dtype's range that cost more than the clipping on short arrays."""
+    return np.minimum(np.maximum(a, lo), hi)
 
 
 @lru_cache(maxsize=None)
@@ -142,7 +202,12 @@ def _disc(r: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
-def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = False) -> list[Pip]:
+#: How much darker (or, for light pips, lighter) than the local body a pip must be, as a fraction
+#: of the body's grey level (of its distance from white): a black pip on an ivory die is ≈ 0.6.
+PIP_MIN_CONTRAST = 0.3
+
+
+def find_pips(grey: np.ndarray, *, min_contrast: float = PIP_MIN_CONTRAST, light: bool = False) -> list[Pip]:
     """Pip candidates in a grey image.
 
     Args:
@@ -154,29 +219,53 @@ def find_pips(grey: np.ndarray, *, min_contrast: float = 0.3, light: bool = Fals
     Returns:
         Pips in image px, one per blob (the scale that fits it best), any order.
     """
-    found: list[Pip] = []
     img = np.ascontiguousarray(grey, dtype=np.uint8)
+    return _dedupe(_fine_pips(img, min_contrast=min_contrast, light=light)
+                   + _coarse_pips(img, min_contrast=min_contrast, light=light))
+
+
+# Each octave looks for pips 5 … 11 px wide at its own scale: 5 … 11, 10 … 22, 20 … 44 px …
+# (a closing of radius r fills dark blobs up to 2r + 1 px wide). The finest octave, the image at
+# its own scale, is most of the work; the coarser ones (scales 2, 4 and 8, while the image is
+# at least 24 px on its shorter side) can be searched elsewhere at the same time.
+
+
+def _fine_pips(img: np.ndarray, *, min_contrast: float = PIP_MIN_CONTRAST, light: bool = False) -> list[Pip]:
+    """:func:`find_pips`'s candidates of the finest octave, before deduplication. ``img``: (H, W)
+    uint8, contiguous."""
+    return _octave_pips(img, 1.0, min_contrast, light) if min(img.shape) >= 24 else []
+
+
+def _coarse_pips(img: np.ndarray, *, min_contrast: float = PIP_MIN_CONTRAST, light: bool = False) -> list[Pip]:
+    """:func:`find_pips`'s candidates of the coarser octaves, coarser last, before deduplication.
+    ``img``: (H, W) uint8, contiguous, at its own scale."""
+    found: list[Pip] = []
     scale = 1.0
-    # Each octave looks for pips 5 … 11 px wide at its own scale: 5 … 11, 10 … 22, 20 … 44 px …
-    # (a closing of radius r fills dark blobs up to 2r + 1 px wide).
-    while min(img.shape) >= 24:
-        for r in PIP_RADII:
-            k = _disc(r)
-            if light:
-                body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
-                hat = cv2.subtract(img, body)
-                ref = cv2.max(cv2.subtract(np.full_like(body, 255), body), 20)
-            else:
-                body = cv2.morphologyEx(img, cv2.MORPH_CLOSE, k)
-                hat = cv2.subtract(body, img)
-                ref = cv2.max(body, 20)
-            mask = cv2.compare(hat, cv2.convertScaleAbs(ref, alpha=min_contrast), cv2.CMP_GT)
-            found += _components(mask, hat, ref, r, scale, -1 if light else 1, first=scale == 1.0)
-        if scale >= 8:
-            break
+    while min(img.shape) >= 24 and scale < 8:
         img = cv2.pyrDown(img)
         scale *= 2.0
-    return _dedupe(found)
+        if min(img.shape) < 24:
+            break
+        found += _octave_pips(img, scale, min_contrast, light)
+    return found
+
+
+def _octave_pips(img: np.ndarray, scale: float, min_contrast: float, light: bool) -> list[Pip]:
+    """The pip candidates of one octave: ``img`` (H, W) uint8 is the grey image shrunk by ``scale``."""
+    found: list[Pip] = []
+    for r in PIP_RADII:
+        k = _disc(r)
+        if light:
+            body = cv2.morphologyEx(img, cv2.MORPH_OPEN, k)
+            hat = cv2.subtract(img, body)
+            ref = cv2.max(cv2.bitwise_not(body), 20)  # the body's distance from white, 255 − body
+        else:
+            body = cv2.morphologyEx(img, cv2.MORPH_CLOSE, k)
+            hat = cv2.subtract(body, img)
+            ref = cv2.max(body, 20)
+        mask = cv2.compare(hat, cv2.convertScaleAbs(ref, alpha=min_contrast), cv2.CMP_GT)
+        found += _components(mask, hat, ref, r, scale, -1 if light else 1, first=scale == 1.0)
+    return found
 
 
 def _dedupe(pips: list[Pip]) -> list[Pip]:
@@ -190,21 +279,27 @@ def _dedupe(pips: list[Pip]) -> list[Pip]:
     x = np.array([p.x for p in order])
     y = np.array([p.y for p in order])
     d = np.array([p.diameter for p in order])
-    dist = np.hypot(x[:, None] - x[None], y[:, None] - y[None])
-    close = dist <= 0.5 * np.maximum(d[:, None], d[None])
+    # The pairs (i, j), j before i (larger), whose centres lie within half the larger's diameter:
+    # first those within it along both axes (a distance is no shorter than either of its legs),
+    # then the distance (the costlier part) for those only.
+    reach = 0.5 * np.maximum(d[:, None], d[None])
+    near_x, near_y = np.abs(x[:, None] - x[None]) <= reach, np.abs(y[:, None] - y[None]) <= reach
+    rows, cols = np.nonzero(np.tril(near_x & near_y, -1))
+    close = np.hypot(x[rows] - x[cols], y[rows] - y[cols]) <= reach[rows, cols]
+    rows, cols = rows[close], cols[close]
     # Each candidate's close ones that come before it (larger): it is kept unless one is kept.
-    rows, cols = np.nonzero(np.tril(close, -1))
     earlier: dict[int, list[int]] = {}
     for i, j in zip(rows.tolist(), cols.tolist()):
         earlier.setdefault(i, []).append(j)
-    holder = _holders(rows, cols, dist, d, np.array([p.roundness for p in order]))
+    holder = _holders(rows, cols, x, y, d, np.array([p.roundness for p in order]))
     kept = [False] * len(order)
     for i in range(len(order)):
         kept[i] = not holder[i] and not any(kept[j] for j in earlier.get(i, ()))
     return [p for p, k in zip(order, kept) if k]
 
 
-def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray, rnd: np.ndarray) -> list[bool]:
+def _holders(rows: np.ndarray, cols: np.ndarray, x: np.ndarray, y: np.ndarray, d: np.ndarray,
+             rnd: np.ndarray) -> list[bool]:
     """Which candidates (largest first) hold two smaller ones that are pips of one face: round
     (``TOP_MIN_ROUNDNESS``), of like size (within 1.6×, as :func:`group_pips` asks) and apart,
     centres further apart than their radii together (so not one pip seen at two octaves). A die
@@ -215,7 +310,7 @@ def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray
     Args:
         rows, cols: (M,) int, the pairs (smaller i, larger j) of candidates whose centres lie
             within half the larger's diameter.
-        dist: (N, N) float64 distances between the candidates' centres, px.
+        x, y: (N,) float64 the candidates' centres, px.
         d: (N,) float64 diameters, px.
         rnd: (N,) float64 roundness (minor / major axis).
     """
@@ -227,7 +322,8 @@ def _holders(rows: np.ndarray, cols: np.ndarray, dist: np.ndarray, d: np.ndarray
     for j, inner in held.items():
         if len(inner) >= 2:
             k = np.array(inner)
-            holder[j] = _two_apart_alike(dist[k[:, None], k[None]], d[k])
+            dist = np.hypot(x[k][:, None] - x[k][None], y[k][:, None] - y[k][None])
+            holder[j] = _two_apart_alike(dist, d[k])
     return holder
 
 
@@ -398,8 +494,15 @@ def _fit_many(x: np.ndarray, value: int) -> tuple[np.ndarray, np.ndarray]:
     return res[rows[:, 0], best], frames
 
 
+def _half_widths(frames: np.ndarray) -> np.ndarray:
+    """:attr:`Face.half_width` of many frames at once (the same operations, so the same values):
+    (K, 2, 3) float64 → (K,) float64 px."""
+    return np.sqrt(np.abs(frames[:, 0, 0] * frames[:, 1, 1] - frames[:, 0, 1] * frames[:, 1, 0]))
+
+
 def _squashes(frames: np.ndarray) -> np.ndarray:
-    """:attr:`Face.squash` of many frames at once: (K, 2, 3) float64 → (K,) float64."""
+    """:attr:`Face.squash` of many frames at once (the same operations, so the same values):
+    (K, 2, 3) float64 → (K,) float64."""
     m = frames[:, :, :2]
     f2 = np.sum(m * m, axis=(1, 2))
     det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
@@ -466,29 +569,20 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
     theta = np.zeros(n)
     if flat:
         idx = np.concatenate(flat)
-        g = gx.ravel()[idx].astype(np.float32) + 1j * gy.ravel()[idx].astype(np.float32)
-        g2 = g * g
-        terms = g2 * g2 / np.maximum(np.abs(g2), 1e-6)  # |g|² e^{4iθ}
+        # The samples as complex64 gx + i·gy, squared twice over |g²|: |g|² e^{4iθ}. In place,
+        # these arrays being long (a small pip's window is every pixel of it).
+        g2 = np.empty(len(idx), np.complex64)
+        g2.real = gx.ravel()[idx]
+        g2.imag = gy.ravel()[idx]
+        np.multiply(g2, g2, out=g2)
+        size = np.maximum(np.abs(g2), np.float32(1e-6))
+        terms = np.multiply(g2, g2, out=g2)
+        np.divide(terms, size, out=terms)
         # Each pip's sum over its own samples, all at once (its samples are one run of terms).
         has = [k for k, b in enumerate(bounds) if b is not None]
         sums = np.add.reduceat(terms, [bounds[k][0] for k in has])
         theta[has] = np.angle(sums) / 4.0
-    # The distances: every pip's four directions, padded to one length.
-    start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
-    stop = np.array([2.2 * gs for gs in guess])
-    count = np.maximum(np.ceil((stop - start) / 0.5), 0).astype(int)
-    # As np.arange makes them: start + i · ((start + 0.5) − start), the step as it rounds at start.
-    r = start[:, None] + np.arange(max(int(count.max()), 1))[None] * ((start + 0.5) - start)[:, None]  # (N, T)
-    valid = np.arange(r.shape[1])[None] < count[:, None]
-    a = theta[:, None] + np.arange(4) * (math.pi / 2)
-    ux, uy = np.cos(a)[:, :, None], np.sin(a)[:, :, None]  # (N, 4, 1)
-    cx = np.array([p.x for p in pips])[:, None, None]
-    cy = np.array([p.y for p in pips])[:, None, None]
-    xs = np.clip(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
-    ys = np.clip(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
-    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (N, 4, T)
-    along = np.where(valid[:, None, :], along, -1.0)
-    best = np.sort(np.take_along_axis(r, np.argmax(along, axis=2), axis=1), axis=1)  # (N, 4)
+    best = np.sort(_strongest_edge_distances(pips, guess, theta, gx, gy), axis=1)  # (N, 4)
     half = ((best[:, 1] + best[:, 2]) / 2).tolist()  # the median of four
     out = []
     for p, t, h in zip(pips, theta.tolist(), half):
@@ -499,6 +593,50 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
         out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0)
                     for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)])
     return out
+
+
+#: More than any sample index: where a run's sample is not its greatest.
+_NO_INDEX = np.iinfo(np.int64).max
+
+
+def _strongest_edge_distances(pips: list[Pip], guess: list[float], theta: np.ndarray,
+                              gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """For :func:`_lone_faces_many`: per pip and per axis direction ``theta + k · 90°`` (k = 0 … 3),
+    the distance from the pip's centre (from 0.9 pip diameters to 2.2 ``guess`` px, every 0.5 px)
+    of the strongest grey-level step across that direction; the nearest of equal steps.
+
+    The samples are kept ragged (one run per pip, as long as its own search), not padded to the
+    longest: a coarse octave's blob a whole die wide would make every pip's search as long as its.
+
+    Args:
+        pips: N pips; guess: their N face half-width guesses, px; theta: (N,) float64 turns, rad.
+        gx, gy: (H, W) the image's x and y gradients.
+
+    Returns:
+        (N, 4) float64 distances, px.
+    """
+    h_img, w_img = gx.shape
+    start = np.array([max(1.0, 0.9 * p.diameter) for p in pips])
+    stop = np.array([2.2 * gs for gs in guess])
+    # At least one sample: an empty search would give its start, as the one sample at it does.
+    count = np.maximum(np.ceil((stop - start) / 0.5), 1).astype(np.int64)
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])  # each pip's run in the flat samples
+    owner = np.repeat(np.arange(len(pips)), count)
+    i = np.arange(int(count.sum())) - first[owner]  # each sample's index in its run
+    # As np.arange makes them: start + i · ((start + 0.5) − start), the step as it rounds at start.
+    step = (start + 0.5) - start
+    r = start[owner] + i * step[owner]
+    a = theta[:, None] + np.arange(4) * (math.pi / 2)
+    ux, uy = np.cos(a)[owner], np.sin(a)[owner]  # (S, 4)
+    cx = np.array([p.x for p in pips])[owner, None]
+    cy = np.array([p.y for p in pips])[owner, None]
+    xs = _clamp(np.round(cx + r[:, None] * ux).astype(int), 0, w_img - 1)
+    ys = _clamp(np.round(cy + r[:, None] * uy).astype(int), 0, h_img - 1)
+    along = np.abs(gx[ys, xs] * ux + gy[ys, xs] * uy)  # (S, 4)
+    # The first sample of each run where it reaches the run's greatest step.
+    top = np.maximum.reduceat(along, first, axis=0)  # (N, 4)
+    at = np.minimum.reduceat(np.where(along == top[owner], i[:, None], _NO_INDEX), first, axis=0)
+    return start[:, None] + at * step[:, None]
 
 
 #: The least roundness of a lone pip read as a one on a face seen obliquely
@@ -572,9 +710,13 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     d = 2.0 * np.sqrt(area / math.pi)  # Pip.diameter
     rnd = minor / np.maximum(major, 1e-6)  # Pip.roundness
     con = np.maximum(con, 1e-3)
-    # Pairs near enough first (most pairs are not), then the other tests on those pairs only.
-    i, j = np.nonzero(np.triu(np.hypot(x[:, None] - x[None], y[:, None] - y[None])
-                              <= 4.2 * (d[:, None] + d[None]) / 2, 1))
+    # Pairs near enough first (most pairs are not), then the other tests on those pairs only:
+    # near along both axes (a distance is no shorter than either of its legs), then the distance.
+    reach = 4.2 * (d[:, None] + d[None]) / 2
+    near_x, near_y = np.abs(x[:, None] - x[None]) <= reach, np.abs(y[:, None] - y[None]) <= reach
+    i, j = np.nonzero(np.triu(near_x & near_y, 1))
+    near = np.hypot(x[i] - x[j], y[i] - y[j]) <= reach[i, j]
+    i, j = i[near], j[near]
     turn = np.abs(ang[i] - ang[j]) % 180.0
     turn = np.minimum(turn, 180.0 - turn)
     like = (
@@ -620,8 +762,8 @@ def _sampler(grey: np.ndarray):
         r = np.maximum(1, np.round(sigma).astype(np.int64))
         xs = np.round(pts[..., 0]).astype(np.int64)
         ys = np.round(pts[..., 1]).astype(np.int64)
-        x0, x1 = np.clip(xs - r, 0, w - 1), np.clip(xs + r + 1, 1, w)
-        y0, y1 = np.clip(ys - r, 0, h - 1), np.clip(ys + r + 1, 1, h)
+        x0, x1 = _clamp(xs - r, 0, w - 1), _clamp(xs + r + 1, 1, w)
+        y0, y1 = _clamp(ys - r, 0, h - 1), _clamp(ys + r + 1, 1, h)
         total = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
         return total / np.maximum((x1 - x0) * (y1 - y0), 1)
 
@@ -661,7 +803,7 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
     if n == 0:
         return [], np.zeros(0), np.zeros(0)
     frames = np.array([f.frame for f in faces])  # (N, 2, 3)
-    half = np.array([f.half_width for f in faces])
+    half = _half_widths(frames)
     sigma = np.maximum(0.7, 0.12 * half)
     pts = _BARE_AND_PLACES @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]  # (N, 13, 2)
     both = sample(pts, sigma[:, None])  # (N, 13)
@@ -720,33 +862,44 @@ def _placements(g: list[Pip]) -> list[Face]:
     """Every way of putting two or three pips on distinct places of the 3 × 3 grid that a
     similarity fits well: the pips found may be only part of the face (blur merges pips, glare
     hides some), so which places they are is left to :func:`read_faces` to decide."""
-    x = np.array([p.x + 1j * p.y for p in g])
-    cz, cc_conj, cz_mean = _assignment_terms(len(g))
-    xc = x - x.mean()
-    a = cc_conj @ xc
-    b = x.mean() - a * cz_mean
-    h = np.abs(a)  # the similarity's scale: face half-width, px
-    rms = np.sqrt(np.mean(np.abs(x[None] - (a[:, None] * cz + b[:, None])) ** 2, axis=1))
-    mean_d = float(np.mean([p.diameter for p in g]))
-    ok = ((h >= HALF_WIDTH_PER_PIP_RANGE[0] * mean_d) & (h <= HALF_WIDTH_PER_PIP_RANGE[1] * mean_d)
-          & (rms < 0.12 * h))
-    ks = np.flatnonzero(ok)
-    if len(ks) == 0:
-        return []
-    a, b, h, rms = a[ks], b[ks], h[ks], rms[ks]
-    # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
-    keys = np.stack([np.round(b.real), np.round(b.imag), np.round(h),
-                     np.round(np.degrees(np.angle(a)) % 90.0 / 3)], axis=1).tolist()
-    frames = np.stack([np.stack([a.real, -a.imag, b.real], axis=1), np.stack([a.imag, a.real, b.imag], axis=1)], axis=1)
-    residual = (rms / h).tolist()
-    out = []
-    seen = set()
-    pips = tuple(g)
-    for k, key in enumerate(map(tuple, keys)):
-        if key in seen:
+    return _placements_many([g])[0]
+
+
+def _placements_many(sets: list[list[Pip]]) -> list[list[Face]]:
+    """:func:`_placements` of many sets of pips at once, a batch of arrays per set size (each set's
+    faces as it alone would give them: the same operations, element by element)."""
+    out: list[list[Face]] = [[] for _ in sets]
+    by_size: dict[int, list[int]] = {}
+    for i, g in enumerate(sets):
+        by_size.setdefault(len(g), []).append(i)
+    for n, members in by_size.items():
+        x = np.array([[p.x + 1j * p.y for p in sets[i]] for i in members])  # (C, n)
+        cz, cc_conj, cz_mean = _assignment_terms(n)
+        centre = x.mean(axis=1)
+        a = np.einsum("kj,cj->ck", cc_conj, x - centre[:, None])  # (C, K): each set's similarities
+        b = centre[:, None] - a * cz_mean
+        h = np.abs(a)  # the similarity's scale: face half-width, px
+        rms = np.sqrt(np.mean(np.abs(x[:, None] - (a[..., None] * cz + b[..., None])) ** 2, axis=2))
+        mean_d = np.array([[p.diameter for p in sets[i]] for i in members]).mean(axis=1)[:, None]
+        ok = ((h >= HALF_WIDTH_PER_PIP_RANGE[0] * mean_d) & (h <= HALF_WIDTH_PER_PIP_RANGE[1] * mean_d)
+              & (rms < 0.12 * h))
+        c, k = np.nonzero(ok)  # set by set, each set's assignments in order
+        if len(c) == 0:
             continue
-        seen.add(key)
-        out.append(Face(frames[k], pips, residual[k]))
+        a, b, h, rms = a[c, k], b[c, k], h[c, k], rms[c, k]
+        # Symmetric assignments give the same face: keep one per (centre, half-width, turn mod 90°).
+        keys = np.stack([np.round(b.real), np.round(b.imag), np.round(h),
+                         np.round(np.degrees(np.angle(a)) % 90.0 / 3)], axis=1).tolist()
+        frames = np.stack([np.stack([a.real, -a.imag, b.real], axis=1),
+                           np.stack([a.imag, a.real, b.imag], axis=1)], axis=1)
+        residual = (rms / h).tolist()
+        seen: set[tuple[int, tuple[float, ...]]] = set()
+        for j, (ci, key) in enumerate(zip(c.tolist(), map(tuple, keys))):
+            if (ci, key) in seen:
+                continue
+            seen.add((ci, key))
+            i = members[ci]
+            out[i].append(Face(frames[j], tuple(sets[i]), residual[j]))
     return out
 
 
@@ -772,39 +925,55 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
         res, frames = _fit_many(np.array([[(p.x, p.y) for p in g] for _, g in members], np.float64), n)
         for i, (k, _) in enumerate(members):
             first[k] = (res[i : i + 1], frames[i : i + 1])
-    # Every one's faces of the photo are found in one batch, after the groups are walked.
-    ones = _LoneBatch()
+    # Every one's faces and placements of the photo are found in one batch, after the groups
+    # are walked.
+    batch = _HypothesisBatch()
     for k, group in enumerate(groups):
         if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS:
-            out.append(ones.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
+            out.append(batch.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
         elif len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
-            out += _group_faces(group, grad, first_fit=first.get(k), ones=ones)
-    ones.resolve(grad)
+            out += _group_faces(group, grad, first_fit=first.get(k), batch=batch)
+    batch.resolve(grad)
     return out
 
 
-class _LoneBatch:
-    """One's faces (:func:`_lone_faces`) asked for while face hypotheses are built, found for all
-    at once (:func:`_lone_faces_many`: one batch costs about what one pip alone does)."""
+class _HypothesisBatch:
+    """Face hypotheses asked for while a photo's groups are walked, found for all at once when
+    the walk is done: one's faces (:func:`_lone_faces_many`: one batch costs about what one pip
+    alone does) and placements (:func:`_placements_many`)."""
 
     def __init__(self) -> None:
-        self._asked: list[tuple[Pip, list[Face]]] = []
+        self._ones: list[tuple[Pip, list[Face]]] = []
+        self._placements: list[tuple[list[Pip], list, object]] = []
 
     def faces_of(self, p: Pip, into: list[Face] | None = None) -> list[Face]:
         """The list ``into`` (a new one if None), to have ``p``'s one's faces put at its front
         by :meth:`resolve`."""
         into = [] if into is None else into
-        self._asked.append((p, into))
+        self._ones.append((p, into))
+        return into
+
+    def placements_of(self, g: list[Pip], into: list[Face] | None = None) -> list[Face]:
+        """The list ``into`` (a new one if None), to have ``g``'s placements put by :meth:`resolve`
+        where they would be had they been added now (a stand-in holds their place)."""
+        into = [] if into is None else into
+        stand_in = object()
+        into.append(stand_in)
+        self._placements.append((g, into, stand_in))
         return into
 
     def resolve(self, grad) -> None:
-        """Finds the faces asked for and puts each pip's at the front of its list."""
-        found = _lone_faces_many([p for p, _ in self._asked], grad)
-        for (_, into), faces in zip(self._asked, found):
+        """Finds the faces asked for: each set's placements in its stand-in's place, then each
+        pip's one's faces at the front of its list."""
+        found = _placements_many([g for g, _, _ in self._placements])
+        for (_, into, stand_in), faces in zip(self._placements, found):
+            k = next(i for i, f in enumerate(into) if f is stand_in)
+            into[k : k + 1] = faces
+        for (_, into), faces in zip(self._ones, _lone_faces_many([p for p, _ in self._ones], grad)):
             into[0:0] = faces
-        self._asked = []
+        self._ones, self._placements = [], []
 
 
 #: The most roundness of a bar: a six's column of three pips merged into one blob by blur
@@ -917,32 +1086,32 @@ PAIR_MIN_ROUNDNESS = 0.8
 
 def _group_faces(group: list[Pip], grad, depth: int = 0,
                  first_fit: tuple[np.ndarray, np.ndarray] | None = None,
-                 ones: _LoneBatch | None = None, left_over: bool = False) -> list[list[Face]]:
+                 batch: _HypothesisBatch | None = None, left_over: bool = False) -> list[list[Face]]:
     """Hypotheses for one group (see :func:`_candidates`); a group of more round pips than one
     face holds, or that fits no layout, is two touching dice: it is split in two and each part
     is tried again. ``first_fit``: :func:`_fit_many`'s result for all the group's round pips,
-    when already found (with other groups' in one batch). ``ones``: where a one's faces are asked
-    for, to be found later with others' (None: found at once). ``left_over``: the pips a fit of
-    a larger group left out (a touching die's face), whose round pips are not tried as a one
-    among the others (the larger or rounder pip of a two is no one)."""
-    if ones is None:
-        ones = _LoneBatch()
-        out = _group_faces(group, grad, depth, first_fit, ones, left_over)
-        ones.resolve(grad)
+    when already found (with other groups' in one batch). ``batch``: where a one's faces and
+    placements are asked for, to be found later with others' (None: found at once).
+    ``left_over``: the pips a fit of a larger group left out (a touching die's face), whose round
+    pips are not tried as a one among the others (the larger or rounder pip of a two is no one)."""
+    if batch is None:
+        batch = _HypothesisBatch()
+        out = _group_faces(group, grad, depth, first_fit, batch, left_over)
+        batch.resolve(grad)
         return out
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
-        return [ones.faces_of(g[0])]
+        return [batch.faces_of(g[0])]
     faces: list[Face] = []
     if g and not (left_over and len(g) >= 2):
         big = max(g, key=lambda p: p.diameter)
         rest = [p.diameter for p in group if p is not big]
         if big.diameter >= 1.15 * statistics.median(rest) and big.roundness >= max(p.roundness for p in group):
-            ones.faces_of(big, faces)
+            batch.faces_of(big, faces)
         else:
             top = _rounder_one_pip(group, g)
             if top is not None:
-                ones.faces_of(top, faces)
+                batch.faces_of(top, faces)
     if len(g) < len(group) and 4 <= len(group) <= 6:
         # Pips drawn out by motion blur are not round, but their centres still lie on a square
         # face's layout; a side face's layout is foreshortened (its fit is squashed).
@@ -952,7 +1121,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
             # All the group's pips are one face: a subset of them (a six's column) is no face.
             return [faces]
     if 2 <= len(g) <= 3:
-        faces += _placements(g)
+        batch.placements_of(g, faces)
     fitted = False
     xy = np.array([(p.x, p.y) for p in g], np.float64).reshape(-1, 2)
     for drop in range(0, min(3, len(g) - 1)):
@@ -966,7 +1135,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
             pairs = [(a, b) for a, b in itertools.combinations(g, 2)
                      if min(a.roundness, b.roundness) >= PAIR_MIN_ROUNDNESS]
             if pairs:
-                return [faces] + [_placements([a, b]) for a, b in pairs]
+                return [faces] + [batch.placements_of([a, b]) for a, b in pairs]
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
         res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
         # A fit squashed more than a top face can be (pips of two touching dice) is no fit: it
@@ -980,13 +1149,13 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
         a, b = _two_means(g)
         if a and b:
-            return [faces] + _group_faces(a, grad, depth + 1, ones=ones) + _group_faces(b, grad, depth + 1, ones=ones)
+            return [faces] + _group_faces(a, grad, depth + 1, batch=batch) + _group_faces(b, grad, depth + 1, batch=batch)
     if fitted and drop > 0 and depth < 3:
         # The pips left out of the fit may be a touching die's (their pips grouped as alike):
         # they are tried as a group of their own.
         used = {id(p) for p in faces[-1].pips}
         rest = [p for p in group if id(p) not in used]
-        return [faces] + _group_faces(rest, grad, depth + 1, ones=ones, left_over=True)
+        return [faces] + _group_faces(rest, grad, depth + 1, batch=batch, left_over=True)
     return [faces]
 
 
@@ -1005,7 +1174,7 @@ def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
     float64 → (N,) float64."""
     h, w = img.shape[:2]
     pts = np.round(_BARE @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]).astype(int)  # (N, 4, 2)
-    px = img[np.clip(pts[..., 1], 0, h - 1), np.clip(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
+    px = img[_clamp(pts[..., 1], 0, h - 1), _clamp(pts[..., 0], 0, w - 1)].astype(np.float64)  # (N, 4, 3)
     return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
 
 
@@ -1033,8 +1202,8 @@ def outline_strength(face: Face, grad) -> float:
     img_pts = face.to_image(_OUTLINE_POINTS)  # (4 · 6 · 3, 2)
     nd = _OUTLINE_NORMALS @ face.frame[:, :2].T  # (4, 2): each side's normal in image px
     nd = nd / np.maximum(np.linalg.norm(nd, axis=1, keepdims=True), 1e-9)
-    xs = np.clip(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
+    xs = _clamp(np.round(img_pts[:, 0]).astype(int), 0, w - 1)
+    ys = _clamp(np.round(img_pts[:, 1]).astype(int), 0, h - 1)
     step = np.abs(gx[ys, xs].reshape(4, -1) * nd[:, :1] + gy[ys, xs].reshape(4, -1) * nd[:, 1:])
     # The median of three is the middle one.
     sides = np.sort(step.reshape(4, len(_OUTLINE_RHO), 3).max(axis=1), axis=1)[:, 1]
@@ -1120,15 +1289,24 @@ def _roundness(f: Face) -> float:
 _WORKER: dict[int, ThreadPoolExecutor] = {}
 
 
-def _light_pips_worker() -> ThreadPoolExecutor:
-    """One worker thread for the light-pip search, made on first use and kept (idle, it costs
-    nothing; a new thread per photo would cost more than it saves on a small photo). Keyed by
-    process id: a forked child has the parent's executor but not its thread."""
+def _search_worker() -> ThreadPoolExecutor:
+    """One worker thread for a share of the pip search (and the gradients and integral image),
+    made on first use and kept (idle, it costs nothing; a new thread per photo would cost more
+    than it saves on a small photo). Keyed by process id: a forked child has the parent's
+    executor but not its thread."""
     pid = os.getpid()
     if pid not in _WORKER:
         _WORKER.clear()
-        _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-light-pips")
+        _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-search")
     return _WORKER[pid]
+
+
+def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y gradients of an (H, W) uint8 image: 3 × 3 Sobel, each (H, W) int16 (a uint8
+    image's steps are whole numbers of at most ±1020: int16 holds them exactly).
+    ``cv2.spatialGradient`` gives both in one pass, as two ``cv2.Sobel`` calls would."""
+    gx, gy = cv2.spatialGradient(grey)
+    return gx, gy
 
 
 def read_d6(image: np.ndarray) -> list[DieObservation]:
@@ -1158,20 +1336,27 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     img, scale = working_copy(image, WORK_SIDE)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
-    # The light-pip search runs beside the dark one, and beside the dark pips' grouping and face
-    # hypotheses (mostly Python): OpenCV releases the GIL, so the two overlap. Pips of unlike
-    # polarity never share a group, a bar pair or a squashed one's check, so the dark pips'
-    # hypotheses need no light pip; dark first, as one batch of all the pips would order them.
-    light = _light_pips_worker().submit(find_pips, grey, light=True)
+    # The pip search is shared out between this thread and a worker thread (OpenCV releases the
+    # GIL, so the two overlap): this thread takes the dark pips' finest octave and the light
+    # pips' coarser ones, the worker the dark pips' coarser octaves, the image's gradients, the
+    # light pips' finest octave and the integral image, in the order they are needed. This
+    # thread then makes the dark pips' face hypotheses (mostly Python) while the worker finishes.
+    # Pips of unlike polarity never share a group, a bar pair or a squashed one's check, so the
+    # dark pips' hypotheses need no light pip; dark first, as one batch of all the pips would
+    # order them.
+    worker = _search_worker()
+    jobs = [worker.submit(_coarse_pips, grey), worker.submit(_gradients, grey),
+            worker.submit(_fine_pips, grey, light=True), worker.submit(_sampler, grey)]
     try:
-        # 3 × 3 Sobel steps of a uint8 image are whole numbers of at most ±1020: int16 holds them exactly.
-        grad = (cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
-        sample = _sampler(grey)
-        dark = find_pips(grey)
+        dark_fine = _fine_pips(grey)
+        light_coarse = _coarse_pips(grey, light=True)
+        dark = _dedupe(dark_fine + jobs[0].result())  # find_pips(grey), its octaves shared out
         dark_groups = group_pips(dark)
+        grad = jobs[1].result()
         dark_faces = _candidates(dark_groups, grad)
     finally:
-        light_pips = light.result()
+        _, grad, light_fine, sample = [job.result() for job in jobs]  # waited for whatever happens here
+    light_pips = _dedupe(light_fine + light_coarse)  # find_pips(grey, light=True)
     light_groups = group_pips(light_pips)
     pips = dark + light_pips
     pip_xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(-1, 2)
@@ -1183,7 +1368,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     faces_not_pips = _face_blobs(dark, light_pips) | _face_blobs(light_pips, dark)
     if faces_not_pips:
         per_group = [[f for f in faces if not any(id(p) in faces_not_pips for p in f.pips)] for faces in per_group]
-    read: dict[int, tuple[int | None, float, float, bool]] = {}
+    # value, margin, body, cut, squash
+    read: dict[int, tuple[int | None, float, float, bool, float]] = {}
 
     def read_all(faces: list[Face]) -> None:
         if not faces:
@@ -1193,10 +1379,11 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         # face cannot all be seen.
         frames = np.array([f.frame for f in faces])
         corners = _CORNERS @ frames[:, :, :2].transpose(0, 2, 1) + frames[:, None, :, 2]  # (N, 4, 2)
-        slack = 0.2 * np.array([f.half_width for f in faces])
+        slack = 0.2 * _half_widths(frames)
         cut = ((corners.min(axis=(1, 2)) < -slack)
                | np.any(corners.max(axis=1) > np.array([w_img, h_img]) + slack[:, None], axis=1))
-        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist())))
+        read.update(zip(map(id, faces), zip(values, margins.tolist(), bodies.tolist(), cut.tolist(),
+                                            _squashes(frames).tolist())))
         # The chroma round each lone light pip's face (read below), all at once.
         light_ones = [k for k, f in enumerate(faces) if f.pips[0].polarity < 0 and len(f.pips) == 1]
         if light_ones:
@@ -1213,9 +1400,9 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         while k < len(hypotheses):
             f = hypotheses[k]
             k += 1
-            if f.squash < least_squash(f):
+            value, margin, body, cut, squash = read[id(f)]
+            if squash < least_squash(f):
                 continue
-            value, margin, body, cut = read[id(f)]
             if f.pips[0].polarity < 0 and len(f.pips) == 1:
                 if body > MAX_LIGHT_PIP_BODY:
                     continue  # a lone light spot on a light die is a glint, not a one
