@@ -326,20 +326,25 @@ def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw:
         d = frac * cw
         moves = [(d, 0, 0), (-d, 0, 0), (0, d, 0), (0, -d, 0), (0, 0, deg), (0, 0, -deg)]
         active = set(range(len(best)))
+        came_by: dict[int, int] = {}  # seed → the move that brought it to its best place
         for _ in range(REFINE_ROUNDS):
             if not active:
                 break
-            tries, who = [], []
+            tries, who, how = [], [], []
             for k in sorted(active):
                 (x, y), wh, a = best[k]
-                for mx, my, ma in moves:
+                for m, (mx, my, ma) in enumerate(moves):
+                    if k in came_by and m == came_by[k] ^ 1:
+                        continue  # back where it came from: read already, and beaten
                     tries.append(((x + mx, y + my), wh, a + ma))
                     who.append(k)
+                    how.append(m)
             s = _score(image, deck, tries)
             moved = set()
             for i, k in enumerate(who):
                 if s[i] > best_score[k]:
                     best[k], best_score[k] = tries[i], float(s[i])
+                    came_by[k] = how[i]
                     moved.add(k)
             active = moved
     return best

@@ -620,13 +620,16 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
         ValueError: ``frame`` is not (H, W, 3).
     """
     from companion.vision.blas import one_blas_thread
+    from companion.vision.dice_icons import one_opencv_thread
 
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")
     if frame.size == 0:
         return []  # an empty image shows no card
     work, shrink = working_copy(frame, READ_MAX_SIDE)
-    with one_blas_thread():
+    # One thread for BLAS and for OpenCV: reading is a thousand small warps and products, which
+    # the thread pools split at a loss (see one_opencv_thread; the dice readers do the same).
+    with one_blas_thread(), one_opencv_thread():
         results = read_card_results(work, deck)
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
