@@ -129,6 +129,11 @@ def order_quads(quads: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.take_along_axis(q, (idx % 4)[:, :, None], axis=1))
 
 
+def _ordered(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """:func:`order_quad` of each quad, in one :func:`order_quads` call."""
+    return list(order_quads(np.stack(quads))) if quads else []
+
+
 def _aspect(q: np.ndarray) -> float:
     s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
     a, b = s[0] + s[2], s[1] + s[3]
@@ -260,11 +265,13 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _line_intersections(points: np.ndarray, dirs: np.ndarray) -> np.ndarray:
-    """Corner i = side (i-1) ∩ side i, for lines through points (4, 2) along dirs (4, 2)."""
-    p2 = points + dirs
-    la = np.cross(np.c_[points, np.ones(4)], np.c_[p2, np.ones(4)])  # homogeneous lines
-    corners = np.cross(np.roll(la, 1, axis=0), la)
-    return (corners[:, :2] / corners[:, 2:3]).astype(np.float32)
+    """Corner i = side (i-1) ∩ side i, for lines through points (..., 4, 2) along dirs (..., 4, 2);
+    (..., 4, 2) float32 (inf or nan where two sides are parallel)."""
+    one = np.ones(points.shape[:-1] + (1,))
+    la = np.cross(np.concatenate([points, one], -1), np.concatenate([points + dirs, one], -1))  # homogeneous lines
+    corners = np.cross(np.roll(la, 1, axis=-2), la)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (corners[..., :2] / corners[..., 2:3]).astype(np.float32)
 
 
 def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | None = None
@@ -346,8 +353,9 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     sup = inl.mean(axis=-1)  # (N, 4)
 
     out = []
+    every = _line_intersections(mu.astype(np.float64), direc.astype(np.float64))  # (N, 4, 2), all at once
     for ci in range(n):
-        corners = _line_intersections(mu[ci].astype(np.float64), direc[ci].astype(np.float64))
+        corners = every[ci]
         # Corner i = side(i-1) ∩ side(i) is quad corner i (side i runs from corner i).
         if not np.all(np.isfinite(corners)) or np.abs(corners - q[ci]).max() > 3 * r[ci].max() + 2:
             out.append((q[ci], 0.0, False))
@@ -428,16 +436,17 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     h, w = frame.shape[:2]
     area = float(h * w)
     lo, hi = min_area_frac * area, max_area_frac * area
-    rough = [order_quad(q) for q in _candidates(frame, lo, hi, _COARSE if coarse else 1.0)]
+    rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0))
     first, weak = [], []
-    for q, support, all_sides in refine_quads(frame, rough):
-        q = order_quad(q)
+    snapped = refine_quads(frame, rough)
+    for q, (_, support, all_sides) in zip(_ordered([q for q, _, _ in snapped]), snapped):
         if support >= 1.0 and _PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q):
             first.append(q)
             weak.append(not all_sides)
     # A second, narrow pass: the wide first window may have caught a neighbouring edge; now each
     # side is within a pixel or so of its true place.
-    second = [(order_quad(q), wk) for (q, s, _), wk in zip(refine_quads(frame, first, search_px=3.0), weak) if s > 0]
+    narrow = [(q, wk) for (q, s, _), wk in zip(refine_quads(frame, first, search_px=3.0), weak) if s > 0]
+    second = list(zip(_ordered([q for q, _ in narrow]), [wk for _, wk in narrow]))
     second = [(q, wk) for q, wk in second if 0.6 * lo <= abs(cv2.contourArea(q)) <= hi and _square_enough(q)]
     second.sort(key=lambda qw: -abs(cv2.contourArea(qw[0])))
     doubtful = {id(q) for q, wk in second if wk}
