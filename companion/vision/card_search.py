@@ -20,7 +20,7 @@ the mat:
    most ``MAX_WINDOWS`` per region; windows leaving the photo or lying mostly on bare table are
    dropped before the deck sees them. Every other row and column of each grid is read first;
    the windows between are read only near one that comes close to a seed (``COARSE_SLACK``).
-3. The deck scores every window against its label centroids in one batch; the best become seeds
+3. The deck scores the windows against its label centroids (two batches: coarse, then fine); the best become seeds
    (``SEED_MARGIN`` below the threshold at most), each refined by a compass search over place
    and turn (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review
    45(3), 2003, §3), snapped to the card's own edges
