@@ -294,7 +294,7 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
     return out, cells
 
 
-def _coarse_first(image: np.ndarray, deck, windows: list[tuple], cells: list[tuple]) -> np.ndarray:
+def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]) -> np.ndarray:
     """The deck's quick score of each window, −inf for those not worth reading (step 2 of the
     module doc, coarse to fine).
 
@@ -306,11 +306,11 @@ def _coarse_first(image: np.ndarray, deck, windows: list[tuple], cells: list[tup
     a photo's many windows over the table's own print or texture are mostly read at a quarter of
     the cost.
     """
-    n = len(windows)
+    n = len(quads)
     scores = np.full(n, -np.inf)
     coarse = [i for i, (_, _, r, c) in enumerate(cells) if r % 2 == 0 and c % 2 == 0]
     if coarse:
-        scores[coarse] = _score(image, deck, [windows[i] for i in coarse])
+        scores[coarse] = _score_quads(image, deck, quads[coarse])
     read = {cells[i]: scores[i] for i in coarse}
     cut = deck.threshold - SEED_MARGIN - COARSE_SLACK
     fine = []
@@ -322,14 +322,13 @@ def _coarse_first(image: np.ndarray, deck, windows: list[tuple], cells: list[tup
         if not near or max(near) >= cut:
             fine.append(i)
     if fine:
-        scores[fine] = _score(image, deck, [windows[i] for i in fine])
+        scores[fine] = _score_quads(image, deck, quads[fine])
     return scores
 
 
-def _plausible(rects: list[tuple], image_shape: tuple[int, ...], differs: np.ndarray | None) -> np.ndarray:
-    """(N,) bool: which windows could be accepted at all: wholly inside the photo and, where the
-    table is known, not mostly bare table (tested at 5 × 7 points of each window)."""
-    quads = np.stack([_quad(r) for r in rects])  # (N, 4, 2)
+def _plausible(quads: np.ndarray, image_shape: tuple[int, ...], differs: np.ndarray | None) -> np.ndarray:
+    """(N,) bool: which windows, (N, 4, 2) corners, could be accepted at all: wholly inside the
+    photo and, where the table is known, not mostly bare table (tested at 5 × 7 points of each)."""
     h, w = image_shape[:2]
     ok = (quads.min(axis=(1, 2)) >= 0) & (quads[:, :, 0].max(axis=1) <= w - 1) & (quads[:, :, 1].max(axis=1) <= h - 1)
     if differs is None or not ok.any():
@@ -353,9 +352,14 @@ def _quad(rect: tuple) -> np.ndarray:
 
 
 def _score(image: np.ndarray, deck, rects: list[tuple]) -> np.ndarray:
+    return _score_quads(image, deck, [_quad(r) for r in rects])
+
+
+def _score_quads(image: np.ndarray, deck, quads) -> np.ndarray:
+    """The deck's quick score (ZNCC against its label centroids) of each window's corners."""
     from companion.vision.deck import classify_quads
 
-    return np.array([r.score for r in classify_quads(image, [_quad(r) for r in rects], deck, quick=True)])
+    return np.array([r.score for r in classify_quads(image, list(quads), deck, quick=True)])
 
 
 def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float) -> list[tuple]:
@@ -417,14 +421,16 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         cells += [(i,) + cell for cell in c]
     if not windows:
         return []
-    keep = _plausible(windows, image.shape, differs)
+    corners = np.stack([_quad(r) for r in windows])  # (N, 4, 2), each window's corners once
+    keep = _plausible(corners, image.shape, differs)
+    corners = corners[keep]
     windows = [wd for wd, k in zip(windows, keep) if k]
     owner = [o for o, k in zip(owner, keep) if k]
     cells = [c for c, k in zip(cells, keep) if k]
     if not windows:
         return []
     cw, ch = card_wh
-    scores = _coarse_first(image, deck, windows, cells)
+    scores = _coarse_first(image, deck, corners, cells)
     seeds, seed_owner, seed_index = [], [], []
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
