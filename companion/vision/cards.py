@@ -129,8 +129,18 @@ def order_quads(quads: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.take_along_axis(q, (idx % 4)[:, :, None], axis=1))
 
 
+def _ordered(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """:func:`order_quad` of each quad, in one :func:`order_quads` call."""
+    return list(order_quads(np.stack(quads))) if quads else []
+
+
+# A quad's next and previous corner (np.roll by −1 and 1 on axis 0, as an index: these run
+# thousands of times per photo, and np.roll costs more than the arithmetic).
+_NEXT, _PREV = [1, 2, 3, 0], [3, 0, 1, 2]
+
+
 def _aspect(q: np.ndarray) -> float:
-    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    s = np.linalg.norm(q - q[_NEXT], axis=1)
     a, b = s[0] + s[2], s[1] + s[3]
     return float(max(a, b) / max(min(a, b), 1e-6))
 
@@ -145,12 +155,12 @@ _OPPONENT = np.array([[0.114, 0.587, 0.299, 0.0],
 def _square_enough(q: np.ndarray) -> bool:
     """Corner angles within 90° ± 16° and opposite sides within 25 % of each other: what a
     rectangle looks like under the mild perspective of an overhead camera."""
-    v = np.roll(q, -1, axis=0) - q
+    v = q[_NEXT] - q
     ln = np.linalg.norm(v, axis=1)
     if ln.min() < 1e-3:
         return False
     u = v / ln[:, None]
-    cos = np.abs((u * np.roll(u, 1, axis=0)).sum(axis=1))
+    cos = np.abs((u * u[_PREV]).sum(axis=1))
     return bool(cos.max() < 0.28 and max(ln[0], ln[2]) < 1.25 * min(ln[0], ln[2])
                 and max(ln[1], ln[3]) < 1.25 * min(ln[1], ln[3]))
 
@@ -260,11 +270,13 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _line_intersections(points: np.ndarray, dirs: np.ndarray) -> np.ndarray:
-    """Corner i = side (i-1) ∩ side i, for lines through points (4, 2) along dirs (4, 2)."""
-    p2 = points + dirs
-    la = np.cross(np.c_[points, np.ones(4)], np.c_[p2, np.ones(4)])  # homogeneous lines
-    corners = np.cross(np.roll(la, 1, axis=0), la)
-    return (corners[:, :2] / corners[:, 2:3]).astype(np.float32)
+    """Corner i = side (i-1) ∩ side i, for lines through points (..., 4, 2) along dirs (..., 4, 2);
+    (..., 4, 2) float32 (inf or nan where two sides are parallel)."""
+    one = np.ones(points.shape[:-1] + (1,))
+    la = np.cross(np.concatenate([points, one], -1), np.concatenate([points + dirs, one], -1))  # homogeneous lines
+    corners = np.cross(np.roll(la, 1, axis=-2), la)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (corners[..., :2] / corners[..., 2:3]).astype(np.float32)
 
 
 def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | None = None
@@ -346,8 +358,9 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     sup = inl.mean(axis=-1)  # (N, 4)
 
     out = []
+    every = _line_intersections(mu.astype(np.float64), direc.astype(np.float64))  # (N, 4, 2), all at once
     for ci in range(n):
-        corners = _line_intersections(mu[ci].astype(np.float64), direc[ci].astype(np.float64))
+        corners = every[ci]
         # Corner i = side(i-1) ∩ side(i) is quad corner i (side i runs from corner i).
         if not np.all(np.isfinite(corners)) or np.abs(corners - q[ci]).max() > 3 * r[ci].max() + 2:
             out.append((q[ci], 0.0, False))
@@ -428,16 +441,17 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     h, w = frame.shape[:2]
     area = float(h * w)
     lo, hi = min_area_frac * area, max_area_frac * area
-    rough = [order_quad(q) for q in _candidates(frame, lo, hi, _COARSE if coarse else 1.0)]
+    rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0))
     first, weak = [], []
-    for q, support, all_sides in refine_quads(frame, rough):
-        q = order_quad(q)
+    snapped = refine_quads(frame, rough)
+    for q, (_, support, all_sides) in zip(_ordered([q for q, _, _ in snapped]), snapped):
         if support >= 1.0 and _PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q):
             first.append(q)
             weak.append(not all_sides)
     # A second, narrow pass: the wide first window may have caught a neighbouring edge; now each
     # side is within a pixel or so of its true place.
-    second = [(order_quad(q), wk) for (q, s, _), wk in zip(refine_quads(frame, first, search_px=3.0), weak) if s > 0]
+    narrow = [(q, wk) for (q, s, _), wk in zip(refine_quads(frame, first, search_px=3.0), weak) if s > 0]
+    second = list(zip(_ordered([q for q, _ in narrow]), [wk for _, wk in narrow]))
     second = [(q, wk) for q, wk in second if 0.6 * lo <= abs(cv2.contourArea(q)) <= hi and _square_enough(q)]
     second.sort(key=lambda qw: -abs(cv2.contourArea(qw[0])))
     doubtful = {id(q) for q, wk in second if wk}
@@ -620,13 +634,16 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
         ValueError: ``frame`` is not (H, W, 3).
     """
     from companion.vision.blas import one_blas_thread
+    from companion.vision.dice_icons import one_opencv_thread
 
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")
     if frame.size == 0:
         return []  # an empty image shows no card
     work, shrink = working_copy(frame, READ_MAX_SIDE)
-    with one_blas_thread():
+    # One thread for BLAS and for OpenCV: reading is a thousand small warps and products, which
+    # the thread pools split at a loss (see one_opencv_thread; the dice readers do the same).
+    with one_blas_thread(), one_opencv_thread():
         results = read_card_results(work, deck)
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
