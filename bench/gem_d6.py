@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import time
 from pathlib import Path
 
 import numpy as np
 
-from sim_d6 import score
+from sim_d6 import read_all, summary
 
 #: (body, pips) BGR of common translucent dice: red, blue, green, purple, orange, smoke (white
 #: pips), yellow (black pips).
@@ -51,25 +50,18 @@ def scene(seed: int, size: tuple[int, int]):
 
 
 def run(seeds: range, size: tuple[int, int], save: Path | None = None) -> dict:
+    """``sim_d6.read_all`` over the photos of ``seeds``, each written to ``save`` first if given."""
     import cv2
 
-    from companion.vision.dice_d6 import read_d6
+    def shots():
+        for seed in seeds:
+            shot = scene(seed, size)
+            if save is not None:
+                save.mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(save / f"gem_{seed}.jpg"), shot.image)
+            yield shot
 
-    n = right = wrong = unread = spurious = 0
-    ms = []
-    for seed in seeds:
-        shot = scene(seed, size)
-        if save is not None:
-            save.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(save / f"gem_{seed}.jpg"), shot.image)
-        t0 = time.perf_counter()
-        obs = read_d6(shot.image)
-        ms.append((time.perf_counter() - t0) * 1000)
-        n += len(shot.dice)
-        r, w, u, s = score(shot.dice, obs)
-        right, wrong, unread, spurious = right + r, wrong + w, unread + u, spurious + s
-    return {"dice": n, "right": right, "wrong": wrong, "unread": unread, "missed": n - right - wrong - unread,
-            "spurious": spurious, "ms": float(np.median(ms)), "frames": len(ms)}
+    return read_all(shots())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,10 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     first, end = (int(v) for v in a.seeds.split(":"))
     w, h = (int(v) for v in a.size.lower().split("x"))
     r = run(range(first, end), (w, h), a.save)
-    pct = lambda k: 100.0 * r[k] / max(r["dice"], 1)  # noqa: E731
-    print(f"gem dice, seeds {a.seeds}, {w}×{h}: {r['frames']} photos, {r['dice']} dice: right {pct('right'):.1f} %, "
-          f"wrong {r['wrong']}, unread {r['unread']}, missed {r['missed']}, spurious {pct('spurious'):.1f} %, "
-          f"{r['ms']:.0f} ms per photo (median)")
+    print(f"gem dice, seeds {a.seeds}, {w}×{h}: {r['frames']} photos, {summary(r)}, {r['ms']:.0f} ms per photo (median)")
     return 0
 
 

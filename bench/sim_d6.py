@@ -46,28 +46,46 @@ def score(truth, obs) -> tuple[int, int, int, int]:
     return right, wrong, unread, spurious
 
 
-def run(seeds: range) -> dict:
-    from companion.sim.dice import random_dice_specs, render_dice
+def read_all(shots) -> dict:
+    """Read each simulated photo (an iterable of RenderedDice) with ``read_d6`` and tally
+    :func:`score` over them: counts of dice, right, wrong, unread, missed, spurious; the median ms
+    per photo and the number of photos."""
     from companion.vision.dice_d6 import read_d6
 
     n = right = wrong = unread = spurious = 0
     ms = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        specs = random_dice_specs("d6", 20, size=(1280, 960), rng=rng)
-        col = COLOURS[seed % len(COLOURS)]
-        if col:
-            specs = [dataclasses.replace(s, body_bgr=col[0], pip_bgr=col[1]) for s in specs]
-        scene = render_dice(specs, rng=rng)
+    for shot in shots:
         t0 = time.perf_counter()
-        obs = read_d6(scene.image)
+        obs = read_d6(shot.image)
         ms.append((time.perf_counter() - t0) * 1000)
-        n += len(scene.dice)
-        r, w, u, s = score(scene.dice, obs)
+        n += len(shot.dice)
+        r, w, u, s = score(shot.dice, obs)
         right, wrong, unread, spurious = right + r, wrong + w, unread + u, spurious + s
     return {"dice": n, "right": right, "wrong": wrong, "unread": unread, "missed": n - right - wrong - unread,
-            "spurious": spurious,
-            "ms": float(np.median(ms)), "frames": len(ms)}
+            "spurious": spurious, "ms": float(np.median(ms)), "frames": len(ms)}
+
+
+def summary(r: dict) -> str:
+    """One line of :func:`read_all`'s tally: percentages of the dice rendered."""
+    pct = lambda k: 100.0 * r[k] / max(r["dice"], 1)  # noqa: E731
+    return (f"{r['dice']} dice: right {pct('right'):.1f} %, wrong {r['wrong']}, unread {r['unread']}, "
+            f"missed {r['missed']}, spurious {pct('spurious'):.1f} %")
+
+
+def scene(seed: int):
+    """The simulated photo of ``seed`` (a RenderedDice): 20 dice, coloured per ``COLOURS``."""
+    from companion.sim.dice import random_dice_specs, render_dice
+
+    rng = np.random.default_rng(seed)
+    specs = random_dice_specs("d6", 20, size=(1280, 960), rng=rng)
+    col = COLOURS[seed % len(COLOURS)]
+    if col:
+        specs = [dataclasses.replace(s, body_bgr=col[0], pip_bgr=col[1]) for s in specs]
+    return render_dice(specs, rng=rng)
+
+
+def run(seeds: range) -> dict:
+    return read_all(scene(seed) for seed in seeds)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,9 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     first, end = (int(v) for v in a.seeds.split(":"))
     r = run(range(first, end))
-    pct = lambda k: 100.0 * r[k] / max(r["dice"], 1)  # noqa: E731
-    print(f"seeds {a.seeds}: {r['frames']} frames, {r['dice']} dice: right {pct('right'):.1f} %, wrong {r['wrong']}, unread {r['unread']}, "
-          f"missed {r['missed']}, spurious {pct('spurious'):.1f} %, {r['ms']:.0f} ms per 1280×960 frame "
+    print(f"seeds {a.seeds}: {r['frames']} frames, {summary(r)}, {r['ms']:.0f} ms per 1280×960 frame "
           f"({r['ms'] / 20:.1f} ms per die)")
     return 0
 
