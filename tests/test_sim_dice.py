@@ -355,3 +355,16 @@ def test_translucency_defaults_to_opaque_and_is_checked():
     for bad in (-0.1, 0.95):
         with pytest.raises(ValueError, match="translucency"):
             draw_die(canvas.copy(), "d6", "4", (120, 120), 100, 0.0, translucency=bad)
+    with pytest.raises(ValueError, match="only a d6"):  # printed icons are no painted pips
+        draw_die(canvas.copy(), "maki", "maki*2", (120, 120), 100, 0.0, translucency=0.5)
+
+
+def test_a_translucent_die_seen_straight_down_keeps_its_rounded_corners():
+    canvas = np.full((240, 240, 3), 200, np.float32)
+    for t in (0.0, 0.6):
+        c = canvas.copy()
+        draw_die(c, "d6", "1", (120, 120), 120, 0.0, body_bgr=RED, pip_bgr=WHITE, translucency=t)
+        # The square's corner (60, 60) lies outside the rounded corner (radius 13 % of the edge):
+        # the table shows there; half an edge in, the die does.
+        assert np.abs(c[61, 61] - 200).max() < 30, t
+        assert np.abs(c[75, 120] - 200).max() > 60, t

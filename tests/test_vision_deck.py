@@ -374,3 +374,18 @@ def test_a_card_unmixed_into_two_examples_leads_by_its_share():
     assert _unmixed_lead(0.5 * a + 0.5 * b, a, b) == pytest.approx(0.0, abs=1e-5)
     assert _unmixed_lead(a, a, a) == 0.0  # examples alike on the region: no lead
     assert _unmixed_lead(-a, a, b) == 0.0  # like neither (a negative share): no lead
+
+
+def test_card_patches_are_each_quads_own_patch_and_none_for_no_quads():
+    from companion.vision.deck import PATCH_H, PATCH_W, card_patch, card_patches
+
+    rng = np.random.default_rng(3)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (300, 400, 3), dtype=np.uint8), (0, 0), 2.0)
+    quads = [np.float32([[40, 30], [130, 35], [125, 160], [35, 150]]),
+             np.float32([[390, 10], [395, 140], [300, 150], [290, 5]]),  # turned, reaching the border
+             np.float32([[200, 200], [260, 190], [270, 290], [205, 295]])]
+    together = card_patches(image, quads)
+    assert together.shape == (3, PATCH_H, PATCH_W, 3) and together.dtype == np.uint8
+    for q, patch in zip(quads, together):
+        assert np.array_equal(patch, card_patch(image, q))  # the stacked blur leaks no row between patches
+    assert card_patches(image, []).shape == (0, PATCH_H, PATCH_W, 3)

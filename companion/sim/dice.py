@@ -320,7 +320,7 @@ def draw_die(
         body_bgr, pip_bgr: colours, as for :func:`die_face`.
         alpha: opacity 0 … 1 of the whole die (e.g. for a motion-blurred die in flight).
         translucency: 0 (opaque, the default) … 0.9: how much of the table shows through a
-            die of clear dyed plastic (see :func:`_see_through`). Its pips stay opaque paint.
+            d6 of clear dyed plastic (see :func:`_see_through`). Its pips stay opaque paint.
 
     Returns:
         (4, 2) float32 image px: the top face's corners, clockwise on screen, starting at the art's
@@ -328,7 +328,8 @@ def draw_die(
         the edge) lie just inside them.
 
     Raises:
-        ValueError: bad canvas, kind, face, style, side_faces, colour, size or alpha.
+        ValueError: bad canvas, kind, face, style, side_faces, colour, size, alpha or translucency
+            (a Sushi Roll die is not drawn translucent: its art is printed, not painted pips).
     """
     if not isinstance(canvas, np.ndarray) or canvas.dtype != np.float32 or canvas.ndim != 3 or canvas.shape[2] != 3:
         raise ValueError("canvas must be an (H, W, 3) float32 BGR array (0 … 255)")
@@ -340,6 +341,8 @@ def draw_die(
         raise ValueError(f"alpha must be between 0 and 1, not {alpha!r}")
     if not 0.0 <= translucency <= 0.9:
         raise ValueError(f"translucency must be between 0 and 0.9, not {translucency!r}")
+    if translucency > 0 and kind != "d6":
+        raise ValueError(f"only a d6 is drawn translucent (its pips are paint on clear plastic), not a {kind} die")
     if len(view) != 2 or not all(math.isfinite(float(v)) for v in view):
         raise ValueError(f"view must be (dx, dy), finite numbers of die heights, not {view!r}")
     h = float(size_px if height_px is None else height_px)
@@ -413,6 +416,10 @@ def _see_through(canvas: np.ndarray, kind: str, face: str, base: np.ndarray, top
     with the opaque body's shading by ``translucency``. The pips of the face lying on the table
     (d6: 7 − top) show faintly through the top face, mirrored and smeared: a real confusion for a
     pip reader. The painted pips of the top and the sides stay opaque.
+
+    Left out: refraction (the face below is seen where it lies, not lifted towards the top), the
+    side faces' pips seen through the body, and the dye's density (``dye`` is the body colour over
+    its brightest channel, so a dark die lets the table through as a light one does).
     """
     npx = _art_px(size)
     box = clipped_box(np.vstack([base, top]), canvas.shape, 2, 3)
@@ -430,10 +437,7 @@ def _see_through(canvas: np.ndarray, kind: str, face: str, base: np.ndarray, top
     pip_colour = np.asarray(pip or (dice_art.D6_PIP if kind == "d6" else body), np.float32)
     contrast = max(float(np.abs(pip_colour - np.asarray(body, np.float32)).max()), 1.0)
     paint = np.clip(np.abs(painted - plain).max(axis=2) / contrast, 0, 1)[..., None]
-    silhouette = np.zeros(roi.shape[:2], np.uint8)
-    hull = cv2.convexHull(np.vstack([base, top]).astype(np.float32) - np.float32([x0, y0]))
-    cv2.fillConvexPoly(silhouette, np.round(hull[:, 0] * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
-    body_cover = (silhouette.astype(np.float32) / 255.0)[..., None] * alpha
+    body_cover = _silhouette(roi.shape[:2], base - [x0, y0], top - [x0, y0], npx)[..., None] * alpha
 
     dye = np.asarray(body, np.float32) / max(float(max(body)), 1.0)
     through = cv2.GaussianBlur(table, (0, 0), 0.08 * size) * dye * 1.5
@@ -443,6 +447,19 @@ def _see_through(canvas: np.ndarray, kind: str, face: str, base: np.ndarray, top
             GHOST_CONTRAST * translucency)
     die = paint * painted + (1 - paint) * seen
     roi[:] = table * (1 - body_cover) + np.clip(die, 0, 255) * body_cover
+
+
+def _silhouette(shape: tuple[int, int], base: np.ndarray, top: np.ndarray, npx: int) -> np.ndarray:
+    """(h, w) float32 0..1: how much of each px the die of :func:`_draw_opaque` covers: the hull of
+    its footprint and top face, or (seen straight down) its top face with the rounded corners."""
+    if np.hypot(*(top[0] - base[0])) > 0.02:
+        m = np.zeros(shape, np.uint8)
+        hull = cv2.convexHull(np.vstack([base, top]).astype(np.float32))
+        cv2.fillConvexPoly(m, np.round(hull[:, 0] * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+        return m.astype(np.float32) / 255.0
+    cover = np.zeros((*shape, 3), np.float32)
+    _paste(cover, np.full((npx, npx, 3), 255, np.uint8), _mask(npx), top, 1.0, 1.0)
+    return cover[..., 0] / 255.0
 
 
 def _ghost_pips(shape: tuple[int, int], value: int, base: np.ndarray, top: np.ndarray, size: float,

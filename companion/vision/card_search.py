@@ -317,8 +317,8 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
     for i, (g, k, r, c) in enumerate(cells):
         if r % 2 == 0 and c % 2 == 0:
             continue
-        near = [read[cell] for cell in ((g, k, rr, cc) for rr in {r - r % 2, r + r % 2} for cc in {c - c % 2, c + c % 2})
-                if cell in read]
+        corners = ((g, k, rr, cc) for rr in {r - r % 2, r + r % 2} for cc in {c - c % 2, c + c % 2})
+        near = [read[cell] for cell in corners if cell in read]
         if not near or max(near) >= cut:
             fine.append(i)
     if fine:

@@ -279,11 +279,13 @@ def card_patches(image: np.ndarray, quads) -> np.ndarray:
 
     Args:
         image: (H, W, 3) uint8 BGR.
-        quads: N quads, each (4, 2) float image px as for :func:`card_patch`; N ≥ 1.
+        quads: N quads, each (4, 2) float image px as for :func:`card_patch`.
 
     Returns:
-        (N, PATCH_H, PATCH_W, 3) uint8 BGR.
+        (N, PATCH_H, PATCH_W, 3) uint8 BGR (N = 0 for no quads).
     """
+    if len(quads) == 0:
+        return np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8)
     big = np.stack([cv2.warpPerspective(image, cv2.getPerspectiveTransform(np.asarray(q, np.float32), _DST2),
                                         (2 * PATCH_W, 2 * PATCH_H), flags=cv2.INTER_LINEAR,
                                         borderMode=cv2.BORDER_REPLICATE) for q in quads])

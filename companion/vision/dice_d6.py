@@ -41,7 +41,8 @@ import itertools
 import math
 import os
 import statistics
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -1065,8 +1066,11 @@ def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
     """The roundest pip of ``group`` if it is clearly rounder (``ONE_ROUNDER_BY``) than all the
     others and not smaller (``ONE_MIN_SIZE_RATIO``), else None: the top face's one among the
     squashed pips of the die's side faces, to be tried as a one (:func:`_lone_faces`). ``g`` is
-    the group's round pips. Whether it is a one is left to :func:`read_faces` and the checks
-    after it (outline, no other pip on the face)."""
+    the group's round pips. None too when another of ``g`` is as round as a top face's pip
+    (``PAIR_MIN_ROUNDNESS``): then the two are a two's or a three's pips, whose ellipse fits
+    scatter, and the rounder one's one-face, centred on a corner of the die, could outread them.
+    Whether it is a one is left to :func:`read_faces` and the checks after it (outline, no other
+    pip on the face)."""
     top = max(g, key=lambda p: p.roundness)
     others = [p.roundness for p in group if p is not top]
     if not others or top.roundness < max(others) + ONE_ROUNDER_BY:
@@ -1080,7 +1084,8 @@ def _rounder_one_pip(group: list[Pip], g: list[Pip]) -> Pip | None:
 
 #: The least roundness of both pips of a pair taken apart from the rest of its group
 #: (:func:`_group_faces`): top-face pips seen squarely are round (0.85 … 1 on the simulated dice);
-#: a side face's, foreshortened, are less so, though some pass ``TOP_MIN_ROUNDNESS``.
+#: a side face's, foreshortened, are less so, though some pass ``TOP_MIN_ROUNDNESS``. Also
+#: what keeps the rounder of two such pips from being tried as a one (:func:`_rounder_one_pip`).
 PAIR_MIN_ROUNDNESS = 0.8
 
 
@@ -1149,7 +1154,8 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
     if (len(g) > 6 or (not fitted and len(g) >= 4)) and depth < 3:
         a, b = _two_means(g)
         if a and b:
-            return [faces] + _group_faces(a, grad, depth + 1, batch=batch) + _group_faces(b, grad, depth + 1, batch=batch)
+            return ([faces] + _group_faces(a, grad, depth + 1, batch=batch)
+                    + _group_faces(b, grad, depth + 1, batch=batch))
     if fitted and drop > 0 and depth < 3:
         # The pips left out of the fit may be a touching die's (their pips grouped as alike):
         # they are tried as a group of their own.
@@ -1287,6 +1293,7 @@ def _roundness(f: Face) -> float:
 
 
 _WORKER: dict[int, ThreadPoolExecutor] = {}
+_WORKER_LOCK = threading.Lock()
 
 
 def _search_worker() -> ThreadPoolExecutor:
@@ -1295,9 +1302,10 @@ def _search_worker() -> ThreadPoolExecutor:
     than it saves on a small photo). Keyed by process id: a forked child has the parent's
     executor but not its thread."""
     pid = os.getpid()
-    if pid not in _WORKER:
-        _WORKER.clear()
-        _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-search")
+    with _WORKER_LOCK:  # two threads reading their first photos at once make one worker
+        if pid not in _WORKER:
+            _WORKER.clear()
+            _WORKER[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="d6-search")
     return _WORKER[pid]
 
 
@@ -1355,7 +1363,10 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         grad = jobs[1].result()
         dark_faces = _candidates(dark_groups, grad)
     finally:
-        _, grad, light_fine, sample = [job.result() for job in jobs]  # waited for whatever happens here
+        # Every job ends before this call does, whatever happens here or in one of them: a job
+        # left queued would hold up the next photo's.
+        wait(jobs)
+    _, grad, light_fine, sample = [job.result() for job in jobs]
     light_pips = _dedupe(light_fine + light_coarse)  # find_pips(grey, light=True)
     light_groups = group_pips(light_pips)
     pips = dark + light_pips
