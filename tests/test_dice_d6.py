@@ -196,3 +196,16 @@ def test_a_forked_child_reads_dice_with_its_own_light_pip_worker():
             pytest.fail("the forked child never finished reading")
         time.sleep(0.05)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_light_spot_on_a_black_or_grey_thing_is_not_a_one():
+    # Keys and cables on a grey desk: a lone light spot on a body of no colour is a reflection
+    # (MIN_LIGHT_PIP_CHROMA); a black die's one is given up with them.
+    specs = [DieSpec("d6", "1", (160.0 + 320 * (i % 4), 250.0 + 460 * (i // 4)), 13.0 * i + 5, 48.0,
+                     body_bgr=(v, v, v + 6), pip_bgr=(245, 245, 245))
+             for i, v in enumerate((12, 20, 30, 45, 60, 75, 90, 105))]
+    cond = ShotConditions(shadow=0.3)
+    image = render_dice(specs, size=(1280, 960), rng=np.random.default_rng(4), conditions=cond,
+                        background=(150, 150, 150)).image
+    got = [o.face for o in read_d6(image)]
+    assert "1" not in got, got

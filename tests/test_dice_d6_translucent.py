@@ -31,14 +31,3 @@ def test_the_ones_of_clear_coloured_dice_are_never_read_as_another_value(seed):
     got = [o.face for o in read_d6(_ones(0.7, seed).image)]
     assert set(got) <= {"1", None}, got
     assert got.count("1") >= 6, got  # most are read (a dark body's one is lost, not guessed)
-
-
-def test_a_light_spot_on_a_black_or_grey_thing_is_still_not_a_one():
-    # Keys and cables on a grey desk: a lone light spot on a body of no colour is a reflection
-    # (MIN_LIGHT_PIP_CHROMA), however much the six below a clear die may mottle a one's body.
-    specs = [DieSpec("d6", "1", (160.0 + 320 * (i % 4), 250.0 + 460 * (i // 4)), 13.0 * i + 5, 48.0,
-                     body_bgr=(v, v, v + 6), pip_bgr=WHITE) for i, v in enumerate((12, 20, 30, 45, 60, 75, 90, 105))]
-    cond = dataclasses.replace(ShotConditions(), shadow=0.3)
-    image = render_dice(specs, size=(1280, 960), rng=np.random.default_rng(4), conditions=cond, background=(150, 150, 150)).image
-    got = [o.face for o in read_d6(image)]
-    assert "1" not in got, got
