@@ -213,6 +213,22 @@ def _odd(n: float) -> int:
     return k if k % 2 else k + 1
 
 
+_COARSE = 4  # the coarse stage's reduction (module doc, 1)
+
+
+def _quarter(img: np.ndarray) -> np.ndarray:
+    """(h, w, 3) uint8 → (h // 4, w // 4, 3) uint8 (at least 8 × 8): the coarse stage's copy, area
+    means. Where both sides are multiples of 4, two halvings (``cv2.resize`` ``INTER_AREA``, whose
+    2× reduction is vectorised and its 4× not: 0.9 ms against 1.8–3 ms for a 1280 × 960 frame);
+    a value is then at most 1 off the 4 × 4 mean (two roundings), far below what the body-colour
+    and table tests resolve."""
+    h, w = img.shape[:2]
+    if h % _COARSE or w % _COARSE or min(h, w) < 8 * _COARSE:
+        return cv2.resize(img, (max(8, w // _COARSE), max(8, h // _COARSE)), interpolation=cv2.INTER_AREA)
+    half = cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    return cv2.resize(half, (w // _COARSE, h // _COARSE), interpolation=cv2.INTER_AREA)
+
+
 def _table(small: np.ndarray) -> np.ndarray:
     """(h, w, 3) float32: the table's colour at each pixel of a shrunk frame (module doc, 1): a
     median over windows about a fifth of the frame wide."""
@@ -593,8 +609,8 @@ def find_top_faces(image: np.ndarray, bodies: np.ndarray | BodyColours, *,
     img = image if scale == 1.0 else cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
                                                  interpolation=cv2.INTER_AREA)
     h, w = img.shape[:2]
-    q = 4  # the coarse stage's reduction
-    small = cv2.resize(img, (max(8, w // q), max(8, h // q)), interpolation=cv2.INTER_AREA)
+    q = _COARSE  # the coarse stage's reduction
+    small = _quarter(img)
     not_table = _not_table(small.astype(np.float32), _table(small))
     codes = colours.codes(small)
     side_range = SIDE_RANGE
