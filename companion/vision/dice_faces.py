@@ -60,7 +60,7 @@ import numpy as np
 
 from companion.rules.sushi_roll.dice import parse_face
 from companion.vision.deck import corner_mask
-from companion.vision.dice_fine import FINE, aligned_score, fine_patch, turned_templates
+from companion.vision.dice_fine import FINE, FineQuery, aligned_score, fine_patch, template_bank, turned_templates
 from companion.vision.npz_schema import Field, check_finite, check_names, read_npz
 
 DESCRIPTOR_VERSION = 1
@@ -439,12 +439,13 @@ class DiceSet:
         scale = BODY_SCALE + BODY_SCALE_REL * np.linalg.norm(self.body[:, 1:], axis=1)
         return chroma / scale[None, :]
 
-    def fine_score(self, query: np.ndarray, face: int, turn: int) -> float:
+    def fine_score(self, query: np.ndarray | FineQuery, face: int, turn: int) -> float:
         """The close look (:mod:`companion.vision.dice_fine`): the best aligned correlation of a
-        padded fine query with ``face``'s clean art turned by ``turn`` quarter turns."""
+        padded fine query (its :func:`fine_patch`, or the :class:`FineQuery` of it, made once for
+        several faces) with ``face``'s clean art turned by ``turn`` quarter turns."""
         if face not in self._turned:
             per = [turned_templates(t) for t in self.fine[self.fine_face == face]]
-            self._turned[face] = [np.concatenate([p[k] for p in per]) for k in range(4)]
+            self._turned[face] = [template_bank(np.concatenate([p[k] for p in per])) for k in range(4)]
         # ``turn``: the art turned that many quarter turns counter-clockwise is what the query shows.
         return aligned_score(query, self._turned[face][turn])
 
@@ -471,7 +472,8 @@ class DiceSet:
                 described = describe_and_body(face_patches(image, quads))
             matched = self.match(*described)
         scores, turn = matched
-        return [self._decide(scores[i], turn[i], lambda q=q: fine_patch(image, q)) for i, q in enumerate(quads)]
+        # A die's fine query is made once for all the faces it is looked at closely against.
+        return [self._decide(scores[i], turn[i], lambda q=q: FineQuery(fine_patch(image, q))) for i, q in enumerate(quads)]
 
     def _decide(self, scores: np.ndarray, turn: np.ndarray, query) -> FaceReading:
         """One die's reading from its (F,) scores and turns; ``query()`` makes its fine patch."""

@@ -7,7 +7,8 @@ nearly as well as an enrolled face it resembles. So the uncertain dice are looke
 ``FINE`` px, the query aligned to each candidate face's own clean art by the best shift
 (± ``FINE_PAD`` px, ``cv2.matchTemplate``, normalised correlation coefficient) and scale
 (``FINE_SCALES``; small turns, ``FINE_ANGLES``, can be tried too: a found square's turn is
-good to a degree or two). Aligned, a face matches its own art closely
+good to a degree or two), every shift and template of a face in one matrix product
+(:func:`aligned_score`). Aligned, a face matches its own art closely
 whatever the blur, and another face's art markedly less: the eye, too, looks closer where it is
 unsure.
 
@@ -79,17 +80,76 @@ def turned_templates(template: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def aligned_score(query: np.ndarray, templates: np.ndarray) -> float:
-    """Best normalised correlation of a padded fine query with any of ``templates`` at any shift.
+class FineQuery:
+    """A padded fine query (:func:`fine_patch`) made ready for the close look at several faces:
+    its window at every shift as a row, and each window's spread, made once. The close look at a
+    face is then one matrix product with that face's :func:`template_bank` (a query is looked at
+    against one to three faces of four scales each: ``cv2.matchTemplate`` would slide over the
+    query once per template).
 
     Args:
-        query: (FINE + 2·FINE_PAD, FINE + 2·FINE_PAD, 3) float32 from :func:`fine_patch`.
-        templates: (n, FINE, FINE, 3) float32 (one face's, one turn: :func:`turned_templates`).
+        patch: (FINE + 2·p, FINE + 2·p, 3) float32 from :func:`fine_patch` (p ≥ 0).
+
+    Raises:
+        ValueError: ``patch`` is not such an array.
+    """
+
+    def __init__(self, patch: np.ndarray):
+        patch = np.asarray(patch, np.float32)
+        if patch.ndim != 3 or patch.shape[2] != 3 or patch.shape[0] != patch.shape[1] or patch.shape[0] < FINE:
+            raise ValueError(f"a fine query is a (FINE + 2·pad)² × 3 patch, FINE = {FINE}; got {patch.shape}")
+        n = patch.shape[0] - FINE + 1
+        # (n, n, 3, FINE, FINE) windows, channel-major as the bank's columns, copied into (n², 3·FINE²) rows.
+        win = np.lib.stride_tricks.sliding_window_view(patch, (FINE, FINE), axis=(0, 1))
+        self.rows = win.reshape(n * n, 3 * FINE * FINE)
+        # Each window's spread about its own channel means, from sums over the window (integral
+        # images in float64, as OpenCV's TM_CCOEFF_NORMED normalises).
+        s, sq = cv2.integral2(patch, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+        total, squares = _window_sums(s), _window_sums(sq)  # (n, n, 3)
+        spread = (squares - total * total / (FINE * FINE)).sum(axis=2).reshape(-1)
+        self.norm = np.sqrt(np.maximum(spread, 0.0))
+
+
+def _window_sums(integral: np.ndarray) -> np.ndarray:
+    """(n, n, C) sums over every FINE × FINE window, from an (n + FINE, n + FINE, C) integral image."""
+    return integral[FINE:, FINE:] - integral[:-FINE, FINE:] - integral[FINE:, :-FINE] + integral[:-FINE, :-FINE]
+
+
+def template_bank(templates: np.ndarray) -> np.ndarray:
+    """(n, FINE, FINE, 3) float32 templates (one face's, one turn: :func:`turned_templates`) →
+    (3·FINE², n) float32 columns, channel-major, each made zero-mean per channel and of unit length
+    (a flat template gives a zero column, which correlates 0 with everything)."""
+    t = np.ascontiguousarray(np.asarray(templates, np.float32).transpose(0, 3, 1, 2)).reshape(len(templates), 3, -1)
+    t = (t - t.mean(axis=2, keepdims=True)).reshape(len(templates), -1)
+    t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-6)
+    return np.ascontiguousarray(t.T)
+
+
+def aligned_score(query: np.ndarray | FineQuery, bank: np.ndarray) -> float:
+    """Best normalised correlation of a padded fine query with any of a face's templates at any shift.
+
+    The zero-normalised cross-correlation over every shift, as ``cv2.matchTemplate``
+    ``TM_CCOEFF_NORMED`` gives for 3-channel images (each channel's mean taken out of template and
+    window, the sums over all three): the product of a window with a zero-mean template is that of
+    the zero-mean window, so the windows need only their spread (:class:`FineQuery`). Equal to
+    OpenCV's to float rounding (about 1e-6).
+
+    Args:
+        query: (FINE + 2·FINE_PAD, FINE + 2·FINE_PAD, 3) float32 from :func:`fine_patch`, or its
+            :class:`FineQuery` (made once for several faces).
+        bank: (3·FINE², n) float32 from :func:`template_bank`.
 
     Returns:
-        The best ``TM_CCOEFF_NORMED`` value, −1..1.
+        The best correlation, −1..1 (0 for a flat window, as OpenCV).
     """
-    return max(float(cv2.matchTemplate(query, t, cv2.TM_CCOEFF_NORMED).max()) for t in templates)
+    q = query if isinstance(query, FineQuery) else FineQuery(query)
+    num = q.rows @ bank  # (shifts, n)
+    den = q.norm[:, None]
+    r = np.divide(num, den, out=np.zeros(num.shape, np.float64), where=den > 1e-6)
+    return float(np.clip(r.max(), -1.0, 1.0))
 
 
-__all__ = ["FINE", "FINE_ANGLES", "FINE_PAD", "FINE_SCALES", "aligned_score", "fine_patch", "turned_templates"]
+__all__ = [
+    "FINE", "FINE_ANGLES", "FINE_PAD", "FINE_SCALES", "FineQuery", "aligned_score", "fine_patch", "template_bank",
+    "turned_templates",
+]

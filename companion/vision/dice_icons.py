@@ -13,11 +13,11 @@ nothing of any art beforehand.
 * this module — :func:`read_icon_dice`, which puts them together.
 
 Reading a photo: the finder gives, per die, a few hypotheses of its top face's square. A die
-whose hypotheses do not already match an enrolled face surely has each tried a little larger and
-smaller (``SIZES``, ``SHRINKS``), and the one whose patch best matches any enrolled face (a cheap
-centroid score) is kept; if even that is not sure, it is moved and scaled a little while its best
-face's score improves (:func:`_refine`). Then :meth:`DiceSet.read` names it. A die whose top face
-is cut by the photo's border is reported with face None (not read).
+whose hypotheses do not already match an enrolled face surely has the best of them tried a little
+larger and smaller (``SIZES``, ``SHRINKS``), and the one whose patch best matches any enrolled face
+(a cheap centroid score) is kept; if even that is not sure, it is moved, scaled and turned a little
+where that improves its best face's score (:func:`_refine`). Then :meth:`DiceSet.read` names it.
+A die whose top face is cut by the photo's border is reported with face None (not read).
 
 The working size is bounded (``dice_find.WORK_SIDE``): a large photo is searched shrunk, and
 searched again at up to ``LARGE_WORK_SIDE`` when nothing was found (small dice in a big photo); its
@@ -144,10 +144,11 @@ def _quads_tried(quad: np.ndarray, nadir: np.ndarray) -> list[np.ndarray]:
 def _best_hypotheses(image: np.ndarray, tops: list,
                      dice: DiceSet) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, list]:
     """One quad per die (group of :class:`~companion.vision.dice_find.TopFace` hypotheses): of
-    every hypothesis in every variant (:func:`_quads_tried`), the one whose patch best matches any
-    enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``). The variants are tried only
-    for a die whose hypotheses as found do not already come within ``_QUICK_SLACK`` of their best
-    face's sure level (whole-bank scores; centroid scores run about that much lower).
+    every hypothesis, and the variants (:func:`_quads_tried`) of the best of them, the one whose
+    patch best matches any enrolled face (centroid scores, :meth:`DiceSet.match` ``quick``). The
+    variants are tried only for a die whose hypotheses as found do not already come within
+    ``_QUICK_SLACK`` of their best face's sure level (whole-bank scores; centroid scores run about
+    that much lower).
 
     Returns:
         (the quads, their (N, D) descriptors, their (N, 3) body colours, and per quad its
@@ -173,7 +174,9 @@ def _best_hypotheses(image: np.ndarray, tops: list,
     unsure = {g for g, (key, *_) in chosen.items() if key < -_QUICK_SLACK}
     for g in unsure:
         chosen[g] = (chosen[g][0] - _QUICK_SLACK,) + chosen[g][1:]  # on the centroids' lower scale
-    score([(t.group, q) for t in tops if t.group in unsure for q in _quads_tried(t.quad, nadir)[1:]])
+    # The variants of each unsure die's best hypothesis only: the others' cost a warp each (a third
+    # of the variants in the second art), and without them the bench's tuning seeds read one die more right.
+    score([(g, q) for g in unsure for q in _quads_tried(chosen[g][1], nadir)[1:]])
     kept = list(chosen.values())
     quads = [q.astype(np.float32) for _, q, *_ in kept]
     return quads, np.stack([k[2] for k in kept]), np.stack([k[3] for k in kept]), [k[4] for k in kept]
@@ -184,7 +187,9 @@ _QUICK_SLACK = 0.05
 
 #: Refinement steps (fractions of the side) of a quad that is not sure (:func:`_refine`).
 REFINE_STEPS = (0.04, 0.02)
-_REFINE_ITERATIONS = 2
+#: Moves per step. One: a second at each step costs a warp per move and die and changed no reading
+#: on the bench's tuning seeds (no move at all loses 9 of the 1400 second-art dice there).
+_REFINE_ITERATIONS = 1
 _REFINE_SLACK = 0.02  # a quad scoring within this of its face's sure level is left as it is
 _MOVES = 8  # shifts along x and y, scalings and turns, each way
 
@@ -197,8 +202,8 @@ def _refine(image: np.ndarray, quads: list[np.ndarray], desc: np.ndarray, body: 
     edge, a side face lit nearly as well as the top), and at 40 px that is enough to blur the
     difference between two faces. So each such quad is moved (coordinate ascent of the
     whole-face score of its best face, :meth:`DiceSet.match`): shifted along each image axis,
-    scaled about its centre and turned, each by ``REFINE_STEPS`` of its side, while the score
-    improves.
+    scaled about its centre and turned, by each of ``REFINE_STEPS`` of its side in turn, the best
+    of those moves taken where it improves the score (up to ``_REFINE_ITERATIONS`` times a step).
 
     Args:
         image: (H, W, 3) uint8 BGR.
