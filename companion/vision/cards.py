@@ -633,8 +633,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
     Raises:
         ValueError: ``frame`` is not (H, W, 3).
     """
-    from companion.vision.blas import one_blas_thread
-    from companion.vision.dice_icons import one_opencv_thread
+    from companion.vision.blas import one_blas_thread, one_opencv_thread
 
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise ValueError(f"expected an (H, W, 3) BGR image, got shape {frame.shape}")

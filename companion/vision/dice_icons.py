@@ -27,12 +27,12 @@ decodes a photo at most ``LARGE_WORK_SIDE`` px long.)
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 import cv2
 import numpy as np
 
+from companion.vision.blas import one_opencv_thread
 from companion.vision.dice_enroll import enroll_dice_folder, enroll_dice_images
 from companion.vision.dice_faces import (
     PATCH, UNKNOWN, DiceError, DiceSet, FaceReading, describe, describe_and_body, die_of,
@@ -271,27 +271,6 @@ def _matched(desc: np.ndarray, body: np.ndarray, matched: list,
     if todo:
         scores[todo], turn[todo] = dice.match(desc[todo], body[todo])
     return scores, turn
-
-
-@contextlib.contextmanager
-def one_opencv_thread():
-    """OpenCV on one thread while a photo's dice are read; its thread count restored after.
-
-    Reading is hundreds of OpenCV calls on small arrays (per blob: a crop's watershed, contours,
-    masks; per die: 48 px warps, 24 px blurs, template matches) and a few on the frame, and
-    OpenCV's pool splits each call over its threads: on small arrays the hand-over costs more
-    than the work (measured on a busy 2-core machine, the same frames read in turn each way:
-    a patch's warp 31 µs on one thread, 40 µs on two; the frame 36.5 ms against 39.8 ms, and
-    47.6 against 50.4 for the second art). ``cv2.setNumThreads`` is process-wide (OpenCV docs,
-    ``cv::setNumThreads``): this is the one place the icon-dice reader sets it, and it restores
-    the count on leaving, so other readers keep theirs.
-    """
-    before = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        yield
-    finally:
-        cv2.setNumThreads(before)
 
 
 def _pts(quad: np.ndarray) -> tuple:
