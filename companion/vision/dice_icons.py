@@ -187,9 +187,11 @@ _QUICK_SLACK = 0.05
 
 #: Refinement steps (fractions of the side) of a quad that is not sure (:func:`_refine`).
 REFINE_STEPS = (0.04, 0.02)
-#: Moves per step. One: a second at each step costs a warp per move and die and changed no reading
-#: on the bench's tuning seeds (no move at all loses 9 of the 1400 second-art dice there).
-_REFINE_ITERATIONS = 1
+#: Moves per step. One changed no reading on bench/icon_dice.py's tuning seeds and saved a warp per
+#: move and die, but left 5 more second-art dice (2 more of ours) unknown on a Sushi Roll table read
+#: at 40 px a die (bench/roll_read.py, seeds 11000-11039); no move at all loses 9 of the 1400
+#: second-art dice of the tuning seeds.
+_REFINE_ITERATIONS = 2
 _REFINE_SLACK = 0.02  # a quad scoring within this of its face's sure level is left as it is
 _MOVES = 8  # shifts along x and y, scalings and turns, each way
 
