@@ -126,3 +126,40 @@ def test_a_textured_table_gives_no_table_estimate_and_a_plain_one_shows_the_card
     plain[100:163, 150:194] = (40, 200, 230)
     d = card_search.differs_from_table(plain, (44.0, 63.0))
     assert d is not None and d[131, 172] and not d[20, 20]
+
+
+def test_windows_between_the_coarse_grid_are_read_only_near_a_promising_one(monkeypatch):
+    # A region's 5 × 5 grid of windows: the coarse ones (even row and column) are always read; a
+    # window between them only if a read neighbour comes within COARSE_SLACK of becoming a seed,
+    # or no neighbour was read. The scores are made up per window; the reader's own are not needed.
+    from types import SimpleNamespace
+
+    deck = SimpleNamespace(threshold=0.7)
+    cut = deck.threshold - card_search.SEED_MARGIN - card_search.COARSE_SLACK
+    cells = [(0, 0, r, c) for r in range(-2, 3) for c in range(-2, 3)]
+    score = {cell: cut - 0.2 for cell in cells}  # the table's print: nowhere near a card
+    score[(0, 0, 0, 2)] = cut + 0.05  # a card's window's edge, promising
+    quads = np.zeros((len(cells), 4, 2))
+    quads[:, 0, 0] = np.arange(len(cells))  # each window known by its index
+    asked = []
+
+    def fake_scores(image, deck, q):
+        asked.extend(int(i) for i in q[:, 0, 0])
+        return np.array([score[cells[int(i)]] for i in q[:, 0, 0]])
+
+    monkeypatch.setattr(card_search, "_score_quads", fake_scores)
+    got = card_search._coarse_first(np.zeros((8, 8, 3), np.uint8), deck, quads, cells)
+    read = {cells[i] for i in asked}
+    assert len(asked) == len(read)  # no window read twice
+    assert {cell for cell in cells if cell[2] % 2 == 0 and cell[3] % 2 == 0} <= read
+    # The windows next to the promising one are read, the rest between the coarse ones are not.
+    assert {(0, 0, -1, 1), (0, 0, 0, 1), (0, 0, 1, 1), (0, 0, -1, 2), (0, 0, 1, 2)} <= read
+    assert (0, 0, -1, -1) not in read and (0, 0, 1, -2) not in read
+    assert all(np.isinf(got[i]) for i, cell in enumerate(cells) if cell not in read)
+    assert got[cells.index((0, 0, 0, 2))] == cut + 0.05
+
+    # Windows none of whose neighbours are in the grid (they left the photo) are read.
+    asked.clear()
+    two = quads[[cells.index((0, 0, 1, 1)), cells.index((0, 0, -1, 1))]]
+    got = card_search._coarse_first(np.zeros((8, 8, 3), np.uint8), deck, two, [(0, 0, 1, 1), (0, 0, 1, 3)])
+    assert len(asked) == 2 and np.isfinite(got).all()
