@@ -108,3 +108,15 @@ def test_the_reader_works_without_the_model_file(monkeypatch):
     finally:
         monkeypatch.undo()
         shipped.cache_clear()
+
+
+@pytest.mark.parametrize("diameter,contrast,half_width,margin", [(2.8, 0.36, 7.0, 0.14), (9.0, 0.66, 23.0, 0.73),
+                                                                  (5.0, 0.45, 12.0, 0.3), (6.0, 0.5, 15.0, 0.45)])
+def test_the_readers_one_at_a_time_check_is_the_probability_against_the_threshold(diameter, contrast, half_width, margin):
+    v = shipped()
+    face = _one(diameter, contrast, half_width)
+    p = float(v.probability(features(face, 1, margin)))
+    assert v.keeps(face, 1, margin) == (p >= v.threshold)
+    for t in (p - 1e-6, p + 1e-6):  # either side of this reading's probability
+        w = Verifier(v.mean, v.scale, v.weights, v.bias, min(max(t, 0.0), 0.999))
+        assert w.keeps(face, 1, margin) == (t <= p)

@@ -1343,11 +1343,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "outline"  # a dark spot on a plain surface: a one has its die's edges round it
     if value == 1 and _pips_inside(f, pips, pip_xy, pip_pol):
         return "shares"
-    if value is not None and verifier is not None:
-        from companion.vision.dice_verify import features
-
-        if verifier.probability(features(f, value, margin)) < verifier.threshold:
-            return "doubt"
+    if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
+        return "doubt"
     return None
 
 

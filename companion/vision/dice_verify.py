@@ -49,10 +49,16 @@ def features(face, value: int, margin: float) -> np.ndarray:
         value: the value read, 1..6.
         margin: the reading's margin, 0..1.
     """
+    return np.array(_measures(face, value, margin), np.float64)
+
+
+def _measures(face, value: int, margin: float) -> list[float]:
+    """:func:`features` as a list of floats (the reader asks for one reading at a time, where
+    plain Python beats building small arrays)."""
     pips = face.pips
     n = len(pips)
     diameter = sum(p.diameter for p in pips) / n
-    return np.array([
+    return [
         margin,
         sum(p.contrast for p in pips) / n,
         math.log(max(diameter, 0.5)),
@@ -63,7 +69,7 @@ def features(face, value: int, margin: float) -> np.ndarray:
         float(value == 1),
         float(n == 1),
         float(n == 2),
-    ], np.float64)
+    ]
 
 
 class Verifier:
@@ -87,11 +93,19 @@ class Verifier:
             raise ValueError(f"d6 verifier: mean, scale and weights must be {len(FEATURES)} finite numbers each")
         if not (math.isfinite(self.bias) and 0.0 <= self.threshold < 1.0 and np.all(self.scale > 0)):
             raise ValueError("d6 verifier: bias must be finite, threshold in [0, 1), scale positive")
+        self._mean, self._scale, self._weights = self.mean.tolist(), self.scale.tolist(), self.weights.tolist()
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """(..., F) measures → (...) probability that each reading is a die's top face of its value."""
         z = ((np.asarray(x, np.float64) - self.mean) / self.scale) @ self.weights + self.bias
         return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+    def keeps(self, face, value: int, margin: float) -> bool:
+        """Whether one reading's probability (:meth:`probability` of its :func:`features`) reaches
+        the threshold: the same sum in plain Python, for the reader's one-at-a-time checks."""
+        z = self.bias + sum(w * (x - m) / s for x, m, s, w in zip(_measures(face, value, margin), self._mean,
+                                                                   self._scale, self._weights))
+        return 1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))) >= self.threshold
 
     def to_json(self) -> dict:
         return {"features": list(FEATURES), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
