@@ -1,6 +1,7 @@
 """Pip dice (Sushi Express): find every standard six-sided die in a photo and read its top face.
 
-Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of dice:
+Issue #7 §1. Classical (only the last check of a reading is learnt, in step 3), so it assumes no
+camera and no set of dice:
 
 1. **Pips** (:func:`find_pips`): small blobs darker than their surround (a morphological black-hat,
    closing minus image, on a pyramid so any pip size from 4 px up costs the same) and, for coloured
