@@ -3,11 +3,12 @@
     .venv/bin/python bench/real_dice.py [--part dev|test|all] [--show]
 
 Protocol: the 310 webcam photos are split in two by a CRC-32 of their names: ``dev`` (looked at while
-building the reader) and ``test`` (only measured, never looked at one by one). Nothing is trained on
-either. Each photo's YOLO label file gives one box per die (class 0 = one pip … 5 = six pips); the
-box marks the die's top face or the pips on it. A reading *matches* a labelled die when its
-centre lies in the box grown by a third of its size on every side, or the box's centre lies in the
-reading's quad (one reading per die, nearest first). Then a labelled die is
+building the reader) and ``test`` (only measured, never looked at one by one). Only the reader's
+verifier is trained, on ``dev`` alone (``python -m companion.vision.train_d6_verifier``). Each
+photo's YOLO label file gives one box per die (class 0 = one pip … 5 = six pips); the box marks the
+die's top face or the pips on it. A reading *matches* a labelled die when its centre lies in the box
+grown by a third of its size on every side, or the box's centre lies in the reading's quad (one
+reading per die, nearest first). Then a labelled die is
 
 * *right* when the matching reading has its value,
 * *wrong* when it has another value,

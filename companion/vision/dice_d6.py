@@ -1,6 +1,7 @@
 """Pip dice (Sushi Express): find every standard six-sided die in a photo and read its top face.
 
-Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of dice:
+Issue #7 §1. Classical (only the last check of a reading is learnt, in step 3), so it assumes no
+camera and no set of dice:
 
 1. **Pips** (:func:`find_pips`): small blobs darker than their surround (a morphological black-hat,
    closing minus image, on a pyramid so any pip size from 4 px up costs the same) and, for coloured
@@ -20,6 +21,10 @@ Issue #7 §1. Classical, nothing trained, so it assumes no camera and no set of 
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. Of the faces of one die the one seen most square on (roundest pips) is the top.
+   Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic regression over the
+   reading's margin, pip contrast, size, roundness and fit, trained on the dev half of the real
+   webcam photos by ``python -m companion.vision.train_d6_verifier``) refuses readings unlike a
+   die's top face: faint specks read as ones, glints read as threes.
 4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
    outlined) is reported with ``face`` None: never guessed.
 
@@ -1317,6 +1322,33 @@ def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return gx, gy
 
 
+def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, squash: float,
+             chroma: dict[int, float], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray, grad,
+             verifier) -> str | None:
+    """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
+    ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
+    ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds
+    the reading unlike a die's top face of that value."""
+    if squash < least_squash(f):
+        return "squash"
+    if f.pips[0].polarity < 0 and len(f.pips) == 1:
+        if body > MAX_LIGHT_PIP_BODY:
+            return "glint"  # a lone light spot on a light die is a glint, not a one
+        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
+            return "grey"  # on black or grey things (cables, keys) light spots are reflections
+    if cut:
+        return "cut"  # cut by the photo's border: its top face cannot all be seen
+    if value is not None and _stray_pip_inside(f, value, pips, pip_xy, pip_pol):
+        return "stray"  # a pip of another layout lies on the face: it is misplaced
+    if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
+        return "outline"  # a dark spot on a plain surface: a one has its die's edges round it
+    if value == 1 and _pips_inside(f, pips, pip_xy, pip_pol):
+        return "shares"
+    if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
+        return "doubt"
+    return None
+
+
 def read_d6(image: np.ndarray) -> list[DieObservation]:
     """Every standard pip die in a table photo, by its top face.
 
@@ -1331,6 +1363,18 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     Raises:
         ValueError: ``image`` is not a uint8 array of 1, 3 or 4 channels.
     """
+    from companion.vision.dice_verify import shipped
+
+    return _read_d6(image, shipped(), None)
+
+
+def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObservation]:
+    """:func:`read_d6` with a given ``verifier`` (a :class:`companion.vision.dice_verify.Verifier`,
+    or None to keep every reading the rules let through). With ``trace`` a list, the working
+    image's scale is appended to it as ``("scale", scale)``, every face hypothesis read as
+    ``("hypothesis", face, value, margin, refusal)`` (:func:`_refusal`'s name, or None) and every
+    die kept as ``("kept", face, value, margin, None)``, faces in working-image px: what
+    ``companion.vision.train_d6_verifier`` learns from."""
     image = np.asarray(image)
     if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
         raise ValueError(f"read_d6: a photo is an (H, W, 3) uint8 BGR array (or (H, W) grey), "
@@ -1342,6 +1386,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
     if image.ndim == 2 or image.shape[2] == 1:  # a grey photo: read as such
         image = cv2.cvtColor(image.reshape(image.shape[:2]), cv2.COLOR_GRAY2BGR)
     img, scale = working_copy(image, WORK_SIDE)
+    if trace is not None:
+        trace.append(("scale", scale))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     h_img, w_img = grey.shape
     # The pip search is shared out between this thread and a worker thread (OpenCV releases the
@@ -1412,29 +1458,19 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
             f = hypotheses[k]
             k += 1
             value, margin, body, cut, squash = read[id(f)]
-            if squash < least_squash(f):
-                continue
-            if f.pips[0].polarity < 0 and len(f.pips) == 1:
-                if body > MAX_LIGHT_PIP_BODY:
-                    continue  # a lone light spot on a light die is a glint, not a one
-                if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
-                    continue  # on black or grey things (cables, keys) light spots are reflections
-            if cut:
-                continue  # cut by the photo's border: its top face cannot all be seen
-            if value is not None and _stray_pip_inside(f, value, pips, pip_xy, pip_pol):
-                continue  # a pip of another layout lies on the face: it is misplaced
-            if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
-                continue  # a dark spot on a plain surface: a one has its die's edges round it
-            if value == 1:
+            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, verifier)
+            if why == "shares":
+                # One pip of a face whose other pips were grouped apart (perspective or blur
+                # made them look unlike): not a one; the face is read again with them.
                 inside = _pips_inside(f, pips, pip_xy, pip_pol)
-                if inside:
-                    # One pip of a face whose other pips were grouped apart (perspective or blur
-                    # made them look unlike): not a one; the face is read again with them.
-                    if len(inside) <= 2:
-                        more = _placements(list(f.pips) + inside)
-                        read_all(more)
-                        hypotheses.extend(more)
-                    continue
+                if len(inside) <= 2:
+                    more = _placements(list(f.pips) + inside)
+                    read_all(more)
+                    hypotheses.extend(more)
+            if trace is not None:
+                trace.append(("hypothesis", f, value, margin, why))
+            if why is not None:
+                continue
             if value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
             elif value is None and unread is None and _unreadable_die(f, margin, grad):
@@ -1453,6 +1489,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
             continue
         kept.append((margin, value, f))
+    if trace is not None:
+        trace.extend(("kept", f, value, margin, None) for margin, value, f in kept)
     out = []
     for margin, value, f in kept:
         q = to_original_px(f.quad(), scale)
