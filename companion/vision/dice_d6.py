@@ -21,10 +21,10 @@ camera and no set of dice:
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. Of the faces of one die the one seen most square on (roundest pips) is the top.
-   Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic regression over the
-   reading's margin, pip contrast, size, roundness and fit, trained on the dev half of the real
-   webcam photos by ``python -m companion.vision.train_d6_verifier``) refuses readings unlike a
-   die's top face: faint specks read as ones, glints read as threes.
+   Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic
+   regression over the reading's margin, pip contrast, size, roundness and fit, trained on the dev
+   half of the real webcam photos by ``python -m companion.vision.train_d6_verifier``), which
+   refuses readings unlike a die's top face: faint specks read as ones, glints read as threes.
 4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
    outlined) is reported with ``face`` None: never guessed.
 
