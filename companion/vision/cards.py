@@ -33,7 +33,9 @@ Finding (:func:`find_cards`)
    to small too-square marks printed on it (diamond pips). A too-square find that may be a
    whole card foreshortened by a slanted camera is offered both as found and completed.
 6. Reading (:func:`read_cards`): every find is named by the deck (if none is, the outlines are
-   looked for again on a coarser edge map); then the deck itself searches,
+   looked for again on a coarser edge map); a find that scores just under the deck's threshold
+   is lined up with its best label's nearest example and read again (:func:`_look_again`); then
+   the deck itself searches,
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
