@@ -163,6 +163,10 @@ EXAMPLE_SPREAD_FACTOR = 2.0
 #: at least 0.015 from its own example (median 0.021 on simulated scenes). On the symbol bench
 #: (spreads 0.01–0.33, median 0.08) 0.03 and 0.05 gave the same readings as no floor, but one.
 SPREAD_FLOOR = 0.03
+#: :meth:`Deck.aligned_quad` moves no corner of the look-alike patch further than this fraction of
+#: its width (0.15 · 60 = 9 fine px, 15 % of the card's width): a correction of an outline found a
+#: little off, not a different place.
+ALIGN_REACH = 0.15
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
@@ -560,6 +564,89 @@ class Deck:
         size = (FINE_W + 2, FINE_H + 2)
         return np.stack([cv2.warpAffine(np.ascontiguousarray(c), warp, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                         borderMode=cv2.BORDER_REPLICATE) for c in big])
+
+    def aligned_quad(self, image: np.ndarray, quad: np.ndarray, label: int) -> np.ndarray | None:
+        """The card's outline moved to where ``label``'s nearest example says it lies.
+
+        An outline a few pixels off (a side snapped to a shadow or a glare line, a far card's
+        corners rounded off by foreshortening) warps the card's face off its templates and costs
+        the whole-card score; the eye, instead, lines the face up with the card it recalls. The
+        card's look-alike patch (lightness, with ``FINE_SHIFT`` px of margin) is aligned to the
+        lightness of ``label``'s nearest example by ECC with a homography (Evangelidis & Psarakis
+        2008, as :meth:`_align`; a homography because a slanted camera's outline errs in
+        perspective), and the example's corners are carried back into the image.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from the face's top-left as the best match says.
+            label: the label index to align to.
+
+        Returns:
+            (4, 2) float32 image px in the same corner order, or None: no look-alike examples,
+            the alignment failed, or it moved a corner more than ``ALIGN_REACH`` of the patch
+            width (a wild warp, not a correction).
+        """
+        if not self._has_fine(label):
+            return None
+        s = FINE_SHIFT
+        big = _fine_lab(fine_patch(image, quad), self.balanced, s)  # (3, FH + 2s, FW + 2s)
+        example = self.fine[self._best_example(big[:, s:s + FINE_H, s:s + FINE_W], label), 0]
+        warp = np.array([[1, 0, s], [0, 1, s], [0, 0, 1]], np.float32)  # example px → patch px
+        try:
+            _, warp = cv2.findTransformECC(np.ascontiguousarray(example, np.float32), np.ascontiguousarray(big[0]),
+                                           warp, cv2.MOTION_HOMOGRAPHY,
+                                           (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 80, 1e-5), None, 3)
+        except cv2.error:
+            return None
+        corners = (_DST_FINE - s).reshape(-1, 1, 2)  # the face's corners in the example's px
+        moved = cv2.perspectiveTransform(corners, warp.astype(np.float64)).reshape(4, 2)
+        if not np.all(np.isfinite(moved)) or np.abs(moved - _DST_FINE).max() > ALIGN_REACH * FINE_W:
+            return None
+        to_patch = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), _DST_FINE)
+        back = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), np.linalg.inv(to_patch.astype(np.float64)))
+        return back.reshape(4, 2).astype(np.float32)
+
+    def residual_peak(self, image: np.ndarray, quad: np.ndarray, label: int) -> float:
+        """How much the card in ``quad`` differs from ``label``'s nearest example in one place
+        rather than all over: the peak of the difference map over its mean.
+
+        The card's look-alike patch is aligned to the label's mean (:meth:`_align`; as found if
+        that fails) and, at ±1 px, compared with each example of the label, both zero-mean per Lab
+        channel and of unit length; the nearest (highest ZNCC) is kept. The squared difference,
+        summed over the channels, is blurred at about a pip's scale (Gaussian, σ = 3 fine px)
+        and its maximum divided by its mean (taken as at least ``SPREAD_FLOOR``'s). A card seen
+        under other light, or of a suit shown by
+        other examples, differs a little everywhere (2–6 on the real photos); a card that is not
+        the example but one mark away from it (a ten against the nine of its suit: one pip and
+        the index) differs in one place (10–12).
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from the face's top-left as the match says.
+            label: the label index.
+
+        Returns:
+            The ratio (≥ 1), or 0.0 where the label has no look-alike examples.
+        """
+        if not self._has_fine(label):
+            return 0.0
+        s = FINE_SHIFT
+        big = _fine_lab(fine_patch(image, quad), self.balanced, s)
+        aligned = self._align(big, label)
+        if aligned is None:
+            aligned = big[:, s - 1:s + FINE_H + 1, s - 1:s + FINE_W + 1]
+        crops = np.stack([_zero_mean(aligned[:, dy:dy + FINE_H, dx:dx + FINE_W]) for dy in range(3) for dx in range(3)])
+        crops /= np.maximum(np.linalg.norm(crops.reshape(len(crops), -1), axis=1), 1e-6)[:, None, None, None]
+        examples = self._unit_examples(label)  # (E, 3·FH·FW)
+        zncc = crops.reshape(len(crops), -1) @ examples.T
+        ci, ei = np.unravel_index(int(np.argmax(zncc)), zncc.shape)
+        diff = ((crops[ci] - examples[ei].reshape(3, FINE_H, FINE_W)) ** 2).sum(axis=0)
+        local = cv2.GaussianBlur(diff, (0, 0), 3.0)
+        # The mean is taken as at least what a card lying SPREAD_FLOOR (1 − ZNCC) from its example
+        # gives (the squared differences of two unit vectors sum to 2·(1 − ZNCC)): a view that
+        # matches its example almost exactly differs by noise alone, and noise's peaks say nothing.
+        floor = 2.0 * SPREAD_FLOOR / diff.size
+        return float(local.max() / max(float(local.mean()), floor))
 
     def _unit_examples(self, label: int) -> np.ndarray:
         """(E_label, 3·FINE_H·FINE_W) float32: ``label``'s look-alike examples, each of unit length."""
