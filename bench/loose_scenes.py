@@ -1,6 +1,6 @@
 """`companion read cards` (the general finder, no mat) on loose simulated table scenes, per card style.
 
-    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated] [--seeds 40-59]
+    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated|noir] [--seeds 40-59]
 
 Each seed lays 12 random cards of the style at random turns on one of six table textures (plain,
 dark, felt, wood, checker, blobs), seen through a mild perspective with blur, noise and JPEG (the

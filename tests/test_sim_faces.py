@@ -1,7 +1,8 @@
 """The simulator's drawn card faces: distinct, well-formed, and writable as an enrolment folder.
 
-Both styles: "flat" (our camera-friendly faces, which must stay pixel-identical because recorded
-fixtures depend on them) and "illustrated" (printed-card-like faces, ``faces_illustrated``).
+Styles: "flat" (our camera-friendly faces, which must stay pixel-identical because recorded
+fixtures depend on them), "illustrated" (printed-card-like faces, ``faces_illustrated``) and "noir"
+(dark line-art faces, ``faces_noir``, tested in test_sim_faces_noir.py).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def ill() -> dict[str, np.ndarray]:
 
 
 def test_styles_constant():
-    assert STYLES == ("flat", "illustrated")
+    assert STYLES == ("flat", "illustrated", "noir")
 
 
 @pytest.mark.parametrize("style", ["flat", "illustrated"])
@@ -245,6 +246,8 @@ def test_render_table_draws_the_style():
     # Same light and noise (the style uses no randomness), different cards.
     assert np.array_equal(frames["flat"].homography, frames["illustrated"].homography)
     assert not np.array_equal(frames["flat"].image, frames["illustrated"].image)
+    assert np.array_equal(frames["flat"].homography, frames["noir"].homography)
+    assert not np.array_equal(frames["illustrated"].image, frames["noir"].image)
     with pytest.raises(ValueError, match="flat.*illustrated"):
         render_table(layout, placements, size=(320, 240), rng=np.random.default_rng(3), style="photo")
 

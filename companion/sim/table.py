@@ -388,9 +388,9 @@ def render_table(
         rng: the only source of randomness (textures, noise): the same seed gives the same frame.
         conditions: camera, light and table; ``None`` draws mild ones with
             ``ShotConditions.random(rng)``.
-        style: the card faces' style, one of ``companion.sim.faces.STYLES`` (``"flat"`` or
-            ``"illustrated"``); it does not use ``rng``, so a seed gives the same light and noise
-            in both styles.
+        style: the card faces' style, one of ``companion.sim.faces.STYLES`` (``"flat"``,
+            ``"illustrated"`` or ``"noir"``); it does not use ``rng``, so a seed gives the same
+            light and noise in every style.
 
     Returns:
         A RenderedFrame: the (H, W, 3) uint8 BGR image, the mat mm → image px homography, and
