@@ -85,9 +85,10 @@ def test_the_verifier_drops_spurious_readings_on_dev_photos(monkeypatch):
 
     # Every 3rd dev photo (the model saw these: it checks the reader uses it, not how it generalises,
     # which bench/real_dice.py --part test measures).
-    paths = real_dice.photos("dev")[::3]
-    with_v = train_d6_verifier.score_photos(paths, shipped())
-    without = train_d6_verifier.score_photos(paths, None)
+    photos = train_d6_verifier.read_real(real_dice.photos("dev")[::3])
+    v = shipped()
+    with_v = train_d6_verifier.score_photos(photos, lambda i, f, value, margin: v.keeps(f, value, margin))["real"]
+    without = train_d6_verifier.score_photos(photos, lambda i, f, value, margin: True)["real"]
     assert with_v["spurious"] < without["spurious"]
     assert with_v["right"] >= without["right"] - 1 and with_v["wrong"] <= without["wrong"]
 
@@ -120,3 +121,37 @@ def test_the_readers_one_at_a_time_check_is_the_probability_against_the_threshol
     for t in (p - 1e-6, p + 1e-6):  # either side of this reading's probability
         w = Verifier(v.mean, v.scale, v.weights, v.bias, min(max(t, 0.0), 0.999))
         assert w.keeps(face, 1, margin) == (t <= p)
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.4, 0.9, 0.99])
+def test_replaying_a_trace_with_a_verifier_reads_as_the_reader_does(threshold):
+    import cv2
+
+    from companion.vision.dice_d6 import select_readings
+    from companion.vision.imageio import to_original_px
+    from companion.vision.observations import DieObservation
+
+    # The training script scores verifiers by replaying one traced reading per photo; strict
+    # thresholds refuse readings, so the replay must pick a group's next best reading, or the
+    # unread fallback, as the reader does.
+    v = shipped()
+    v = Verifier(v.mean, v.scale, v.weights, v.bias, threshold)
+    changed = 0
+    for k in range(4):
+        img = cv2.imread(str(ROOT / "tests" / "fixtures" / "dice" / f"d6_{k}.jpg"), cv2.IMREAD_COLOR)
+        trace: list = []
+        free = _read_d6(img, None, trace)
+        want = _readings(_read_d6(img, v, None))
+        got = _readings(DieObservation(None if value is None else str(value), 0.0,
+                                       tuple(map(tuple, to_original_px(f.quad(), trace[0][1]).tolist())))
+                        for value, f in select_readings(trace, v.keeps))
+        assert got == want
+        changed += want != _readings(free)
+    if threshold >= 0.9:
+        assert changed  # the strict verifiers did refuse readings: the replay was put to the test
+
+
+def _readings(observations) -> list:
+    """Sorted (value, centre rounded to 0.01 px) of DieObservations."""
+    return sorted(((o.value, tuple(round(float(c), 2) for c in o.center)) for o in observations),
+                  key=lambda t: (t[1], str(t[0])))
