@@ -59,6 +59,14 @@ def test_training_labels_a_reading_by_the_box_it_lies_in():
     assert train_d6_verifier.label_of((300, 300), 3, labels) == 0  # on no die
 
 
+def test_training_labels_a_simulated_reading_by_the_top_face_it_lies_on():
+    quads = [(3, np.array([[100.0, 100.0], [130.0, 100.0], [130.0, 130.0], [100.0, 130.0]]))]
+    assert train_d6_verifier.label_sim((115, 115), 3, quads) == 1
+    assert train_d6_verifier.label_sim((115, 115), 2, quads) == 0  # the top face, another value
+    assert train_d6_verifier.label_sim((137, 115), 3, quads) is None  # beside it: a side face, left out
+    assert train_d6_verifier.label_sim((300, 300), 3, quads) == 0  # on no die
+
+
 def test_training_is_deterministic_and_learns_the_measure_that_separates():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, len(FEATURES)))
