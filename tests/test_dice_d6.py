@@ -198,17 +198,6 @@ def test_a_forked_child_reads_dice_with_its_own_light_pip_worker():
     assert os.waitstatus_to_exitcode(status) == 0
 
 
-@pytest.mark.parametrize("body", [(110, 70, 60), (90, 60, 50), (60, 40, 90)])
-def test_the_one_of_a_dull_blue_or_purple_die_is_read(body):
-    # A blue or purple die in shade (body chroma 0.16–0.2, under the 0.25 the reflection rule asked
-    # for until the clear dyed dice of bench/gem_d6.py lost their ones to it): its light one is read.
-    canvas = np.full((300, 300, 3), (150, 150, 150), np.float32)  # a grey table: no colour to borrow
-    draw_die(canvas, "d6", "1", (150.0, 150.0), 60.0, 10.0, view=(0.1, -0.08), body_bgr=body,
-             pip_bgr=(245, 245, 245))
-    image = np.clip(cv2.GaussianBlur(canvas, (0, 0), 0.7), 0, 255).astype(np.uint8)
-    assert [o.value for o in read_d6(image)] == [1]
-
-
 def test_a_light_spot_on_a_black_or_grey_thing_is_not_a_one():
     # Keys and cables on a grey desk: a lone light spot on a body of no colour is a reflection
     # (MIN_LIGHT_PIP_CHROMA); a black die's one is given up with them.

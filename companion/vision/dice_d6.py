@@ -1175,13 +1175,9 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
 MAX_LIGHT_PIP_BODY = 150.0
 
 #: The least chroma ((max − min) / 255 of B, G, R) of a die body round a lone light pip: light
-#: pips are painted on coloured dice (a red or blue die ≈ 0.4 … 0.6 in light and shade, a blue or
-#: purple one in deep shade or dyed clear plastic less); a black die's one is given up rather than
-#: every reflection on a black cable or key read as a one. 0.25 until the learned verifier stood
-#: behind it: at 0.15 simulated seeds 0–99 and gem seeds 0–59 read 12 more dice with no more wrong
-#: values, and the webcam photos' dev half reads as before. Lower (0.1, or no rule) read more
-#: black dice's ones but also wrong values the verifier does not see (README, *Dice*).
-MIN_LIGHT_PIP_CHROMA = 0.15
+#: pips are painted on coloured dice (a red or blue die ≈ 0.4 … 0.6 in light and shade); a black die's
+#: one is given up rather than every reflection on a black cable or key read as a one.
+MIN_LIGHT_PIP_CHROMA = 0.25
 
 
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
