@@ -59,6 +59,14 @@ def test_training_labels_a_reading_by_the_box_it_lies_in():
     assert train_d6_verifier.label_of((300, 300), 3, labels) == 0  # on no die
 
 
+def test_training_labels_a_simulated_reading_by_the_top_face_it_lies_on():
+    quads = [(3, np.array([[100.0, 100.0], [130.0, 100.0], [130.0, 130.0], [100.0, 130.0]]))]
+    assert train_d6_verifier.label_sim((115, 115), 3, quads) == 1
+    assert train_d6_verifier.label_sim((115, 115), 2, quads) == 0  # the top face, another value
+    assert train_d6_verifier.label_sim((137, 115), 3, quads) is None  # beside it: a side face, left out
+    assert train_d6_verifier.label_sim((300, 300), 3, quads) == 0  # on no die
+
+
 def test_training_is_deterministic_and_learns_the_measure_that_separates():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, len(FEATURES)))
@@ -85,9 +93,10 @@ def test_the_verifier_drops_spurious_readings_on_dev_photos(monkeypatch):
 
     # Every 3rd dev photo (the model saw these: it checks the reader uses it, not how it generalises,
     # which bench/real_dice.py --part test measures).
-    paths = real_dice.photos("dev")[::3]
-    with_v = train_d6_verifier.score_photos(paths, shipped())
-    without = train_d6_verifier.score_photos(paths, None)
+    photos = train_d6_verifier.read_real(real_dice.photos("dev")[::3])
+    v = shipped()
+    with_v = train_d6_verifier.score_photos(photos, lambda i, f, value, margin: v.keeps(f, value, margin))["real"]
+    without = train_d6_verifier.score_photos(photos, lambda i, f, value, margin: True)["real"]
     assert with_v["spurious"] < without["spurious"]
     assert with_v["right"] >= without["right"] - 1 and with_v["wrong"] <= without["wrong"]
 
@@ -120,3 +129,37 @@ def test_the_readers_one_at_a_time_check_is_the_probability_against_the_threshol
     for t in (p - 1e-6, p + 1e-6):  # either side of this reading's probability
         w = Verifier(v.mean, v.scale, v.weights, v.bias, min(max(t, 0.0), 0.999))
         assert w.keeps(face, 1, margin) == (t <= p)
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.4, 0.9, 0.99])
+def test_replaying_a_trace_with_a_verifier_reads_as_the_reader_does(threshold):
+    import cv2
+
+    from companion.vision.dice_d6 import select_readings
+    from companion.vision.imageio import to_original_px
+    from companion.vision.observations import DieObservation
+
+    # The training script scores verifiers by replaying one traced reading per photo; strict
+    # thresholds refuse readings, so the replay must pick a group's next best reading, or the
+    # unread fallback, as the reader does.
+    v = shipped()
+    v = Verifier(v.mean, v.scale, v.weights, v.bias, threshold)
+    changed = 0
+    for k in range(4):
+        img = cv2.imread(str(ROOT / "tests" / "fixtures" / "dice" / f"d6_{k}.jpg"), cv2.IMREAD_COLOR)
+        trace: list = []
+        free = _read_d6(img, None, trace)
+        want = _readings(_read_d6(img, v, None))
+        got = _readings(DieObservation(None if value is None else str(value), 0.0,
+                                       tuple(map(tuple, to_original_px(f.quad(), trace[0][1]).tolist())))
+                        for value, f in select_readings(trace, v.keeps))
+        assert got == want
+        changed += want != _readings(free)
+    if threshold >= 0.9:
+        assert changed  # the strict verifiers did refuse readings: the replay was put to the test
+
+
+def _readings(observations) -> list:
+    """Sorted (value, centre rounded to 0.01 px) of DieObservations."""
+    return sorted(((o.value, tuple(round(float(c), 2) for c in o.center)) for o in observations),
+                  key=lambda t: (t[1], str(t[0])))

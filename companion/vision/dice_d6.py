@@ -1349,6 +1349,50 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     return None
 
 
+def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
+    """Of each die's read faces ``(margin, value, face)`` (one per pip group), its top face: a
+    die's side faces lie within 1.6 half-widths of its top face's centre, a touching die's top face
+    2 or more away, and the top face is the one seen most square on (its pips are the roundest).
+    Dark pips first: light "pips" on a light die are glints."""
+    kept: list[tuple[float, int | None, Face]] = []
+    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
+        cx, cy = f.center
+        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
+            continue
+        kept.append((margin, value, f))
+    return kept
+
+
+def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
+    """The dice :func:`_read_d6` would keep, replayed from its ``trace`` (read with no verifier)
+    with ``keeps(face, value, margin) -> bool`` as the verifier: ``[(value or None, face)]``,
+    working-image px, in the reader's order (before it sorts them left to right).
+
+    The verifier is the reader's last check, so what it refuses changes only which of a group's
+    readings is best and which faces are kept; the training script so scores many verifiers on
+    one reading of each photo. A test checks the replay against the reader."""
+    scored = []
+    best = unread = None
+
+    def close() -> None:
+        if best is not None:
+            scored.append(best)
+        elif unread is not None:
+            scored.append(unread)
+
+    for kind, f, value, margin, why in trace[1:]:  # after the ("scale", s) entry
+        if kind == "group":
+            close()
+            best = unread = None
+        elif kind == "unread":
+            unread = (0.0, None, f)
+        elif kind == "hypothesis" and why is None and value is not None and keeps(f, value, margin):
+            if best is None or margin > best[0]:
+                best = (margin, value, f)
+    close()
+    return [(value, f) for _, value, f in _top_faces(scored)]
+
+
 def read_d6(image: np.ndarray) -> list[DieObservation]:
     """Every standard pip die in a table photo, by its top face.
 
@@ -1372,9 +1416,11 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     """:func:`read_d6` with a given ``verifier`` (a :class:`companion.vision.dice_verify.Verifier`,
     or None to keep every reading the rules let through). With ``trace`` a list, the working
     image's scale is appended to it as ``("scale", scale)``, every face hypothesis read as
-    ``("hypothesis", face, value, margin, refusal)`` (:func:`_refusal`'s name, or None) and every
-    die kept as ``("kept", face, value, margin, None)``, faces in working-image px: what
-    ``companion.vision.train_d6_verifier`` learns from."""
+    ``("hypothesis", face, value, margin, refusal)`` (:func:`_refusal`'s name, or None), each
+    group's hypotheses after a ``("group", None, None, 0.0, None)``, the face a group would report
+    unread when no reading of it is kept as ``("unread", face, None, 0.0, None)``, and every die
+    kept as ``("kept", face, value, margin, None)``, faces in working-image px: what
+    ``companion.vision.train_d6_verifier`` learns from and replays (:func:`select_readings`)."""
     image = np.asarray(image)
     if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
         raise ValueError(f"read_d6: a photo is an (H, W, 3) uint8 BGR array (or (H, W) grey), "
@@ -1451,6 +1497,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     scored = []
     for hypotheses in per_group:
         best = unread = None
+        if trace is not None:
+            trace.append(("group", None, None, 0.0, None))
         # The list may grow while it is walked: a lone pip found to share its face with pips
         # grouped apart adds the placements of them all (below).
         k = 0
@@ -1475,20 +1523,13 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 best = (margin, value, f)
             elif value is None and unread is None and _unreadable_die(f, margin, grad):
                 unread = (0.0, None, f)
+                if trace is not None:
+                    trace.append(("unread", f, None, 0.0, None))
         if best is None and unread is not None:
             best = unread
         if best is not None:
             scored.append(best)
-    # Of the faces of one die (a die's side faces lie within 1.6 half-widths of its top face's
-    # centre; a touching die's top face lies 2 or more away) the top face is the one seen most
-    # square on: its pips are the roundest.
-    kept: list[tuple[float, int, Face]] = []
-    # Dark pips first: light "pips" on a light die are glints.
-    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
-        cx, cy = f.center
-        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
-            continue
-        kept.append((margin, value, f))
+    kept = _top_faces(scored)
     if trace is not None:
         trace.extend(("kept", f, value, margin, None) for margin, value, f in kept)
     out = []
