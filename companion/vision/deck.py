@@ -94,7 +94,7 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``white_balance``  0-d bool, whether the templates were made from white-balanced patches
                    (optional: a deck without it was not, and its cards are read the same way)
 ``fine_mean``      (E, 3) float32, the CIE Lab mean taken out of each row of ``fine`` (optional: a
-                   deck without it has no exposure look, :meth:`Deck.settle_lookalikes`)
+                   deck without it has no exposure look, :meth:`Deck.exposure_apart`)
 
 :meth:`Deck.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`:
 member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
@@ -167,7 +167,7 @@ _REGION_LEVEL = 0.3
 #: of 81; with every card enrolled (boards 0–129) they cost 17 / 7 / 2 of 1573 right names. Measured
 #: again with the floor below and the exposure look (left-out sets 1 and 2 of ``symbol_cards.py
 #: --leave-out``, boards 0–59; every card enrolled, boards 0–129, true quads): 1.25 / 1.5 / 1.75 / 2.0
-#: leave 8 / 14 / 21 / 24 of 24 left-out cards named and cost 11 / 4 / 1 / 0 of 1572 right names.
+#: leave 8 / 14 / 21 / 24 of 166 left-out cards named and cost 11 / 4 / 1 / 0 of 1572 right names.
 EXAMPLE_SPREAD_FACTOR = 1.5
 #: The spread is taken as at least this (``1 − ZNCC``): examples that are near copies (one scan
 #: enrolled twice, two photos taken alike) lie almost 0 apart, while a camera's view of a card lies
@@ -434,9 +434,9 @@ def _unmixed_lead(card: np.ndarray, win: np.ndarray, rival: np.ndarray) -> float
 
 
 def _censored_fit(x: np.ndarray, y: np.ndarray, level: float, steps: int = 5) -> np.ndarray:
-    """Each row of ``y`` fitted as ``min(a·x, 255)`` of the same row of ``x`` (a gain: exposure and white
-    balance scale a camera's values, gamma-encoded or not), where a value of ``y`` at or above
-    ``level`` is clipped: it only says the true value is at least ``level``.
+    """Each row of ``y`` fitted as a gain ``a·x`` of the same row of ``x`` (exposure and white balance
+    scale a camera's values, gamma-encoded or not), where a value of ``y`` at or above ``level`` is
+    clipped: it only says the true value is at least ``level``. (The caller clips the fit at 255.)
 
     Least squares on the unclipped values plus the clipped ones the fit puts under ``level``
     (pulled up to it), repeated ``steps`` times as that set changes (censored regression, fitted by
