@@ -15,6 +15,11 @@ of cloth, under conditions of their own); then each board (9–15 cards, seeds `
 ``read_cards``. A card is *right* when a reading within a third of a card's width of its centre names it;
 *wrong* when that reading names another card (the error that must never happen); a reading that matches no
 card and is not "unknown" is *spurious*.
+
+``--leave-out SEED`` measures what a card that was never enrolled costs: 9 of the 81 cards (drawn with
+that seed) are left out of the enrolment, and the boards' true quads are read (``classify_quads``: where a
+card lies is not in question). A left-out card must read "unknown"; one that gets a name is counted
+*named* (a wrong name); the other cards are counted as above.
 """
 
 from __future__ import annotations
@@ -171,6 +176,36 @@ def enrolment_photos(label: str, k: int, seed: int) -> list[np.ndarray]:
     return out
 
 
+def left_out(seed: int, k: int = 9) -> list[str]:
+    """The ``k`` card names left out of the enrolment by ``--leave-out seed``."""
+    names = labels()
+    return [names[i] for i in sorted(np.random.default_rng(seed).choice(len(names), k, replace=False))]
+
+
+def read_true_quads(deck, boards: range, leave: list[str], show: bool) -> dict[str, int]:
+    """Each board's cards read at their true quads; counts of left-out cards named, and of the
+    enrolled ones right, wrong and "unknown"."""
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.deck import classify_quads
+
+    tot = {"left out": 0, "named": 0, "cards": 0, "right": 0, "wrong": 0, "unknown": 0}
+    for seed in boards:
+        img, truth = board(seed, labels())
+        for (label, _), got in zip(truth, classify_quads(img, [q for _, q in truth], deck)):
+            if label in leave:
+                tot["left out"] += 1
+                tot["named"] += got.label != UNKNOWN
+                if show and got.label != UNKNOWN:
+                    print(f"board {seed}: {label} (left out) read {got.label}")
+                continue
+            key = "right" if got.label == label else "unknown" if got.label == UNKNOWN else "wrong"
+            tot["cards"] += 1
+            tot[key] += 1
+            if show and key != "right":
+                print(f"board {seed}: {label} read {got.label}")
+    return tot
+
+
 def main(argv: list[str] | None = None) -> int:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.cards import read_cards
@@ -180,13 +215,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--boards", default="0-19")
     p.add_argument("--per-card", type=int, default=5)
     p.add_argument("--show", action="store_true")
+    p.add_argument("--leave-out", type=int, default=None, metavar="SEED",
+                   help="leave 9 cards (drawn with SEED) out of the enrolment; read true quads")
     a = p.parse_args(argv)
     lo, _, hi = a.boards.partition("-")
-    names = labels()
+    leave = left_out(a.leave_out) if a.leave_out is not None else []
+    names = [lb for lb in labels() if lb not in leave]
     t0 = time.perf_counter()
     deck = enroll_images({lb: enrolment_photos(lb, a.per_card, 0) for lb in names})
     print(f"enrolled {len(names)} cards from {a.per_card} photos each in {time.perf_counter() - t0:.0f} s; "
           f"threshold {deck.threshold:.3f}, look-alike pairs {len(deck.lookalikes())}")
+    if leave:
+        print("left out:", ", ".join(leave))
+        t = read_true_quads(deck, range(int(lo), int(hi or lo) + 1), leave, a.show)
+        print(f"boards {a.boards}, true quads: left-out cards named {t['named']} of {t['left out']}; enrolled "
+              f"cards {t['cards']}, right {t['right']}, wrong {t['wrong']}, unknown {t['unknown']}")
+        return 0
+    names = labels()
     tot = {"cards": 0, "right": 0, "wrong": 0, "unknown": 0, "missed": 0, "spurious": 0}
     ms = []
     for seed in range(int(lo), int(hi or lo) + 1):

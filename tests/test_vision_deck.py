@@ -100,12 +100,23 @@ def test_look_alike_templates_round_trip_and_an_old_deck_without_them_still_load
     deck.save(path)
     again = Deck.load(path)
     assert np.array_equal(again.fine, deck.fine) and np.array_equal(again.fine_label, deck.fine_label)
+    assert np.array_equal(again.fine_mean, deck.fine_mean) and deck.fine_mean.shape == (len(deck.fine), 3)
     assert again.lookalikes() == deck.lookalikes()
     with np.load(path) as z:
-        fields = {k: z[k] for k in z.files if k not in ("fine", "fine_label")}
+        fields = {k: z[k] for k in z.files if k not in ("fine", "fine_label", "fine_mean")}
     old = tmp_path / "old.npz"
     np.savez(old, **fields)
     assert Deck.load(old).lookalikes() == []
+    # A deck from before the examples' Lab means has no exposure look, and reads as before.
+    with np.load(path) as z:
+        fields = {k: z[k] for k in z.files if k != "fine_mean"}
+    np.savez(old, **fields)
+    assert Deck.load(old).fine_mean is None and Deck.load(old).lookalikes() == deck.lookalikes()
+    # Means that do not go with the examples are refused, naming the field.
+    for bad in (fields["fine"][:, :, 0, 0][:-1], np.full((len(fields["fine"]), 3), np.nan, np.float32)):
+        np.savez(old, **fields, fine_mean=bad.astype(np.float32))
+        with pytest.raises(DeckError, match="fine_mean"):
+            Deck.load(old)
 
 
 def test_malformed_look_alike_templates_give_a_named_error_and_change_nothing(tmp_path):

@@ -67,6 +67,12 @@ label's examples: its look-alike patch's ``1 − ZNCC`` to the nearest example a
 other one (:meth:`Deck.within_examples`). Else it is ``"unknown"``. A label enrolled from one
 example (a flat scan) has no spread to measure and is not judged so.
 
+A camera can clip a card's paper at 255, and the faint tint a fine pattern becomes at a distance
+(a striped fill) goes with it: the card then looks like its paler look-alike (an open fill).
+Clipping only takes ink away, so a clipped card named as the paler of two labels of one ink is
+checked once more, against both labels' examples as this card's own exposure and clipping would
+show them (:meth:`Deck.exposure_apart`); where they cannot be told apart so, it is ``"unknown"``.
+
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
 variants of each card match their own label versus the others.
@@ -87,6 +93,8 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``fine_label``     (E,) int64, index into ``labels`` for each row of ``fine``
 ``white_balance``  0-d bool, whether the templates were made from white-balanced patches
                    (optional: a deck without it was not, and its cards are read the same way)
+``fine_mean``      (E, 3) float32, the CIE Lab mean taken out of each row of ``fine`` (optional: a
+                   deck without it has no exposure look, :meth:`Deck.exposure_apart`)
 
 :meth:`Deck.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`:
 member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
@@ -156,8 +164,11 @@ _REGION_LEVEL = 0.3
 #: only the solid one was enrolled) lies farther. Tuned on the symbol bench
 #: (``bench/symbol_cards.py``, true quads): with 9 of the 81 cards left out of the enrolment
 #: (two sets of 9, boards 0–59), 1.25 / 1.5 / 2.0 left 3 / 6 / 8 of 41 wrong names and 5 / 5 / 7
-#: of 81; with every card enrolled (boards 0–129) they cost 17 / 7 / 2 of 1573 right names.
-EXAMPLE_SPREAD_FACTOR = 2.0
+#: of 81; with every card enrolled (boards 0–129) they cost 17 / 7 / 2 of 1573 right names. Measured
+#: again with the floor below and the exposure look (left-out sets 1 and 2 of ``symbol_cards.py
+#: --leave-out``, boards 0–59; every card enrolled, boards 0–129, true quads): 1.25 / 1.5 / 1.75 / 2.0
+#: leave 8 / 14 / 21 / 24 of 166 left-out cards named and cost 11 / 4 / 1 / 0 of 1572 right names.
+EXAMPLE_SPREAD_FACTOR = 1.5
 #: The spread is taken as at least this (``1 − ZNCC``): examples that are near copies (one scan
 #: enrolled twice, two photos taken alike) lie almost 0 apart, while a camera's view of a card lies
 #: at least 0.015 from its own example (median 0.021 on simulated scenes). On the symbol bench
@@ -167,6 +178,34 @@ SPREAD_FLOOR = 0.03
 #: its width (0.15 · 60 = 9 fine px, 15 % of the card's width): a correction of an outline found a
 #: little off, not a different place.
 ALIGN_REACH = 0.15
+
+#: A pixel of a card's fine patch whose channel is at least this (0..255) is taken as clipped: the
+#: camera's sensor or JPEG saturated there and the card's true colour lies somewhere above it.
+#: (The patch is warped and lightly blurred, so a clipped paper reads 253–255, an edge next to ink
+#: less.)
+CLIP_LEVEL = 250.0
+#: A card with at least this share of its fine patch's pixels clipped in some channel is judged
+#: by the exposure look too (:meth:`Deck.exposure_apart`).
+CLIP_SHARE = 0.2
+#: Labels scoring within this (whole-card ZNCC) of a clipped card's label are its rivals in the
+#: exposure look: clipping moves the whole-card scores (a striped fill that lost its tint scores
+#: with the open one), so the look-alike stage's rivals are not enough.
+EXPOSURE_BAND = 0.15
+#: The exposure look must be won by this: ``(r_rival − r_label) / (r_rival + r_label)`` of the
+#: two labels' rendered residuals on where they differ (1 when the label's example explains the
+#: card exactly, 0 when both explain it alike). Tuned on the symbol bench's boards 0–129 and
+#: 500–539 (``bench/symbol_cards.py``, 686 clipped cards): the three striped fills read as open led
+#: by −0.10, 0.27 and 0.35; of the cards read right and judged so, none led by less than 0.54.
+EXPOSURE_MARGIN = 0.45
+
+#: A rival is judged by the exposure look only where it holds more of the label's own ink on where
+#: the two differ (:meth:`Deck._more_ink`): darker there by at least ``INK_GAP`` (mean CIE L,
+#: 0..100) and, as a colour, no more than ``arccos(INK_HUE)`` (about 45°) from the label's own hue.
+#: Clipping takes a faint tint away, never adds one, so only a reading as the paler of two labels
+#: of one ink can be clipping's doing. On the symbol bench the fill pairs (open against striped or
+#: solid) lie within 0.94 of their hue, the colour pairs (red against purple) below 0.25.
+INK_GAP = 2.0
+INK_HUE = 0.7
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
@@ -193,6 +232,7 @@ _DECK_FIELDS = {
     "fine": Field("float", ("E", 3, FINE_H, FINE_W), required=False, itemsize=4),
     "fine_label": Field("int", ("E",), required=False),
     "white_balance": Field("bool", (), required=False),
+    "fine_mean": Field("float", ("E", 3), required=False, itemsize=4),
 }
 
 
@@ -360,11 +400,12 @@ def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> n
     return np.clip(x * gain[..., None, None, :].astype(np.float32), 0, 255)
 
 
-def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0) -> np.ndarray:
-    """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance), white-balanced
-    (:func:`white_balance`, on the card alone: ``margin`` px of table round it are left out) unless
-    ``balance`` is False (a deck enrolled before it existed)."""
-    blurred = cv2.GaussianBlur(patch, (3, 3), 0.7)
+def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
+    """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance; ``blur`` False
+    for a patch blurred so already), white-balanced (:func:`white_balance`, on the card alone:
+    ``margin`` px of table round it are left out) unless ``balance`` is False (a deck enrolled
+    before it existed)."""
+    blurred = cv2.GaussianBlur(patch, (3, 3), 0.7) if blur else patch
     card = blurred[margin:blurred.shape[0] - margin, margin:blurred.shape[1] - margin]
     rgb = white_balance(blurred, card) if balance else blurred.astype(np.float32)
     lab = cv2.cvtColor(rgb / 255.0, cv2.COLOR_BGR2Lab)
@@ -394,6 +435,55 @@ def _unmixed_lead(card: np.ndarray, win: np.ndarray, rival: np.ndarray) -> float
     if alpha + beta <= 1e-6:
         return 0.0
     return 1.0 - 2.0 * beta / (alpha + beta)
+
+
+def _censored_fit(x: np.ndarray, y: np.ndarray, level: float, steps: int = 5) -> np.ndarray:
+    """Each row of ``y`` fitted as a gain ``a·x`` of the same row of ``x`` (exposure and white balance
+    scale a camera's values, gamma-encoded or not), where a value of ``y`` at or above ``level`` is
+    clipped: it only says the true value is at least ``level``. (The caller clips the fit at 255.)
+
+    Least squares on the unclipped values plus the clipped ones the fit puts under ``level``
+    (pulled up to it), repeated ``steps`` times as that set changes (censored regression, fitted by
+    its active set). A row with nothing to fit keeps ``a = 1``.
+
+    Args:
+        x, y: (N, P) float32, N independent fits of P values (0..255).
+        level: the clip level.
+
+    Returns:
+        (N, P) float32, the fitted values before they are clipped (``a·x``).
+    """
+    clipped = y >= level
+    target = np.where(clipped, level, y)
+    active = ~clipped
+    a = np.ones((len(x), 1), np.float32)
+    for _ in range(steps):
+        w = active.astype(np.float32)
+        sxx, sxy = (w * x * x).sum(axis=1, keepdims=True), (w * x * target).sum(axis=1, keepdims=True)
+        a = np.where(sxx > 1e-6, sxy / np.maximum(sxx, 1e-6), a)
+        now = ~clipped | (a * x < level)
+        if np.array_equal(now, active):
+            break
+        active = now
+    return a * x
+
+
+#: Blur (fine px) of the exposure look's comparison: a thin outline a fraction of a pixel off
+#: would otherwise outweigh the tint being judged.
+EXPOSURE_SIGMA = 1.5
+
+
+def _smooth(x: np.ndarray) -> np.ndarray:
+    """(..., h, w) float32 blurred by ``EXPOSURE_SIGMA`` over its last two axes."""
+    flat = x.reshape(-1, *x.shape[-2:])
+    return np.stack([cv2.GaussianBlur(np.ascontiguousarray(c, np.float32), (0, 0), EXPOSURE_SIGMA) for c in flat]).reshape(x.shape)
+
+
+def _exposure_lead(mine: float, theirs: float) -> float:
+    """The exposure look's lead of a label over a rival from their rendered residuals
+    (:meth:`Deck._rendered`): ``(theirs − mine) / (theirs + mine)``, 1 when the label's examples
+    explain the card exactly, 0 when both explain it alike, negative when the rival's do better."""
+    return (theirs - mine) / max(theirs + mine, 1e-6)
 
 
 def _zero_mean(x: np.ndarray) -> np.ndarray:
@@ -447,12 +537,14 @@ class Deck:
     fine: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32, zero-mean Lab per example
     fine_label: np.ndarray | None = None  # (E,) int64
     balanced: bool = False  # templates made from white-balanced patches (every deck enrolled now)
+    fine_mean: np.ndarray | None = None  # (E, 3) float32, the Lab mean taken out of each row of fine
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
         self._spreads: dict[int, float | None] = {}  # label → its examples' spread, made when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
+        self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
         order = np.argsort(self.template_label, kind="stable")
@@ -696,6 +788,102 @@ class Deck:
         nearest = 1.0 - float((crops @ self._unit_examples(label).T).max())
         return nearest <= EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR)
 
+    def _examples_bgr(self) -> np.ndarray:
+        """(E, 3, FINE_H, FINE_W) float32 BGR 0..255: each look-alike example as its white-balanced
+        photo showed it (``fine`` with its Lab mean put back), made once."""
+        if self._fine_bgr is None:
+            lab = (self.fine + self.fine_mean[:, :, None, None]).transpose(0, 2, 3, 1)  # (E, FH, FW, 3)
+            flat = np.ascontiguousarray(lab.reshape(-1, FINE_W, 3), np.float32)
+            bgr = cv2.cvtColor(flat, cv2.COLOR_Lab2BGR).reshape(lab.shape) * 255.0
+            self._fine_bgr = np.ascontiguousarray(np.clip(bgr, 0, 255).transpose(0, 3, 1, 2), np.float32)
+        return self._fine_bgr
+
+    def _rendered(self, crops: np.ndarray, label: int, region: np.ndarray) -> float:
+        """How well ``label``'s examples, seen with the card's own exposure and clipping, explain the
+        card on ``region``: the least, over examples and shifts, sum of squared differences there,
+        both blurred by ``EXPOSURE_SIGMA`` (:func:`_censored_fit` renders each example).
+
+        Args:
+            crops: (S, 3, FINE_H, FINE_W) float32 BGR 0..255, the card at each shift.
+            label: the label index.
+            region: (FINE_H, FINE_W) bool.
+        """
+        ex = self._examples_bgr()[self.fine_label == label]  # (E_k, 3, FH, FW)
+        s, e = len(crops), len(ex)
+        y = np.broadcast_to(crops[:, None], (s, e) + crops.shape[1:]).reshape(s * e * 3, -1)
+        x = np.broadcast_to(ex[None], (s, e) + ex.shape[1:]).reshape(s * e * 3, -1)
+        seen = np.minimum(_censored_fit(x, y, CLIP_LEVEL), 255.0).reshape(s * e, 3, FINE_H, FINE_W)
+        diff = _smooth(seen)[:, :, region] - _smooth(y.reshape(s * e, 3, FINE_H, FINE_W))[:, :, region]
+        return float((diff ** 2).sum(axis=(1, 2)).min())
+
+    def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
+        """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
+        differ): darker there by at least ``INK_GAP`` (mean CIE L) and, where they differ in colour,
+        towards the label's own hue (within ``INK_HUE`` as a cosine in the a/b plane). A striped
+        fill is so to an open one; a red outline is not so to a purple one."""
+        def mean_lab(k: int) -> np.ndarray:
+            rows = self.fine_label == k
+            return (self.fine[rows] + self.fine_mean[rows, :, None, None])[:, :, region].mean(axis=(0, 2))
+        mine, theirs = mean_lab(label), mean_lab(rival)
+        if mine[0] - theirs[0] < INK_GAP:
+            return False
+        shift, hue = theirs[1:] - mine[1:], mine[1:]
+        size = float(np.linalg.norm(shift) * np.linalg.norm(hue))
+        return size < 1.0 or float(shift @ hue) >= INK_HUE * size  # a grey ink, or the label's own hue
+
+    def exposure_apart(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
+        """Whether the card in ``quad`` can be told from every rival of ``label`` as its own exposure
+        and clipping let it show (the exposure look); True when the card is not clipped.
+
+        A camera that clips a card's paper clips the faint tint a fine pattern becomes (a striped
+        fill at board size) with it, and both looks of :meth:`settle_lookalikes` then see an open
+        fill. So for a card with ``CLIP_SHARE`` of its pixels clipped in some channel
+        (``CLIP_LEVEL``), each label within ``EXPOSURE_BAND`` of ``label``'s whole-card score that
+        holds more of ``label``'s own ink where the two differ (:meth:`_more_ink`: clipping can
+        only have taken such ink away) is compared as this card would show both: each example
+        (BGR, white-balanced) scaled channel by channel by the gain that best fits the card, the
+        clipped pixels taken as at least ``CLIP_LEVEL``, then clipped at 255
+        (:func:`_censored_fit`), and compared with the card on where the two labels differ, both
+        blurred by ``EXPOSURE_SIGMA`` (:meth:`_rendered`). ``label`` must explain the card better by
+        ``EXPOSURE_MARGIN`` (:func:`_exposure_lead`); where the clipping leaves the two alike, it
+        cannot, and the card is better "unknown" than named. A deck without the examples' Lab
+        means (enrolled before them) is not judged so. It costs nothing on a card that is not
+        clipped, and one alignment and a few renderings on one that is.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from the face's top-left as the match says.
+            scores: (L,) best whole-card ZNCC per label.
+            label: the label index the card was given.
+        """
+        if self.fine_mean is None or not self._has_fine(label):
+            return True
+        raw = cv2.GaussianBlur(fine_patch(image, quad), (3, 3), 0.7)  # as _fine_lab blurs
+        s = FINE_SHIFT
+        card = raw[s:s + FINE_H, s:s + FINE_W]
+        if float(np.mean(card.max(axis=2) >= CLIP_LEVEL)) < CLIP_SHARE:
+            return True
+        rivals = []
+        for k in range(len(self.labels)):
+            if k == label or not self._has_fine(k) or scores[k] < scores[label] - EXPOSURE_BAND:
+                continue
+            pair = (min(k, label), max(k, label))
+            region = self._regions[pair] if pair in self._regions else self._near_region(pair)
+            if self._more_ink(label, k, region):
+                rivals.append((k, region))
+        if not rivals:
+            return True
+        big = np.concatenate([_fine_lab(raw, self.balanced, s, blur=False), raw.transpose(2, 0, 1).astype(np.float32)])
+        aligned = self._align(big, label)
+        big, reach = (aligned[3:], 1) if aligned is not None else (big[3:], FINE_SHIFT)
+        pad = (big.shape[1] - FINE_H) // 2
+        crops = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W] for dy in range(pad - reach, pad + reach + 1)
+                          for dx in range(pad - reach, pad + reach + 1)])
+        for k, region in rivals:
+            if _exposure_lead(self._rendered(crops, label, region), self._rendered(crops, k, region)) < EXPOSURE_MARGIN:
+                return False
+        return True
+
     def lookalikes(self) -> list[tuple[str, str]]:
         """The look-alike label pairs this deck tells apart on their differing region."""
         return [(self.labels[i], self.labels[j]) for i, j in sorted(self._regions)]
@@ -828,6 +1016,7 @@ class Deck:
                 white_balance=np.array(bool(self.balanced)),
                 **({} if self.fine is None else {"fine": self.fine.astype(np.float32),
                                                  "fine_label": np.asarray(self.fine_label, np.int64)}),
+                **({} if self.fine_mean is None else {"fine_mean": self.fine_mean.astype(np.float32)}),
             )
 
     @classmethod
@@ -894,7 +1083,15 @@ class Deck:
             if len(fine_label) and (fine_label.min() < 0 or fine_label.max() >= len(labels)):
                 raise error("fine_label", f"must give a label index 0..{len(labels) - 1} for every row of fine")
         balanced = bool(data["white_balance"]) if "white_balance" in data else False
-        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced)
+        fine_mean = None
+        if "fine_mean" in data:
+            fine_mean = data["fine_mean"].astype(np.float32, copy=False)
+            if fine is None or len(fine_mean) != len(fine):
+                raise error("fine_mean", "must give one Lab mean per row of fine")
+            check_finite("fine_mean", fine_mean, error)
+            if fine_mean.size and np.abs(fine_mean).max() > 256.0:
+                raise error("fine_mean", "values beyond ±256: not CIE Lab")
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced, fine_mean)
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray, quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -984,6 +1181,8 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 idx[i] = settled
             if settle and idx[i] >= 0 and not deck.within_examples(image, q, int(idx[i])):
                 idx[i], conf[i] = -1, 0.5  # like an enrolled card, but not one: undecided
+            if settle and idx[i] >= 0 and not deck.exposure_apart(image, q, scores[i], int(idx[i])):
+                idx[i], conf[i] = -1, 0.5  # clipping hides what tells it from a rival: undecided
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
             label = UNKNOWN
@@ -1220,11 +1419,13 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
     """:func:`enroll_images` from each example's :func:`_canonical` view (labels in sorted order)."""
     rng = np.random.default_rng(seed)
     labels = tuple(sorted(canons))
-    patches, plabel, held, hlabel, fine, flabel = [], [], [], [], [], []
+    patches, plabel, held, hlabel, fine, fmean, flabel = [], [], [], [], [], [], []
     whole = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
     for li, label in enumerate(labels):
         for canon in canons[label]:
-            fine.append(_zero_mean(_fine_lab(fine_patch(canon, whole, margin=False))))
+            lab = _fine_lab(fine_patch(canon, whole, margin=False))
+            fine.append(_zero_mean(lab))
+            fmean.append(lab.mean(axis=(1, 2)))
             flabel.append(li)
             patches.append(card_patch(canon, whole))
             patches += _variants(canon, rng, _N_AUG, 1.0)
@@ -1234,7 +1435,8 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
     templates = describe(np.stack(patches))
     counts = np.array([len(canons[lb]) for lb in labels], np.int64)
     deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts,
-                np.stack(fine).astype(np.float32), np.array(flabel, np.int64), balanced=True)
+                np.stack(fine).astype(np.float32), np.array(flabel, np.int64), balanced=True,
+                fine_mean=np.stack(fmean).astype(np.float32))
     deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
     return deck
 
