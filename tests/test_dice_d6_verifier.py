@@ -102,13 +102,7 @@ def test_the_verifier_drops_spurious_readings_on_dev_photos(monkeypatch):
 
 
 def test_the_reader_works_without_the_model_file(monkeypatch):
-    import cv2
-
-    from companion.sim.dice import draw_die
-
-    canvas = np.full((300, 300, 3), (70, 110, 150), np.float32)  # a wooden-brown table
-    draw_die(canvas, "d6", "5", (150.0, 150.0), 60.0, 10.0, view=(0.1, -0.08))
-    img = np.clip(cv2.GaussianBlur(canvas, (0, 0), 0.7), 0, 255).astype(np.uint8)
+    img = _a_five()
     monkeypatch.setattr(dice_verify, "MODEL_NAME", "no_such_model.json")
     shipped.cache_clear()
     try:
@@ -163,3 +157,51 @@ def _readings(observations) -> list:
     """Sorted (value, centre rounded to 0.01 px) of DieObservations."""
     return sorted(((o.value, tuple(round(float(c), 2) for c in o.center)) for o in observations),
                   key=lambda t: (t[1], str(t[0])))
+
+
+def _a_five() -> np.ndarray:
+    """(300, 300, 3) uint8 BGR: one ivory five, 60 px a side, on a wooden-brown table."""
+    import cv2
+
+    from companion.sim.dice import draw_die
+
+    canvas = np.full((300, 300, 3), (70, 110, 150), np.float32)
+    draw_die(canvas, "d6", "5", (150.0, 150.0), 60.0, 10.0, view=(0.1, -0.08))
+    return np.clip(cv2.GaussianBlur(canvas, (0, 0), 0.7), 0, 255).astype(np.uint8)
+
+
+def test_read_d6_asks_the_shipped_verifier(monkeypatch):
+    from companion.vision.dice_d6 import read_d6
+
+    zeros = [0.0] * len(FEATURES)
+    doubts_all = Verifier(zeros, [1.0] * len(FEATURES), zeros, -20.0, 0.5)  # p ≈ 0 for every reading
+    img = _a_five()
+    assert [o.value for o in read_d6(img)] == [5]
+    monkeypatch.setattr(dice_verify, "shipped", lambda: doubts_all)
+    assert [o.value for o in read_d6(img) if o.value is not None] == []
+
+
+@pytest.mark.parametrize("text,words", [("{not json", "not a pip-dice verifier"),
+                                        ('{"features": %s}' % json.dumps(list(FEATURES)), "has no mean"),
+                                        (None, "must be numbers")])
+def test_a_damaged_model_file_is_named_not_a_traceback(tmp_path, monkeypatch, text, words):
+    if text is None:  # every field there, one of them not numbers
+        d = shipped().to_json()
+        text = json.dumps({**d, "weights": ["a"] * len(FEATURES)})
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / dice_verify.MODEL_NAME).write_text(text, encoding="utf-8")
+
+    class _Resources:
+        @staticmethod
+        def files(_package):
+            return tmp_path
+
+    monkeypatch.setattr(dice_verify, "resources", _Resources)
+    shipped.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=words) as e:
+            shipped()
+        assert dice_verify.MODEL_NAME in str(e.value)
+    finally:
+        monkeypatch.undo()
+        shipped.cache_clear()

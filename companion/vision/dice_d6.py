@@ -1405,7 +1405,8 @@ def read_d6(image: np.ndarray) -> list[DieObservation]:
         form a clean layout), ``quad`` the top face, ``confidence`` 0..1. Ordered left to right.
 
     Raises:
-        ValueError: ``image`` is not a uint8 array of 1, 3 or 4 channels.
+        ValueError: ``image`` is not a uint8 array of 1, 3 or 4 channels; or the package's verifier
+            file (``companion/data/d6_verifier.json``) is damaged (the message names it).
     """
     from companion.vision.dice_verify import shipped
 

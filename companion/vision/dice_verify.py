@@ -108,23 +108,46 @@ class Verifier:
         return 1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))) >= self.threshold
 
     def to_json(self) -> dict:
+        """The model as a JSON-ready dict (what :meth:`from_json` and the shipped file hold)."""
         return {"features": list(FEATURES), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
                 "weights": self.weights.tolist(), "bias": self.bias, "threshold": self.threshold}
 
     @classmethod
     def from_json(cls, d: dict) -> Verifier:
-        """From :meth:`to_json`'s dict; a file made for other measures is refused (ValueError)."""
+        """From :meth:`to_json`'s dict.
+
+        Raises:
+            ValueError: a model made for other measures, a missing field, or a field that is not
+                numbers of the right shape.
+        """
         if not isinstance(d, dict) or d.get("features") != list(FEATURES):
             raise ValueError(f"d6 verifier: the file's features are not {list(FEATURES)}")
-        return cls(d["mean"], d["scale"], d["weights"], d["bias"], d["threshold"])
+        missing = [k for k in ("mean", "scale", "weights", "bias", "threshold") if k not in d]
+        if missing:
+            raise ValueError(f"d6 verifier: the file has no {', '.join(missing)}")
+        try:
+            return cls(d["mean"], d["scale"], d["weights"], d["bias"], d["threshold"])
+        except (TypeError, ValueError) as e:
+            if str(e).startswith("d6 verifier"):
+                raise
+            raise ValueError(f"d6 verifier: mean, scale, weights, bias and threshold must be numbers ({e})") from None
 
 
 @lru_cache(maxsize=1)
 def shipped() -> Verifier | None:
     """The verifier shipped in the package, or None when its file is absent (the reader then keeps
-    every reading its rules let through, as before the verifier)."""
+    every reading its rules let through, as before the verifier).
+
+    Raises:
+        ValueError: the file is there but is not a verifier (not JSON, or not :meth:`Verifier.to_json`'s
+            fields), named with its path: a damaged install, never silently read without it.
+    """
+    path = resources.files("companion").joinpath("data", MODEL_NAME)
     try:
-        text = resources.files("companion").joinpath("data", MODEL_NAME).read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return None
-    return Verifier.from_json(json.loads(text))
+    try:
+        return Verifier.from_json(json.loads(raw.decode("utf-8")))
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        raise ValueError(f"{path}: not a pip-dice verifier: {e}") from None

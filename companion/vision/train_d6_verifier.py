@@ -63,26 +63,35 @@ REAL_WEIGHT = 1.0
 WRONG_COST = 3
 
 
+def _bench(name: str):
+    """A module of the repo's ``bench/`` folder (``real_dice``, ``sim_d6``, ``gem_d6``): the training
+    reads the photos and labels exactly as the benches that measure the reader do."""
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def seed_range(text: str) -> range | None:
+    """``FIRST:END`` (END excluded) as a range, ``""`` as None; anything else is refused by name
+    (argparse.ArgumentTypeError, which argparse reports as a usage error)."""
+    if not text:
+        return None
+    first, sep, end = text.partition(":")
+    if not (sep and first.isdigit() and end.isdigit() and int(first) < int(end)):
+        raise argparse.ArgumentTypeError(f"seeds are FIRST:END with 0 <= FIRST < END (END excluded), not {text!r}")
+    return range(int(first), int(end))
+
+
 def dev_photos(data: Path) -> list[Path]:
-    """The ``dev`` half (CRC-32 of the name even), name order, as ``bench/real_dice.py`` splits it."""
-    return [p for p in sorted(data.glob("*.jpg")) if zlib.crc32(p.name.encode()) % 2 == 0]
+    """The ``dev`` half of the photos in ``data``, name order: ``bench/real_dice.py``'s split."""
+    return _bench("real_dice").photos("dev", data)
 
 
 def fold_of(path: Path) -> int:
     """The cross-validation fold (0 … FOLDS − 1) of a dev photo: from the CRC-32's other bits."""
     return (zlib.crc32(path.name.encode()) // 2) % FOLDS
-
-
-def load_labels(path: Path, shape: tuple[int, int]) -> list[tuple[int, tuple[float, float, float, float]]]:
-    """[(value 1..6, (x0, y0, x1, y1) px)] from a YOLO label file (``class cx cy w h`` normalised,
-    class 0 = one pip) for an image of ``shape`` (h, w)."""
-    h, w = shape
-    out = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            c, cx, cy, bw, bh = (float(v) for v in line.split())
-            out.append((int(c) + 1, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
-    return out
 
 
 def label_of(center: tuple[float, float], value: int, labels) -> int | None:
@@ -131,7 +140,7 @@ def read_real(photos: list[Path]) -> list[Photo]:
         trace: list = []
         _read_d6(img, None, trace)
         s = trace[0][1]
-        boxes = [(v, tuple((c + 0.5) * s - 0.5 for c in box)) for v, box in load_labels(p.with_suffix(".txt"), img.shape[:2])]
+        boxes = [(v, tuple((c + 0.5) * s - 0.5 for c in box)) for v, box in _bench("real_dice").load_labels(p.with_suffix(".txt"), img.shape[:2])]
         out.append(Photo(f"real/{p.name}", fold_of(p), trace, boxes=boxes))
     return out
 
@@ -151,12 +160,7 @@ def simulated(kind: str, seed: int, cache: Path | None) -> tuple[np.ndarray, lis
         truth = json.loads((cache / f"{kind}_{seed}.json").read_text())["dice"]
         img = cv2.imread(str(cache / f"{kind}_{seed}.png"), cv2.IMREAD_COLOR)
         return img, [(int(v), np.array(q, np.float64)) for v, q in truth]
-    if str(REPO / "bench") not in sys.path:
-        sys.path.insert(0, str(REPO / "bench"))
-    import gem_d6
-    import sim_d6
-
-    shot = sim_d6.scene(seed) if kind == "sim" else gem_d6.scene(seed, (4032, 3024))
+    shot = _bench("sim_d6").scene(seed) if kind == "sim" else _bench("gem_d6").scene(seed, (4032, 3024))
     img, s = working_copy(shot.image, WORK_SIDE)
     truth = [(int(v), (np.asarray(q, np.float64) + 0.5) * s - 0.5) for _, v, q in shot.dice]
     if cache is not None:
@@ -306,8 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DATA, help="the d6-photos train folder (photos and YOLO labels)")
     ap.add_argument("--out", type=Path, default=OUT, help="where to write the model (JSON)")
-    ap.add_argument("--sim", default=SIM_SEEDS, help="bench/sim_d6.py seeds FIRST:END to learn from too ('' for none)")
-    ap.add_argument("--gem", default=GEM_SEEDS, help="bench/gem_d6.py seeds FIRST:END to learn from too ('' for none)")
+    ap.add_argument("--sim", type=seed_range, default=SIM_SEEDS, help="bench/sim_d6.py seeds FIRST:END to learn from too ('' for none)")
+    ap.add_argument("--gem", type=seed_range, default=GEM_SEEDS, help="bench/gem_d6.py seeds FIRST:END to learn from too ('' for none)")
     ap.add_argument("--real-weight", type=float, default=REAL_WEIGHT,
                     help="each real photo's reading counts this many times a simulated one's")
     ap.add_argument("--cache", type=Path, help="keep the rendered simulated photos here (PNG and JSON) and reuse them")
@@ -321,8 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     photos = read_real(paths)
     for kind, seeds in (("sim", a.sim), ("gem", a.gem)):
         if seeds:
-            first, end = (int(v) for v in seeds.split(":"))
-            photos += read_simulated(kind, range(first, end), a.cache)
+            photos += read_simulated(kind, seeds, a.cache)
     X, y, idx = examples(photos)
     print(f"{len(photos)} photos: {int(y.sum())} positive and {int(len(y) - y.sum())} negative readings")
     folds = np.array([p.fold for p in photos])
