@@ -707,10 +707,12 @@ class Deck:
         channel and of unit length; the nearest (highest ZNCC) is kept. The squared difference,
         summed over the channels, is blurred at about a pip's scale (Gaussian, σ = 3 fine px)
         and its maximum divided by its mean (taken as at least ``SPREAD_FLOOR``'s). A card seen
-        under other light, or of a suit shown by
-        other examples, differs a little everywhere (2–6 on the real photos); a card that is not
-        the example but one mark away from it (a ten against the nine of its suit: one pip and
-        the index) differs in one place (10–12).
+        under other light, or of a suit shown by other examples, differs a little everywhere
+        (3–6 for the cards the second look of :func:`companion.vision.cards.read_card_results`
+        named right on the real photos); a card that is not the example but one mark away from it
+        (a ten against the nine of its suit: one pip and the index) differs in one place (10–12).
+        Cards whose suits differ in one central pip (aces) also peak high (10–27), so the ratio
+        only settles cards already near the threshold, not every named card.
 
         Args:
             image: (H, W, 3) uint8 BGR.
