@@ -231,7 +231,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"boards {a.boards}, true quads: left-out cards named {t['named']} of {t['left out']}; enrolled "
               f"cards {t['cards']}, right {t['right']}, wrong {t['wrong']}, unknown {t['unknown']}")
         return 0
-    names = labels()
     tot = {"cards": 0, "right": 0, "wrong": 0, "unknown": 0, "missed": 0, "spurious": 0}
     ms = []
     for seed in range(int(lo), int(hi or lo) + 1):

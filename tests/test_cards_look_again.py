@@ -12,26 +12,10 @@ import pytest
 from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision import cards
 from companion.vision.deck import Classification, classify_quads, enroll_images
+from test_vision_deck import _pip_card
 
 RED, BLUE, GREEN = (40, 40, 210), (200, 90, 30), (40, 160, 40)
 TRUE_QUAD = np.float32([[70, 60], [290, 60], [290, 375], [70, 375]])
-
-
-def _pip_card(count: int, colour: tuple[int, int, int], shape: str) -> np.ndarray:
-    """A white number card with ``count`` pips in two columns and the middle, and its count in
-    the top-left corner (220 × 315 px, BGR), as tests/test_vision_deck.py draws it."""
-    img = np.full((315, 220, 3), 245, np.uint8)
-    cols = [(60, y) for y in (70, 130, 190, 250)] + [(160, y) for y in (70, 130, 190, 250)]
-    middle = [(110, 160)] if count == 9 else [(110, 100), (110, 220)]
-    for x, y in (cols + middle)[:count]:
-        if shape == "diamond":
-            cv2.fillConvexPoly(img, np.array([[x, y - 22], [x + 16, y], [x, y + 22], [x - 16, y]], np.int32), colour)
-        elif shape == "circle":
-            cv2.circle(img, (x, y), 17, colour, -1)
-        else:
-            cv2.fillConvexPoly(img, np.array([[x, y - 20], [x + 18, y + 16], [x - 18, y + 16]], np.int32), colour)
-    cv2.putText(img, str(count), (8, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, colour, 2)
-    return img
 
 
 def _photo(face: np.ndarray, seed: int) -> np.ndarray:
