@@ -72,6 +72,9 @@ REREAD_ALL = 0.5
 WINDOW_STEP_MM = 5.0
 #: A coarse window reading this far (ZNCC) below the deck's threshold may still be near a card.
 SEED_MARGIN = 0.25
+#: A blob of change at least this fraction of a card has its best window refined, however it reads
+#: (see ``CardTracker._search``).
+BLOB_SEED_MIN = 0.5
 #: At most this many coarse windows are refined per frame.
 MAX_SEEDS = 60
 #: A card found by trying many windows must read this much (ZNCC) above the deck's threshold: the
@@ -410,6 +413,20 @@ class CardTracker:
             seed_boxes.add(box)
             if len(seeds) >= MAX_SEEDS:
                 break
+        # A card-sized blob of change is most likely a card just laid: its best window is refined
+        # even below the seed cut (one per blob, where no seed lies yet). A card of thin line art
+        # (the noir style) reads 0.85 in place but under 0.4 two or three mm off, so the coarse grid
+        # (WINDOW_STEP_MM) can miss the cut beside it; the compass search closes in from there, and
+        # what it finds must still pass every test below, so no name is given more easily.
+        for start, count, area_mm, _ in blobs:
+            if area_mm < BLOB_SEED_MIN * card_area or len(seeds) >= MAX_SEEDS:
+                continue
+            for i in sorted(range(start, start + count), key=lambda i: results[i].score, reverse=True):
+                box = cv2.boxPoints(windows[i]).astype(np.float32)
+                if not seed_boxes.any_over(box, 0.5 * cw * ch):
+                    seeds.append(i)
+                    seed_boxes.add(box)
+                    break
         fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds],
                                                [results[i] for i in seeds])
         fine_owner = [owner[seeds[k]] for k in who]
