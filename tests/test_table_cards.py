@@ -195,3 +195,21 @@ def test_a_new_thin_line_art_card_between_the_coarse_windows_is_found(noir_deck,
     tracker = CardTracker(layout, noir_deck)
     for s, f in zip(_play(tracker, layout, frames), frames):
         _assert_reads_truth(s, f)
+
+
+def test_an_untouched_card_is_kept_when_a_neighbour_is_read_again(decks):
+    # Issue #6: when one kept card had a few changed pixels (re-read in place), the kept cards with
+    # none were dropped and searched for afresh; a noir wasabi kept at 0.778 then read 0.775 and
+    # vanished under the window search's bar (0.775). Every untouched card must stay as it was.
+    cards = [Placement(lab, (110 + 50 * i, 430), 0.0) for i, lab in enumerate(["maki_1", "wasabi", "tempura"])]
+    layout, frames = _frames(4, [cards], 19, "flat")
+    tracker = CardTracker(layout, decks["flat"])
+    first = _play(tracker, layout, frames)[0]
+    _assert_reads_truth(first, frames[0])
+    changed = np.zeros(first.rectified.shape[:2], np.uint8)
+    (x, y), _, _ = tracker.cards[0].rect_mm
+    changed[int(y) - 1:int(y) + 2, int(x) - 1:int(x) + 2] = 255  # 9 mm² inside the first card only
+    kept = tracker._kept(frames[0].image, np.linalg.inv(frames[0].homography), changed)
+    assert len(kept) == len(tracker.cards)
+    for card in tracker.cards[1:]:
+        assert card in kept  # the very same card: not read again, not moved

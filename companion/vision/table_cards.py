@@ -331,7 +331,9 @@ class CardTracker:
         quads = list(cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32))
         now = classify_quads(frame, quads, self.deck)
         lookalikes = {frozenset(p) for p in self.deck.lookalikes()}
-        out = []
+        # The untouched cards stay as they were: dropped here, they were searched for afresh as if
+        # gone, and one read near the bar (a noir wasabi kept at 0.778) could vanish under it.
+        out = list(untouched)
         for i, card in enumerate(still):
             r = now[i]
             own = float(r.scores[self.deck.labels.index(card.label)]) if card.label in self.deck.labels else -1.0
