@@ -213,3 +213,26 @@ def test_an_untouched_card_is_kept_when_a_neighbour_is_read_again(decks):
     assert len(kept) == len(tracker.cards)
     for card in tracker.cards[1:]:
         assert card in kept  # the very same card: not read again, not moved
+
+
+def test_a_new_card_turned_a_few_degrees_is_searched_at_its_own_turn(noir_deck):
+    # Issue #6: a new noir tempura lay 3.3° turned; cv2.minAreaRect gave its blob as -86.7°, which
+    # the window search took for "not near square" and searched at 0°, where its thin lines read
+    # 0.04 lower, under the bar. Turned the other way (-3.3°) it was found at its turn.
+    import cv2
+
+    base = [Placement("maki_2", (286, 193), 180.0), Placement("sashimi", (210, 402), 0.0)]
+    scenes = [base, base + [Placement("tempura", (630.5, 194), 176.7)]]
+    layout, frames = _frames(3, scenes, 7, "noir")
+    tracker = CardTracker(layout, noir_deck)
+    s = _play(tracker, layout, frames)[-1]
+    _assert_reads_truth(s, frames[-1])
+
+    def fold(a: float) -> float:
+        return (a + 45.0) % 90.0 - 45.0
+
+    quad = np.array([q for label, q in frames[-1].cards if label == "tempura"][0], np.float64)
+    true_mm = cv2.perspectiveTransform(quad[None], np.linalg.inv(frames[-1].homography))[0].astype(np.float32)
+    want = fold(cv2.minAreaRect(true_mm)[2])
+    got = [fold(c.rect_mm[2]) for c in s.cards if c.label == "tempura"][0]
+    assert abs(got - want) < 2.0, (got, want)

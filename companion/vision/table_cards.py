@@ -643,9 +643,11 @@ class CardTracker:
         ``cv2.minAreaRect``, centred in a zone."""
         cw, ch = self.layout.card_mm
         (bw, bh), ang = rect[1], rect[2]
-        # minAreaRect reports angles in (0, 90]; a card-shaped blob's own turn, folded near 0, is
-        # the card's; any other blob is searched square to the mat.
-        a = ang if ang <= 45 else ang - 90
+        # A card-shaped blob's own turn, folded into [-45, 45), is the card's; any other blob is
+        # searched square to the mat. Folded modulo 90 because minAreaRect's range depends on the
+        # OpenCV version ((0, 90] in 4.5+, [-90, 0) here): a card turned 3° came as -87° and was
+        # searched at 0°, where a noir card's thin lines read 0.04 lower (under the bar).
+        a = (ang + 45.0) % 90.0 - 45.0
         card_like = 0.75 * cw <= min(bw, bh) <= 1.25 * cw and 0.75 * ch <= max(bw, bh) <= 1.25 * ch
         angles = {float(round(a, 1))} if card_like and abs(a) <= 15 else {0.0}
         out = []
