@@ -20,7 +20,8 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    (``WINDOW_STEP_MM`` apart, the zone's way round, at the blob's own turn if it is card-shaped,
    else square to the mat, centred in a zone), and every place a card has just left gets a few
    windows of its own. The deck scores all of them in one batch against its label centroids; the
-   best become seeds, refined side by side by a compass search (``REFINE_STEPS_MM``) that ends
+   best become seeds (and each card-sized blob's best window, however it reads: a card of thin
+   line art reads low a few mm off), refined side by side by a compass search (``REFINE_STEPS_MM``) that ends
    with one window at the peak of a parabola through its last scores. The refined windows are
    taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
    (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, unless a card lay
@@ -72,6 +73,9 @@ REREAD_ALL = 0.5
 WINDOW_STEP_MM = 5.0
 #: A coarse window reading this far (ZNCC) below the deck's threshold may still be near a card.
 SEED_MARGIN = 0.25
+#: A blob of change at least this fraction of a card has its best window refined, however it reads
+#: (see ``CardTracker._search``).
+BLOB_SEED_MIN = 0.5
 #: At most this many coarse windows are refined per frame.
 MAX_SEEDS = 60
 #: A card found by trying many windows must read this much (ZNCC) above the deck's threshold: the
@@ -328,7 +332,9 @@ class CardTracker:
         quads = list(cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32))
         now = classify_quads(frame, quads, self.deck)
         lookalikes = {frozenset(p) for p in self.deck.lookalikes()}
-        out = []
+        # The untouched cards stay as they were: dropped here, they were searched for afresh as if
+        # gone, and one read near the bar (a noir wasabi kept at 0.778) could vanish under it.
+        out = list(untouched)
         for i, card in enumerate(still):
             r = now[i]
             own = float(r.scores[self.deck.labels.index(card.label)]) if card.label in self.deck.labels else -1.0
@@ -410,6 +416,20 @@ class CardTracker:
             seed_boxes.add(box)
             if len(seeds) >= MAX_SEEDS:
                 break
+        # A card-sized blob of change is most likely a card just laid: its best window is refined
+        # even below the seed cut (one per blob, where no seed lies yet). A card of thin line art
+        # (the noir style) reads 0.85 in place but under 0.4 two or three mm off, so the coarse grid
+        # (WINDOW_STEP_MM) can miss the cut beside it; the compass search closes in from there, and
+        # what it finds must still pass every test below, so no name is given more easily.
+        for start, count, area_mm, _ in blobs:
+            if area_mm < BLOB_SEED_MIN * card_area or len(seeds) >= MAX_SEEDS:
+                continue
+            for i in sorted(range(start, start + count), key=lambda i: results[i].score, reverse=True):
+                box = cv2.boxPoints(windows[i]).astype(np.float32)
+                if not seed_boxes.any_over(box, 0.5 * cw * ch):
+                    seeds.append(i)
+                    seed_boxes.add(box)
+                    break
         fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds],
                                                [results[i] for i in seeds])
         fine_owner = [owner[seeds[k]] for k in who]
@@ -624,9 +644,11 @@ class CardTracker:
         ``cv2.minAreaRect``, centred in a zone."""
         cw, ch = self.layout.card_mm
         (bw, bh), ang = rect[1], rect[2]
-        # minAreaRect reports angles in (0, 90]; a card-shaped blob's own turn, folded near 0, is
-        # the card's; any other blob is searched square to the mat.
-        a = ang if ang <= 45 else ang - 90
+        # A card-shaped blob's own turn, folded into [-45, 45), is the card's; any other blob is
+        # searched square to the mat. Folded modulo 90 because minAreaRect's range depends on the
+        # OpenCV version ((0, 90] in 4.5+, [-90, 0) here): a card turned 3° came as -87° and was
+        # searched at 0°, where a noir card's thin lines read 0.04 lower (under the bar).
+        a = (ang + 45.0) % 90.0 - 45.0
         card_like = 0.75 * cw <= min(bw, bh) <= 1.25 * cw and 0.75 * ch <= max(bw, bh) <= 1.25 * ch
         angles = {float(round(a, 1))} if card_like and abs(a) <= 15 else {0.0}
         out = []
