@@ -43,7 +43,8 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
-DW, DH = 440, 630  # design canvas (px), the same as the flat style
+from companion.sim.face_design import DH, DW, LABELS, finished
+
 _AA = cv2.LINE_AA
 
 Colour = tuple[int, int, int]
@@ -58,11 +59,6 @@ _PANEL_TOP = 522  # top of the cream text panel (design px)
 
 _YY, _XX = np.mgrid[0:DH, 0:DW].astype(np.float32)
 
-#: The labels this style draws: the 12 card types and "back".
-LABELS = (
-    "tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
-    "squid_nigiri", "pudding", "wasabi", "chopsticks", "back",
-)
 
 _TITLE = {
     "tempura": "tempura", "sashimi": "sashimi", "dumpling": "dumpling", "maki": "maki roll",
@@ -547,19 +543,6 @@ def _back() -> np.ndarray:
 
 @lru_cache(maxsize=None)
 def design(label: str) -> np.ndarray:
-    """The illustrated face (or back) of ``label`` at the 440 × 630 design size.
-
-    Args:
-        label: one of the 12 card labels or ``"back"`` (see ``LABELS``).
-
-    Returns:
-        (630, 440, 3) uint8 BGR, cached and read-only (copy or resize before drawing on it).
-
-    Raises:
-        ValueError: unknown label.
-    """
-    if label not in LABELS:
-        raise ValueError(f"unknown card label {label!r}; valid labels are: {', '.join(LABELS)}")
-    img = _back() if label == "back" else _front(label)
-    img.setflags(write=False)
-    return img
+    """The illustrated face (or back) of ``label``: (630, 440, 3) uint8 BGR, cached and read-only
+    (:func:`companion.sim.face_design.finished`; ValueError for an unknown label)."""
+    return finished(label, _front, _back)

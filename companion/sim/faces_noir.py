@@ -37,7 +37,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-DW, DH = 440, 630  # design canvas (px), the same as the other styles
+from companion.sim.face_design import DH, DW, LABELS, finished
+
 _AA = cv2.LINE_AA
 
 Colour = tuple[int, int, int]
@@ -52,11 +53,6 @@ _LINE = 6  # main stroke width (design px): ~0.6 mm on a 44 mm card
 
 _YY, _XX = np.mgrid[0:DH, 0:DW].astype(np.float32)
 
-#: The labels this style draws: the 12 card types and "back".
-LABELS = (
-    "tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
-    "squid_nigiri", "pudding", "wasabi", "chopsticks", "back",
-)
 
 #: Paper colour (BGR) per family: all near-black, tinted so a type is not one shared black.
 _PAPER: dict[str, Colour] = {
@@ -331,19 +327,6 @@ def _back() -> np.ndarray:
 
 @lru_cache(maxsize=None)
 def design(label: str) -> np.ndarray:
-    """The noir face (or back) of ``label`` at the 440 × 630 design size.
-
-    Args:
-        label: one of the 12 card labels or ``"back"`` (see ``LABELS``).
-
-    Returns:
-        (630, 440, 3) uint8 BGR, cached and read-only (copy or resize before drawing on it).
-
-    Raises:
-        ValueError: unknown label.
-    """
-    if label not in LABELS:
-        raise ValueError(f"unknown card label {label!r}; valid labels are: {', '.join(LABELS)}")
-    img = _back() if label == "back" else _front(label)
-    img.setflags(write=False)
-    return img
+    """The noir face (or back) of ``label``: (630, 440, 3) uint8 BGR, cached and read-only
+    (:func:`companion.sim.face_design.finished`; ValueError for an unknown label)."""
+    return finished(label, _front, _back)
