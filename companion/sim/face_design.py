@@ -6,6 +6,7 @@ The flat style (``companion.sim.faces``) draws on the same 440 × 630 canvas.
 
 from __future__ import annotations
 
+import zlib
 from typing import Callable
 
 import numpy as np
@@ -37,3 +38,17 @@ def finished(label: str, front: Callable[[str], np.ndarray], back: Callable[[], 
     img = back() if label == "back" else front(label)
     img.setflags(write=False)
     return img
+
+
+def family(label: str) -> str:
+    """The shared design of a label: "maki" for maki_1/2/3, "nigiri" for the three nigiri."""
+    if label.startswith("maki_"):
+        return "maki"
+    if label.endswith("_nigiri"):
+        return "nigiri"
+    return label
+
+
+def seeded(key: str) -> np.random.Generator:
+    """A generator seeded from ``key`` (crc32), so the same label always gives the same pixels."""
+    return np.random.default_rng(zlib.crc32(key.encode("utf-8")))

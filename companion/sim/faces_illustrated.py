@@ -36,14 +36,13 @@ Faces are drawn at the same 440 × 630 px design size as the flat style (``desig
 from __future__ import annotations
 
 import math
-import zlib
 from functools import lru_cache
 from typing import Callable, Sequence
 
 import cv2
 import numpy as np
 
-from companion.sim.face_design import DH, DW, LABELS, finished
+from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, seeded as _rng
 
 _AA = cv2.LINE_AA
 
@@ -72,20 +71,6 @@ _RULE = {
 
 # --------------------------------------------------------------------------------------------
 # Textures: gradients, noise, patterns. All return float32 arrays over the design canvas.
-
-
-def _family(label: str) -> str:
-    """The shared design of a label: "maki" for maki_1/2/3, "nigiri" for the three nigiri."""
-    if label.startswith("maki_"):
-        return "maki"
-    if label.endswith("_nigiri"):
-        return "nigiri"
-    return label
-
-
-def _rng(key: str) -> np.random.Generator:
-    """A generator seeded from ``key`` (crc32), so the same label always gives the same pixels."""
-    return np.random.default_rng(zlib.crc32(key.encode("utf-8")))
 
 
 def _ramp(stops: Sequence[Colour], t: np.ndarray) -> np.ndarray:

@@ -31,13 +31,12 @@ Faces are drawn at the shared 440 × 630 px design size (``design``), BGR uint8.
 from __future__ import annotations
 
 import math
-import zlib
 from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from companion.sim.face_design import DH, DW, LABELS, finished
+from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, seeded as _rng
 
 _AA = cv2.LINE_AA
 
@@ -76,20 +75,6 @@ _RULE = {
     "nigiri": "egg 1  salmon 2  squid 3", "pudding": "game end +6 | -6", "wasabi": "triples next nigiri",
     "chopsticks": "later: take two",
 }
-
-
-def _family(label: str) -> str:
-    """The shared design of a label: "maki" for maki_1/2/3, "nigiri" for the three nigiri."""
-    if label.startswith("maki_"):
-        return "maki"
-    if label.endswith("_nigiri"):
-        return "nigiri"
-    return label
-
-
-def _rng(key: str) -> np.random.Generator:
-    """A generator seeded from ``key`` (crc32), so the same label always gives the same pixels."""
-    return np.random.default_rng(zlib.crc32(key.encode("utf-8")))
 
 
 def _pt(x: float, y: float) -> tuple[int, int]:
