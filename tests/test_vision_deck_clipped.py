@@ -122,3 +122,11 @@ def test_the_censored_fit_finds_the_gain_of_a_clipped_card():
     fitted = _censored_fit(x, y, 250.0)
     assert plain < 1.45
     assert np.allclose(fitted / x, 1.6, atol=0.02)
+
+
+def test_a_deck_enrolled_before_the_examples_means_reads_clipped_cards_as_before(deck, monkeypatch):
+    # No Lab means (an older deck file): the exposure look is not taken, so the overexposed stripes
+    # the look refuses are read by the whole card and the look-alike stage alone, as before it.
+    monkeypatch.setattr(deck, "fine_mean", None)
+    names = [_read(deck, "purple", "striped", seed, 1.4) for seed in range(300, 312)]
+    assert "purple-open" in names
