@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from companion.rules.sushi_go.cards import VISION_LABELS
-from companion.sim import faces_illustrated
+from companion.sim import faces_illustrated, faces_noir
 from companion.sim.faces import STYLES, draw_card_face, write_deck_folder
 
 
@@ -124,13 +124,15 @@ def test_every_label_draws_in_every_style(style):
             assert img.std() > 5, label  # something is drawn
 
 
-def test_design_size_dtype_and_read_only():
+@pytest.mark.parametrize("style", [faces_illustrated, faces_noir], ids=["illustrated", "noir"])
+def test_design_size_dtype_read_only_and_labels(style):
+    assert set(style.LABELS) == set(VISION_LABELS)
     for label in VISION_LABELS:
-        d = faces_illustrated.design(label)
-        assert d.shape == (630, 440, 3) and d.dtype == np.uint8
+        d = style.design(label)
+        assert d.shape == (630, 440, 3) and d.dtype == np.uint8, label
         assert not d.flags.writeable
     with pytest.raises(ValueError, match="'eel'"):
-        faces_illustrated.design("eel")
+        style.design("eel")
 
 
 def test_illustrated_is_deterministic(ill):

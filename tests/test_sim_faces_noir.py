@@ -20,15 +20,6 @@ def noir() -> dict[str, np.ndarray]:
     return {label: faces_noir.design(label) for label in VISION_LABELS}
 
 
-def test_design_size_dtype_read_only_and_labels(noir):
-    assert set(faces_noir.LABELS) == set(VISION_LABELS)
-    for label, d in noir.items():
-        assert d.shape == (630, 440, 3) and d.dtype == np.uint8, label
-        assert not d.flags.writeable
-    with pytest.raises(ValueError, match="'eel'"):
-        faces_noir.design("eel")
-
-
 def test_deterministic(noir):
     faces_noir.design.cache_clear()
     for label in VISION_LABELS:

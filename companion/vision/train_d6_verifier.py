@@ -30,6 +30,7 @@ written as JSON (no pickle). Prints what each setting scored.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import zlib
@@ -68,8 +69,6 @@ def _bench(name: str):
     reads the photos and labels exactly as the benches that measure the reader do."""
     if str(REPO / "bench") not in sys.path:
         sys.path.insert(0, str(REPO / "bench"))
-    import importlib
-
     return importlib.import_module(name)
 
 
