@@ -294,7 +294,8 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
     return out, cells
 
 
-def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]) -> np.ndarray:
+def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None,
+                  margin: float = 0.0) -> np.ndarray:
     """The deck's quick score of each window, −inf for those not worth reading (step 2 of the
     module doc, coarse to fine).
 
@@ -305,14 +306,21 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
     A card's quick score falls off smoothly over a step or two, so the seeds stay where they were;
     a photo's many windows over the table's own print or texture are mostly read at a quarter of
     the cost.
+
+    ``score`` (quads → scores) replaces the quick score, and ``margin`` lowers the cut, for an
+    estimate of it within ``margin`` (:mod:`companion.vision.window_screen`): every window read
+    with the quick score itself is then read with the estimate too.
     """
     n = len(quads)
+    if score is None:
+        def score(q):
+            return _score_quads(image, deck, q)
     scores = np.full(n, -np.inf)
     coarse = [i for i, (_, _, r, c) in enumerate(cells) if r % 2 == 0 and c % 2 == 0]
     if coarse:
-        scores[coarse] = _score_quads(image, deck, quads[coarse])
+        scores[coarse] = score(quads[coarse])
     read = {cells[i]: scores[i] for i in coarse}
-    cut = deck.threshold - SEED_MARGIN - COARSE_SLACK
+    cut = deck.threshold - SEED_MARGIN - COARSE_SLACK - margin
     fine = []
     for i, (g, k, r, c) in enumerate(cells):
         if r % 2 == 0 and c % 2 == 0:
@@ -322,7 +330,28 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
         if not near or max(near) >= cut:
             fine.append(i)
     if fine:
-        scores[fine] = _score_quads(image, deck, quads[fine])
+        scores[fine] = score(quads[fine])
+    return scores
+
+
+def _screened(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], card_w: float) -> np.ndarray:
+    """:func:`_coarse_first`'s scores, the windows first screened by a cheap estimate of the quick
+    score (:class:`companion.vision.window_screen.Screen`, within ``SCREEN_MARGIN`` of it): the
+    coarse-to-fine reading runs on the estimate, and only a window whose estimate comes within the
+    margin of becoming a seed is read in full; the others are −inf, as windows not read are.
+
+    Every window that would be a seed is so read in full (its estimate is at most the margin
+    under its score), and so is every window the coarse-to-fine reading would have read next to
+    it. A window is now also read if its neighbour's estimate, not its score, comes within
+    ``COARSE_SLACK`` of a seed: more windows, never fewer.
+    """
+    from companion.vision.window_screen import SCREEN_MARGIN, Screen
+
+    rough = _coarse_first(image, deck, quads, cells, score=Screen(image, deck, card_w).scores, margin=SCREEN_MARGIN)
+    near = np.flatnonzero(rough >= deck.threshold - SEED_MARGIN - SCREEN_MARGIN)
+    scores = np.full(len(quads), -np.inf)
+    if len(near):
+        scores[near] = _score_quads(image, deck, quads[near])
     return scores
 
 
@@ -356,10 +385,17 @@ def _score(image: np.ndarray, deck, rects: list[tuple]) -> np.ndarray:
 
 
 def _score_quads(image: np.ndarray, deck, quads) -> np.ndarray:
-    """The deck's quick score (ZNCC against its label centroids) of each window's corners."""
-    from companion.vision.deck import classify_quads
+    """The deck's quick score (ZNCC against its label centroids) of each window's corners: the
+    score of ``classify_quads(..., quick=True)``, without a Classification per window."""
+    from companion.vision.cards import order_quads
+    from companion.vision.deck import card_patches, describe
 
-    return np.array([r.score for r in classify_quads(image, list(quads), deck, quick=True)])
+    quads = list(quads)
+    if not quads:
+        return np.zeros(0)
+    ordered = order_quads(np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads]))
+    scores, _ = deck.match(describe(card_patches(image, list(ordered)), deck.balanced), quick=True)
+    return scores.max(axis=1).astype(np.float64)
 
 
 def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float) -> list[tuple]:
@@ -430,7 +466,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     if not windows:
         return []
     cw, ch = card_wh
-    scores = _coarse_first(image, deck, corners, cells)
+    scores = _screened(image, deck, corners, cells, cw)
     seeds, seed_owner, seed_index = [], [], []
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
