@@ -12,8 +12,10 @@ leaves out the finer detail, which the centroids (means of a label's templates) 
 
 All windows of a photo are sampled in one ``cv2.remap`` call, with no warp per window. The
 estimate differs from the quick score by at most ``SCREEN_MARGIN`` on the windows of the tuning
-photos (loose scenes of three card styles, the mat frame, symbol boards, real photos): the caller
-reads a window in full only if its estimate is within that margin of what would matter.
+photos (loose scenes of two card styles, the mat frame, symbol boards, real photos; nearly all
+within 0.05). The window search (:func:`companion.vision.card_search.search_cards`) picks its
+seeds and runs its compass search on the estimate; only where a seed's search ends is read in
+full, so a card is still named by the deck's full reading alone.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from companion.vision.deck import _CHROMA_WEIGHT, _DST2, _MASK, PATCH_H, PATCH_W
 #: The grid: 2 × 2 blocks of the 30 × 43 patch; the last row holds the patch's row 42 alone.
 GRID_W, GRID_H = (PATCH_W + 1) // 2, (PATCH_H + 1) // 2
 #: The estimate is within this (ZNCC) of the deck's quick score on every window of the tuning
-#: photos (largest difference seen: 0.078, 99th percentile 0.03).
+#: photos (largest difference seen 0.115, on a real photo's window far under the threshold; on
+#: windows within 0.25 of it 0.10; 99 % of windows within 0.03).
 SCREEN_MARGIN = 0.12
 #: Smoothing (px of the reduced copy, about a patch pixel) before the block centres are sampled:
 #: the patch's own 2:1 reduction and blur, and the 2 × 2 block.
@@ -54,6 +57,10 @@ _MASK_MEAN = (_MASK_PX / _MASK_PX.sum()).reshape(1, -1).astype(np.float32)
 _WEIGHT = ((_MASK_PX / _BLOCK_PX).reshape(-1, 1) * np.array([1.0, _CHROMA_WEIGHT, _CHROMA_WEIGHT])).astype(np.float32)
 # Each block value counts for its pixels in a descriptor-space dot product: (3·B,), channel by channel.
 _PX3 = np.tile(_BLOCK_PX.ravel(), 3).astype(np.float32)
+
+
+# _WEIGHT for OpenCV's 8-bit Lab, whose L runs to 255 for CIE's 100.
+_WEIGHT_8BIT = (_WEIGHT * np.array([100.0 / 255.0, 1.0, 1.0])).astype(np.float32)
 
 
 def _bank(deck) -> np.ndarray:
@@ -99,25 +106,27 @@ class Screen:
         """
         from companion.vision.cards import order_quads
 
-        q = order_quads(np.asarray(quads, np.float32).reshape(-1, 4, 2)).astype(np.float64)
+        q = order_quads(np.asarray(quads, np.float32).reshape(-1, 4, 2))
         n = len(q)
         if n == 0:
             return np.zeros(0)
         # 2× patch px → photo px: the window is a rectangle, so the map is affine (corners 0, 1, 3).
         (x0, y0), (x1, _), (_, y3) = _DST2[0], _DST2[1], _DST2[3]
-        a = ((_X2 - x0) / (x1 - x0))[None, :]  # (1, GW)
-        b = ((_Y2 - y0) / (y3 - y0))[:, None]  # (GH, 1)
-        along, down = q[:, 1] - q[:, 0], q[:, 3] - q[:, 0]  # (N, 2)
-        pts = (q[:, None, None, 0, :] + a[None, :, :, None] * along[:, None, None, :]
-               + b[None, :, :, None] * down[:, None, None, :])  # (N, GH, GW, 2)
-        pts = (pts + 0.5) / self.f - 0.5
-        px = cv2.remap(self.small, pts[..., 0].reshape(n * GRID_H, GRID_W).astype(np.float32),
-                       pts[..., 1].reshape(n * GRID_H, GRID_W).astype(np.float32),
-                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, GRID_H, GRID_W, 3)
-        rgb = white_balance(px) if self.deck.balanced else px.astype(np.float32)
-        lab = cv2.cvtColor(rgb.reshape(n * GRID_H, GRID_W, 3) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
-        lab = lab.reshape(n, GRID_H * GRID_W, 3)
-        d = ((lab - np.matmul(_MASK_MEAN, lab)) * _WEIGHT).transpose(0, 2, 1).reshape(n, -1)  # (N, 3·B)
+        a = ((_X2 - x0) / (x1 - x0)).astype(np.float32)[None, None, :]  # (1, 1, GW)
+        b = ((_Y2 - y0) / (y3 - y0)).astype(np.float32)[None, :, None]  # (1, GH, 1)
+        # Straight into the reduced copy's px: p → (p + 0.5) / f − 0.5.
+        k = np.float32(1.0 / self.f)
+        o, along, down = (q[:, 0] + 0.5) * k - 0.5, (q[:, 1] - q[:, 0]) * k, (q[:, 3] - q[:, 0]) * k  # (N, 2)
+        maps = [(o[:, i, None, None] + along[:, i, None, None] * a + down[:, i, None, None] * b).reshape(n * GRID_H, GRID_W)
+                for i in (0, 1)]
+        px = cv2.remap(self.small, maps[0], maps[1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE).reshape(n, GRID_H, GRID_W, 3)
+        rgb = white_balance(px) if self.deck.balanced else px
+        # 8-bit Lab (a table look-up; the float conversion costs five times more): L × 255/100 and
+        # a, b + 128. The offsets cancel in the zero mean, the scale is in _WEIGHT_8BIT.
+        lab = cv2.cvtColor(np.round(rgb).astype(np.uint8).reshape(n * GRID_H, GRID_W, 3), cv2.COLOR_BGR2Lab)
+        lab = lab.reshape(n, GRID_H * GRID_W, 3).astype(np.float32)
+        d = ((lab - np.matmul(_MASK_MEAN, lab)) * _WEIGHT_8BIT).transpose(0, 2, 1).reshape(n, -1)  # (N, 3·B)
         norm = np.sqrt((d * d) @ _PX3)
         u = d / np.maximum(norm, 1e-6)[:, None]
         return (u @ self.bank).max(axis=1).astype(np.float64)
