@@ -163,3 +163,53 @@ def test_windows_between_the_coarse_grid_are_read_only_near_a_promising_one(monk
     two = quads[[cells.index((0, 0, 1, 1)), cells.index((0, 0, -1, 1))]]
     got = card_search._coarse_first(np.zeros((8, 8, 3), np.uint8), deck, two, [(0, 0, 1, 1), (0, 0, 1, 3)])
     assert len(asked) == 2 and np.isfinite(got).all()
+
+
+@pytest.mark.parametrize("style", ["flat", "illustrated"])
+def test_the_screen_estimates_the_quick_score_within_its_margin(monkeypatch, style):
+    # The window search scores its windows by a cheap estimate of the deck's quick score (block
+    # means of the patch, companion.vision.window_screen). On drawn cards, windows near them (moved
+    # by up to a third of a card, turned by up to 12°) and windows on the bare table, the estimate
+    # is within SCREEN_MARGIN of the score itself, so a window it leaves out (more than the margin
+    # under a seed) is one the quick score would leave out too; and every card's own window is
+    # a seed by the estimate.
+    import cv2
+
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision.window_screen import SCREEN_MARGIN, Screen
+
+    monkeypatch.setattr(synth, "draw_card_face", lambda label, width: faces.draw_card_face(label, width, style=style))
+    img, truth = synth.table_scene(LABELS, "wood", 11)
+    deck = illustrated_deck() if style == "illustrated" else enroll_sim_deck(style=style)
+    rects = [cv2.minAreaRect(np.asarray(q, np.float32).reshape(-1, 1, 2)) for _, q in truth]
+    cw = float(np.median([min(r[1]) for r in rects]))
+    rng = np.random.default_rng(0)
+    windows = [r for r in rects]
+    for (x, y), wh, a in rects:
+        for _ in range(6):
+            dx, dy = rng.uniform(-cw / 3, cw / 3, 2)
+            windows.append(((x + dx, y + dy), wh, a + rng.uniform(-12, 12)))
+    h, w = img.shape[:2]
+    for _ in range(60):
+        windows.append(((rng.uniform(cw, w - cw), rng.uniform(cw, h - cw)), rects[0][1], rng.uniform(0, 180)))
+    corners = np.stack([cv2.boxPoints(r) for r in windows]).astype(np.float32)
+    full = card_search._score_quads(img, deck, corners)
+    est = Screen(img, deck, cw).scores(corners)
+    assert np.abs(full - est).max() <= SCREEN_MARGIN
+    cut = deck.threshold - card_search.SEED_MARGIN
+    assert np.all(full[est < cut - SCREEN_MARGIN] < cut)
+    assert np.all(est[:len(rects)] >= cut)
+    assert np.all(full[:len(rects)] >= cut)
+
+
+def test_the_quick_score_is_classify_quads_score():
+    # _score_quads reads the windows without a Classification each: the same scores.
+    import cv2
+
+    from companion.vision.deck import classify_quads
+
+    deck = illustrated_deck()
+    img, truth = synth.table_scene(LABELS[:6], "plain", 3)
+    quads = [q for _, q in truth] + [cv2.boxPoints(((300.0, 300.0), (80.0, 114.0), 20.0))]
+    want = [r.score for r in classify_quads(img, quads, deck, quick=True)]
+    assert card_search._score_quads(img, deck, quads).tolist() == want

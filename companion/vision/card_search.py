@@ -20,11 +20,13 @@ the mat:
    most ``MAX_WINDOWS`` per region; windows leaving the photo or lying mostly on bare table are
    dropped before the deck sees them. Every other row and column of each grid is read first;
    the windows between are read only near one that comes close to a seed (``COARSE_SLACK``).
-3. The deck scores the windows against its label centroids (two batches: coarse, then fine); the best become seeds
-   (``SEED_MARGIN`` below the threshold at most), each refined by a compass search over place
-   and turn (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review
-   45(3), 2003, §3), snapped to the card's own edges
-   (:func:`companion.vision.cards.refine_quads`) and read in full, look-alike stage included.
+3. The windows are scored against the deck's label centroids (two batches: coarse, then fine),
+   by a cheap estimate of the deck's quick score on 2 × 2 blocks of the patch
+   (:mod:`companion.vision.window_screen`); the best become seeds (``SEED_MARGIN`` below the
+   threshold at most), each refined by a compass search over place and turn on the same estimate
+   (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review 45(3),
+   2003, §3), snapped to the card's own edges (:func:`companion.vision.cards.refine_quads`) and
+   read in full, look-alike stage included.
 4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by
    ``WINDOW_MARGIN`` (it was the best of many tries, so it must clearly win), overlaps no card
    already read by more than ``OVERLAP_MAX``, accounts for its region (holds the part; lies on the
@@ -286,15 +288,16 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
         a = ang + turn
         t = np.deg2rad(a)
         ux, uy = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-        for dy in _offsets(ry + 0.5 * step, step):
-            for dx in _offsets(rx + 0.5 * step, step):
-                c = np.array([cx, cy]) + dx * ux + dy * uy
-                out.append(((float(c[0]), float(c[1])), (cw, ch), float(a)))
-                cells.append((k, int(round(dy / step)), int(round(dx / step))))
+        # Row by row (dy), then along the row (dx): the centres as one array expression.
+        dy, dx = (g.ravel() for g in np.meshgrid(_offsets(ry + 0.5 * step, step), _offsets(rx + 0.5 * step, step),
+                                                 indexing="ij"))
+        c = np.array([cx, cy])[None, :] + dx[:, None] * ux[None, :] + dy[:, None] * uy[None, :]
+        out += [((x, y), (cw, ch), float(a)) for x, y in c.tolist()]
+        cells += [(k, r, q) for r, q in zip(np.rint(dy / step).astype(int).tolist(), np.rint(dx / step).astype(int).tolist())]
     return out, cells
 
 
-def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]) -> np.ndarray:
+def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
     """The deck's quick score of each window, −inf for those not worth reading (step 2 of the
     module doc, coarse to fine).
 
@@ -305,12 +308,18 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
     A card's quick score falls off smoothly over a step or two, so the seeds stay where they were;
     a photo's many windows over the table's own print or texture are mostly read at a quarter of
     the cost.
+
+    ``score`` (window corners (N, 4, 2) → scores) replaces the quick score: the search uses the
+    cheap estimate of it (:class:`companion.vision.window_screen.Screen`).
     """
     n = len(quads)
+    if score is None:
+        def score(q):
+            return _score_quads(image, deck, q)
     scores = np.full(n, -np.inf)
     coarse = [i for i, (_, _, r, c) in enumerate(cells) if r % 2 == 0 and c % 2 == 0]
     if coarse:
-        scores[coarse] = _score_quads(image, deck, quads[coarse])
+        scores[coarse] = score(quads[coarse])
     read = {cells[i]: scores[i] for i in coarse}
     cut = deck.threshold - SEED_MARGIN - COARSE_SLACK
     fine = []
@@ -322,7 +331,7 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
         if not near or max(near) >= cut:
             fine.append(i)
     if fine:
-        scores[fine] = _score_quads(image, deck, quads[fine])
+        scores[fine] = score(quads[fine])
     return scores
 
 
@@ -356,14 +365,22 @@ def _score(image: np.ndarray, deck, rects: list[tuple]) -> np.ndarray:
 
 
 def _score_quads(image: np.ndarray, deck, quads) -> np.ndarray:
-    """The deck's quick score (ZNCC against its label centroids) of each window's corners."""
-    from companion.vision.deck import classify_quads
+    """The deck's quick score (ZNCC against its label centroids) of each window's corners: the
+    score of ``classify_quads(..., quick=True)``, without a Classification per window."""
+    from companion.vision.cards import order_quads
+    from companion.vision.deck import card_patches, describe
 
-    return np.array([r.score for r in classify_quads(image, list(quads), deck, quick=True)])
+    quads = list(quads)
+    if not quads:
+        return np.zeros(0)
+    ordered = order_quads(np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads]))
+    scores, _ = deck.match(describe(card_patches(image, list(ordered)), deck.balanced), quick=True)
+    return scores.max(axis=1).astype(np.float64)
 
 
-def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float) -> list[tuple]:
-    """Step 3: each seed moved to the best place and turn nearby, all seeds side by side."""
+def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float, score=None) -> list[tuple]:
+    """Step 3: each seed moved to the best place and turn nearby, all seeds side by side, by the
+    quick score (``scores``, the seeds') or by ``score`` (window corners (N, 4, 2) → scores)."""
     best = list(seeds)
     best_score = list(scores)
     for frac, deg in REFINE_STEPS:
@@ -383,7 +400,7 @@ def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw:
                     tries.append(((x + mx, y + my), wh, a + ma))
                     who.append(k)
                     how.append(m)
-            s = _score(image, deck, tries)
+            s = _score(image, deck, tries) if score is None else score(np.stack([_quad(r) for r in tries]))
             moved = set()
             for i, k in enumerate(who):
                 if s[i] > best_score[k]:
@@ -412,6 +429,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     """
     from companion.vision.cards import order_quad, pixels_in, refine_quads
     from companion.vision.deck import classify_quads
+    from companion.vision.window_screen import Screen
 
     windows, owner, cells = [], [], []
     for i, reg in enumerate(regions):
@@ -430,7 +448,11 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     if not windows:
         return []
     cw, ch = card_wh
-    scores = _coarse_first(image, deck, corners, cells)
+    # Windows are scored by the screen's estimate of the quick score (a sixteenth of the work; within
+    # SCREEN_MARGIN of it on the tuning photos), and the compass search climbs it too: only where a
+    # seed's search ends is read in full (snapped and classified below).
+    screen = Screen(image, deck, cw)
+    scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
     seeds, seed_owner, seed_index = [], [], []
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
@@ -443,7 +465,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         seed_index.append(int(i))
     if not seeds:
         return []
-    refined = _refine(image, deck, seeds, scores[seed_index], cw)
+    refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores)
     # Only a window whose sides snap to a card's outline can be a card (``SUPPORT_MIN``): a pattern
     # on the table can resemble a card's art, never its edges. It is read where it was found and
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).

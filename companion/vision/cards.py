@@ -326,7 +326,13 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
     kept: list[int] = []
     for i in np.argsort(-areas):
         size = np.sqrt(areas[i])
-        if any(np.linalg.norm(centres[i] - centres[k]) < 0.03 * size and areas[i] > 0.93 * areas[k] for k in kept):
+        # Only kept finds near enough by a cheap squared distance (with slack) are tested as
+        # before: most quads of a photo are far from each other.
+        near = np.asarray(kept, np.intp)
+        if len(near):
+            d2 = ((centres[near] - centres[i]) ** 2).sum(axis=1)
+            near = near[(d2 <= (0.03 * size) ** 2 * 1.001 + 1e-9) & (areas[i] > 0.93 * areas[near])]
+        if any(np.linalg.norm(centres[i] - centres[k]) < 0.03 * size and areas[i] > 0.93 * areas[k] for k in near):
             continue
         kept.append(int(i))
     return [quads[i] for i in kept]
@@ -620,9 +626,12 @@ def _one_per_place(out: list) -> list:
 
     out = sorted(out, key=lambda pb: (pb[0], pb[1].label == UNKNOWN, -pb[1].score))
     kept: list = []
+    centres: list = []  # each kept reading's centre, worked out once
     for _, r in out:
-        if not any(_inside(r.quad.mean(axis=0), k.quad) or _inside(k.quad.mean(axis=0), r.quad) for k in kept):
+        c = r.quad.mean(axis=0)
+        if not any(_inside(c, k.quad) or _inside(kc, r.quad) for k, kc in zip(kept, centres)):
             kept.append(r)
+            centres.append(c)
     kept.sort(key=lambda r: (round(float(r.quad[:, 1].mean()) / 20.0), float(r.quad[:, 0].mean())))
     return kept
 

@@ -1,0 +1,132 @@
+"""A cheap first look at the window search's card-sized windows (:mod:`companion.vision.card_search`).
+
+The window search scores hundreds of windows per photo with the deck's quick score (ZNCC of a
+window's descriptor against each label's centroid, :meth:`companion.vision.deck.Deck.match`); each
+costs a warp of the window to a 60 × 86 patch and its descriptor. Only the windows that come close
+to becoming a seed need that score exactly. This module gives every window an estimate of it at a
+sixteenth of the work: the descriptor on a 15 × 22 grid of 2 × 2 blocks of the 30 × 43 patch (the
+block means, sampled from a copy of the photo reduced to about a patch pixel per pixel and smoothed
+over about a block), against the block means of the label centroids. Both are the descriptor's
+projection onto block-constant patches, so the estimate is the ZNCC of the two projections: it
+leaves out the finer detail, which the centroids (means of a label's templates) hold little of.
+
+All windows of a photo are sampled in one ``cv2.remap`` call, with no warp per window. The
+estimate differs from the quick score by at most ``SCREEN_MARGIN`` on the windows of the tuning
+photos (loose scenes of two card styles, the mat frame, symbol boards, real photos; nearly all
+within 0.05). The window search (:func:`companion.vision.card_search.search_cards`) picks its
+seeds and runs its compass search on the estimate; only where a seed's search ends is read in
+full, so a card is still named by the deck's full reading alone.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.deck import _CHROMA_WEIGHT, _DST2, _MASK, PATCH_H, PATCH_W, white_balance
+
+#: The grid: 2 × 2 blocks of the 30 × 43 patch; the last row holds the patch's row 42 alone.
+GRID_W, GRID_H = (PATCH_W + 1) // 2, (PATCH_H + 1) // 2
+#: The estimate is within this (ZNCC) of the deck's quick score on every window of the tuning
+#: photos (largest difference seen 0.115, on a real photo's window far under the threshold; on
+#: windows within 0.25 of it 0.10; 99 % of windows within 0.03).
+SCREEN_MARGIN = 0.12
+#: Smoothing (px of the reduced copy, about a patch pixel) before the block centres are sampled:
+#: the patch's own 2:1 reduction and blur, and the 2 × 2 block.
+_SIGMA = 1.0
+
+_ROWS = [np.arange(2 * i, min(2 * i + 2, PATCH_H)) for i in range(GRID_H)]
+# Block centres in patch px, and in the 2× patch the windows are warped to (px k of the patch is
+# the mean of 2× px 2k and 2k + 1, centred at 2k + 0.5).
+_X2 = 2.0 * (2.0 * np.arange(GRID_W) + 0.5) + 0.5
+_Y2 = 2.0 * np.array([r.mean() for r in _ROWS]) + 0.5
+
+
+def _block_sum(a: np.ndarray) -> np.ndarray:
+    """(..., PATCH_H, PATCH_W) → (..., GRID_H, GRID_W): sums over each block."""
+    a = np.asarray(a, np.float64)
+    rows = 2 * GRID_H - a.shape[-2]
+    pad = np.concatenate([a, np.zeros(a.shape[:-2] + (rows, a.shape[-1]))], axis=-2)
+    return pad.reshape(a.shape[:-2] + (GRID_H, 2, GRID_W, 2)).sum(axis=(-3, -1))
+
+
+_BLOCK_PX = _block_sum(np.ones((PATCH_H, PATCH_W)))  # pixels per block (4, or 2 on the last row)
+_MASK_PX = _block_sum(_MASK)  # of them, those the descriptor counts (not in a rounded corner)
+_MASK_MEAN = (_MASK_PX / _MASK_PX.sum()).reshape(1, -1).astype(np.float32)
+# A block's mean weight per channel (mask × chroma weight), (B, 3), as describe's _MASK_WEIGHT.
+_WEIGHT = ((_MASK_PX / _BLOCK_PX).reshape(-1, 1) * np.array([1.0, _CHROMA_WEIGHT, _CHROMA_WEIGHT])).astype(np.float32)
+# Each block value counts for its pixels in a descriptor-space dot product: (3·B,), channel by channel.
+_PX3 = np.tile(_BLOCK_PX.ravel(), 3).astype(np.float32)
+
+
+# _WEIGHT for OpenCV's 8-bit Lab, whose L runs to 255 for CIE's 100.
+_WEIGHT_8BIT = (_WEIGHT * np.array([100.0 / 255.0, 1.0, 1.0])).astype(np.float32)
+
+
+def _bank(deck) -> np.ndarray:
+    """(3·B, 2L) float32: the block means of the deck's quick-score centroids (both ways up),
+    each weighted by its block's pixels, so that ``u @ bank`` is the descriptor-space dot product
+    of a block-constant descriptor ``u`` with the centroids. Made once per deck."""
+    cached = getattr(deck, "_screen_bank", None)
+    if cached is not None and cached[0] is deck._quick:
+        return cached[1]
+    cent = deck._quick.T.reshape(-1, 3, PATCH_H, PATCH_W)  # (2L, 3, H, W)
+    means = _block_sum(cent) / _BLOCK_PX
+    bank = np.ascontiguousarray((means * _BLOCK_PX).reshape(len(cent), -1).T, dtype=np.float32)
+    deck._screen_bank = (deck._quick, bank)
+    return bank
+
+
+class Screen:
+    """The cheap estimate of the deck's quick score for windows of one photo.
+
+    Args:
+        image: (H, W, 3) uint8 BGR, the photo.
+        deck: the enrolled deck.
+        card_w: the card's short side in this photo, px (sets how far the photo is reduced).
+    """
+
+    def __init__(self, image: np.ndarray, deck, card_w: float) -> None:
+        self.deck = deck
+        self.bank = _bank(deck)
+        # Image px per patch px: the card's width spans the patch plus its inset (see _patch_dst).
+        per_px = float(card_w) / abs(float(_DST2[1, 0] - _DST2[0, 0])) * 2.0
+        self.f = max(1, int(round(per_px)))
+        h, w = image.shape[:2]
+        small = image if self.f == 1 else cv2.resize(image, (max(1, w // self.f), max(1, h // self.f)),
+                                                     interpolation=cv2.INTER_AREA)
+        self.small = cv2.GaussianBlur(small, (0, 0), _SIGMA)
+
+    def scores(self, quads: np.ndarray) -> np.ndarray:
+        """(N,) float: the estimated quick score of each window.
+
+        Args:
+            quads: (N, 4, 2) corners of rectangular windows, any order (ordered as
+                :func:`companion.vision.deck.classify_quads` orders them).
+        """
+        from companion.vision.cards import order_quads
+
+        q = order_quads(np.asarray(quads, np.float32).reshape(-1, 4, 2))
+        n = len(q)
+        if n == 0:
+            return np.zeros(0)
+        # 2× patch px → photo px: the window is a rectangle, so the map is affine (corners 0, 1, 3).
+        (x0, y0), (x1, _), (_, y3) = _DST2[0], _DST2[1], _DST2[3]
+        a = ((_X2 - x0) / (x1 - x0)).astype(np.float32)[None, None, :]  # (1, 1, GW)
+        b = ((_Y2 - y0) / (y3 - y0)).astype(np.float32)[None, :, None]  # (1, GH, 1)
+        # Straight into the reduced copy's px: p → (p + 0.5) / f − 0.5.
+        k = np.float32(1.0 / self.f)
+        o, along, down = (q[:, 0] + 0.5) * k - 0.5, (q[:, 1] - q[:, 0]) * k, (q[:, 3] - q[:, 0]) * k  # (N, 2)
+        maps = [(o[:, i, None, None] + along[:, i, None, None] * a + down[:, i, None, None] * b).reshape(n * GRID_H, GRID_W)
+                for i in (0, 1)]
+        px = cv2.remap(self.small, maps[0], maps[1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE).reshape(n, GRID_H, GRID_W, 3)
+        rgb = white_balance(px) if self.deck.balanced else px
+        # 8-bit Lab (a table look-up; the float conversion costs five times more): L × 255/100 and
+        # a, b + 128. The offsets cancel in the zero mean, the scale is in _WEIGHT_8BIT.
+        lab = cv2.cvtColor(np.round(rgb).astype(np.uint8).reshape(n * GRID_H, GRID_W, 3), cv2.COLOR_BGR2Lab)
+        lab = lab.reshape(n, GRID_H * GRID_W, 3).astype(np.float32)
+        d = ((lab - np.matmul(_MASK_MEAN, lab)) * _WEIGHT_8BIT).transpose(0, 2, 1).reshape(n, -1)  # (N, 3·B)
+        norm = np.sqrt((d * d) @ _PX3)
+        u = d / np.maximum(norm, 1e-6)[:, None]
+        return (u @ self.bank).max(axis=1).astype(np.float64)
