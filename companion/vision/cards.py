@@ -724,6 +724,22 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     return _one_per_place([(False, r) for r in kept + found])
 
 
+def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
+    """``readings`` plus the covered cards :func:`companion.vision.covered.read_covered` completes
+    where no card was named; an "unknown" reading that lies on a covered card named there was its
+    visible part, and gives way."""
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.covered import read_covered
+
+    new = read_covered(frame, deck, readings)
+    if not new:
+        return readings
+    named = [c for c in new if c.label != UNKNOWN]
+    kept = [r for r in readings if r.label != UNKNOWN
+            or not any(_inside(r.quad.mean(axis=0), c.quad) or _inside(c.quad.mean(axis=0), r.quad) for c in named)]
+    return _one_per_place([(False, r) for r in kept] + [(True, c) for c in new])
+
+
 def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservation]:
     """Find and name every face-up card (or back) in a table photo.
 
@@ -755,7 +771,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
     # One thread for BLAS and for OpenCV: reading is a thousand small warps and products, which
     # the thread pools split at a loss (see one_opencv_thread; the dice readers do the same).
     with one_blas_thread(), one_opencv_thread():
-        results = read_card_results(work, deck)
+        results = _with_covered(work, deck, read_card_results(work, deck))
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
             for c in results]
