@@ -50,6 +50,7 @@ by something else is not found.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 import cv2
@@ -241,6 +242,8 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     # would let a card's inner region leak into a textured table; only their holes are used.
     fat = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     c2, h2 = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if reduce == 1.0:
+        _remember_holes(frame, scale, c2, h2)
     if hier is None and h2 is None:
         return []
     contours = list(contours) + [c for c, hr in zip(c2, h2[0]) if hr[3] >= 0] if h2 is not None else list(contours)
@@ -265,6 +268,41 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
         if quad is not None:
             out.append(quad / scale)
     return _dedupe(out)
+
+
+# The usual pass's thickened edge map's contours, kept for the frame they came from (a weak
+# reference: nothing is held once the caller lets the frame go), so that the covered-card pass
+# (:mod:`companion.vision.covered`) reads the same holes without finding them again.
+_last_holes: tuple | None = None
+
+
+def _remember_holes(frame: np.ndarray, scale: float, contours, hierarchy) -> None:
+    global _last_holes
+    _last_holes = (weakref.ref(frame), frame.shape, scale, contours, hierarchy)
+
+
+def thick_edge_contours(frame: np.ndarray) -> tuple[float, tuple, np.ndarray | None]:
+    """The contours (``cv2.RETR_CCOMP``, with their hierarchy) of ``frame``'s thickened edge map
+    at the finder's working size, and that size's scale (working px per image px): those
+    :func:`find_card_groups` found last if it was asked about this very frame, else found now.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+
+    Returns:
+        ``(scale, contours, hierarchy)``: each contour (N, 1, 2) int32 working px; hierarchy
+        (1, N, 4) int32 or None when there are none.
+    """
+    last = _last_holes
+    if last is not None and last[0]() is frame and last[1] == frame.shape:
+        return last[2], last[3], last[4]
+    h, w = frame.shape[:2]
+    scale = min(1.0, _WORK_PX / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    fat = cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
+    contours, hier = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    return scale, contours, hier
 
 
 def _card_quad(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.ndarray | None:

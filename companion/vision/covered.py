@@ -147,20 +147,16 @@ def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = Fa
 
 
 def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -> list[np.ndarray]:
-    """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1)."""
-    from companion.vision.cards import _WORK_PX, _edges
+    """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1):
+    of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``."""
+    from companion.vision.cards import thick_edge_contours
 
-    h, w = frame.shape[:2]
-    scale = min(1.0, _WORK_PX / max(h, w))
-    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
-        if scale < 1.0 else frame
-    edges = _edges(small)
+    # Thickened edges close the one-pixel gaps where a cover's edge meets the card's outline, so
+    # the paper that shows is a hole of its own (the outline finder's map, found once).
+    scale, contours, hier = thick_edge_contours(frame)
     lo_s, hi_s = lo * scale * scale, hi * scale * scale
     out = []
-    for e in (edges, cv2.dilate(edges, np.ones((3, 3), np.uint8))):
-        contours, hier = cv2.findContours(e, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        if hier is None:
-            continue
+    if hier is not None:
         for c, hr in zip(contours, hier[0]):
             if hr[3] < 0 or len(c) < 5:
                 continue
@@ -176,17 +172,20 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
                 continue  # too small or large, or a ragged region rather than paper
             out.append((area / scale / scale, hull.reshape(-1, 2).astype(np.float32) / scale))
     out.sort(key=lambda ah: -ah[0])
-    # The plain and thickened maps give the same region twice: keep one. A region inside a card
-    # already named is that card's (a pip, its art).
-    kept: list[tuple[float, np.ndarray, np.ndarray]] = []
+    # Nested holes can give one region twice: keep one. A region inside a card already named is
+    # that card's (a pip, its art).
+    kept: list[np.ndarray] = []
+    cs = np.zeros((len(out), 2), np.float32)
+    areas = np.zeros(len(out), np.float32)
     for a, hl in out:
         c = hl.mean(axis=0)
-        if any(np.abs(c - kc).max() < 0.05 * np.sqrt(a) and ka < 1.15 * a for ka, _, kc in kept):
+        n = len(kept)
+        if n and np.any((np.abs(cs[:n] - c).max(axis=1) < 0.05 * np.sqrt(a)) & (areas[:n] < 1.15 * a)):
             continue
         if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0 for q in taken):
             continue
-        kept.append((a, hl, c))
-    kept = [hl for _, hl, _ in kept]
+        cs[n], areas[n] = c, a
+        kept.append(hl)
     return kept[:MAX_REGIONS]
 
 
@@ -270,12 +269,17 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     Returns:
         New readings, named or ``"unknown"`` (confidence 0.5: undecided), one per region kept.
     """
+    from companion.vision.card_search import card_size
     from companion.vision.cards import order_quad
     from companion.vision.deck import Classification, card_patches
 
     h, w = frame.shape[:2]
     lo, hi = min_area_frac * h * w, max_area_frac * h * w
     named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
+    size = card_size(readings)
+    if size is not None:
+        # The cards named tell how large a card is here: what shows of one is a part of that.
+        lo, hi = max(lo, VISIBLE_MIN * size[0] * size[1] / REGION_MIN), min(hi, 1.3 * size[0] * size[1])
     # An outline the deck read over its threshold but left "unknown" (two look-alikes, a face
     # outside its label's examples) was judged on its whole face: what shows of it is no better.
     undecided = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN and r.score >= deck.threshold]
