@@ -764,17 +764,16 @@ def read_card_results(frame: np.ndarray, deck) -> list:
 
 def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
     """``readings`` plus the covered cards :func:`companion.vision.covered.read_covered` completes
-    where no card was named; an "unknown" reading that lies on a covered card named there was its
-    visible part, and gives way."""
+    where no card was named; an "unknown" reading that lies on a covered card found there (its
+    visible part, or the cover) gives way to it."""
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.covered import read_covered
 
     new = read_covered(frame, deck, readings)
     if not new:
         return readings
-    named = [c for c in new if c.label != UNKNOWN]
     kept = [r for r in readings if r.label != UNKNOWN
-            or not any(_inside(r.quad.mean(axis=0), c.quad) or _inside(c.quad.mean(axis=0), r.quad) for c in named)]
+            or not any(_inside(r.quad.mean(axis=0), c.quad) or _inside(c.quad.mean(axis=0), r.quad) for c in new)]
     return _one_per_place([(False, r) for r in kept] + [(True, c) for c in new])
 
 

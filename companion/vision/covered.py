@@ -53,6 +53,9 @@ MARGIN = 0.05
 LEAD = 0.06
 #: A region smaller than this fraction of the smallest card area the finder takes is noise.
 REGION_MIN = 0.5
+#: A completed card shorter than this (px, long side) is not named: at 30 × 43 px and below, the
+#: deck's patch holds nothing a card can be told by (a pip on a face card completed to a tiny card).
+MIN_LONG = 60.0
 #: At most this many regions are completed per photo (largest first).
 MAX_REGIONS = 40
 
@@ -276,17 +279,21 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     h, w = frame.shape[:2]
     lo, hi = min_area_frac * h * w, max_area_frac * h * w
     named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
+    lo_card, hi_card = lo, hi
     size = card_size(readings)
     if size is not None:
-        # The cards named tell how large a card is here: what shows of one is a part of that.
-        lo, hi = max(lo, VISIBLE_MIN * size[0] * size[1] / REGION_MIN), min(hi, 1.3 * size[0] * size[1])
+        # The cards named tell how large a card is here: what shows of one is a part of that, and
+        # the card completed from it is of that size.
+        area = size[0] * size[1]
+        lo, hi = max(lo, VISIBLE_MIN * area / REGION_MIN), min(hi, 1.3 * area)
+        lo_card, hi_card = max(lo_card, 0.6 * area), min(hi_card, 1.6 * area)
     # An outline the deck read over its threshold but left "unknown" (two look-alikes, a face
     # outside its label's examples) was judged on its whole face: what shows of it is no better.
     undecided = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN and r.score >= deck.threshold]
     found = []
     for hull in _regions(frame, lo, hi, named + undecided):
         quads = [order_quad(q) for q in hypotheses(hull)]
-        quads = [q for q in quads if lo <= abs(cv2.contourArea(q)) <= hi
+        quads = [q for q in quads if lo_card <= abs(cv2.contourArea(q)) <= hi_card and _long_side(q) >= MIN_LONG
                  and q[:, 0].min() >= 0 and q[:, 1].min() >= 0 and q[:, 0].max() < w and q[:, 1].max() < h]
         if not quads:
             continue
@@ -321,7 +328,13 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     return found
 
 
+def _long_side(q: np.ndarray) -> float:
+    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(max(s[0] + s[2], s[1] + s[3]) / 2.0)
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     area, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32).reshape(-1, 1, 2),
                                         np.asarray(b, np.float32).reshape(-1, 1, 2))
     return float(area)
+
