@@ -64,7 +64,7 @@ def test_masked_scores_over_a_whole_card_are_the_decks_own(deck):
     quads = [order_quad(truth), order_quad(truth) + np.float32([3, -2])]
     patches = card_patches(img, quads)
     whole, _ = deck.match(describe(patches, deck.balanced))
-    masked = covered.masked_scores(deck, patches, np.ones(patches.shape[:3], bool))
+    masked, _ = covered.masked_scores(deck, patches, np.ones(patches.shape[:3], bool))
     # (The whole-card descriptor balances its white on the rounded corners' pixels too.)
     np.testing.assert_allclose(masked, whole, atol=1e-3)
 
@@ -89,6 +89,8 @@ def test_a_covered_card_is_found_and_named(deck, label, cover, seed):
     named = [o for o in obs if o.label != UNKNOWN]
     assert len(named) == 1 and named[0].label == label
     assert _near(named[0].quad, truth) < 10.0
+    # Given clockwise from the face's top-left corner, as a card found whole is.
+    assert np.abs(np.float32(named[0].quad) - truth).max() < 10.0
 
 
 def _two_faces() -> tuple[np.ndarray, np.ndarray]:

@@ -39,13 +39,16 @@ Finding (:func:`find_cards`)
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
-   art sits in a panel the edge map takes for the card, is read whole.
+   art sits in a panel the edge map takes for the card, is read whole. Last, a card partly covered
+   by something else (a knife, a book's edge) is completed from its visible sides and named on the
+   part that shows (:mod:`companion.vision.covered`), where no card was named.
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough); a card cut by the image border is not reported; on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
 border region, or that the deck finds at the size of the others, are found; a card partly covered
-by something else is not found.
+by something else is found only when one whole side of it shows, with the paper running from it
+(:mod:`companion.vision.covered`), and is named on what shows.
 """
 
 from __future__ import annotations

@@ -6,21 +6,27 @@ piece cut away, a convex region whose hull is no card's shape. What does show is
 side of the card with its two corners (the side away from the cover) and how far the paper runs
 from it. This module completes such a region to a card and names it on the visible part only.
 
-1. **Regions**: the holes of the reduced photo's edge map (as the outline finder takes them,
-   :func:`companion.vision.cards._edges`; ``RETR_CCOMP``), plain and thickened, that no card already
-   named covers, of a card's area at most and a fifth of the smallest card's at least.
+1. **Regions**: the holes of the outline finder's thickened edge map
+   (:func:`companion.vision.cards.thick_edge_contours`, the same contours, not found again) that
+   no card already named covers, nor an outline the deck judged undecided over its threshold; of
+   at most a card's area and at least ``VISIBLE_MIN`` of the named cards' (``REGION_MIN`` of the
+   smallest card the finder takes if none is named). Each is taken as its convex hull.
 2. **Hypotheses**: for each long straight side of a region's convex hull, the hull is framed in
    that side's direction (a rectangle ``[u0, u1] × [v0, v1]``). A side of that frame that the hull
    runs along for most of its length (``ANCHOR_COVER``) is taken as a whole side of the card (its
    two corners show); the card then runs from it across the region, as far as the card's aspect
    says (63:44 one way or the other): a side along ``u`` gives the depth along ``v``, and the
    other way round. A hypothesis must hold the whole region and must not be the region itself
-   (a card found whole is the outline finder's).
+   (a card found whole is the outline finder's), except where the frame itself has a card's
+   aspect (``WHOLE_SLACK``): the cover lies inside the outline (a knife across the card) and the
+   frame is the card. A completed card must be of the named cards' size (0.6–1.6 × their area)
+   and at least ``MIN_LONG`` px long.
 3. **Naming on the visible part**: each hypothesis is warped to the deck's patch, and the part of
    the patch the region does not cover (the hull, shrunk by a pixel) is left out of the
    correlation: the patch and every template are made zero-mean per channel and of unit length
    over the visible pixels alone (masked ZNCC, J. P. Lewis 1995, restricted to a support), both
-   ways up. The deck's look-alike stage and checks need the whole face, so the margins here are
+   ways up; a hypothesis is read against every template only if a label's centroid comes within
+   ``QUICK_SLACK`` of the threshold. The deck's look-alike stage and checks need the whole face, so the margins here are
    stricter than a whole card's: the visible part must be at least ``VISIBLE_MIN`` of the card,
    the best label must read ``MARGIN`` over the deck's threshold and lead every other label by
    ``LEAD``, and no other hypothesis of the same region may read another label within ``LEAD``
@@ -28,7 +34,13 @@ from it. This module completes such a region to a card and names it on the visib
    hypotheses read nothing is not reported.
 
 Nothing here guesses a name that the visible part does not settle; a covered card that shows
-only what two labels share (a corner pip of a nine or a ten) stays ``"unknown"``.
+only what two labels share stays ``"unknown"``. Limits: the side a card is completed from must be
+the card's own edge, so a card whose printed band or frame meets its edge (the visible paper's hole
+ends at the band) is completed from the band, a band's height off, and not named; a card cut in
+two by a cover (a cable across its middle) is completed from the larger piece only, and only if
+that shows ``VISIBLE_MIN`` of it; a card that was never enrolled but whose visible part looks like
+an enrolled one is named as the whole-card reading would name it (the look-alike stage and the check
+on the label's examples, which need the whole face, are not run).
 """
 
 from __future__ import annotations
@@ -121,7 +133,8 @@ def _zncc(d: np.ndarray, mf: np.ndarray, t: np.ndarray) -> np.ndarray:
     return num / np.sqrt(np.maximum(var, 1e-12))
 
 
-def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = False) -> np.ndarray:
+def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Best masked ZNCC per label of each patch, both ways up.
 
     Args:
@@ -131,13 +144,14 @@ def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = Fa
         quick: against each label's centroid only (a screen: its scores run a little low).
 
     Returns:
-        (N, L) float32, each label's best score over its templates and the two orientations;
-        what :meth:`Deck.match` gives where the mask is all True.
+        ``(scores, turned)``: (N, L) float32, each label's best score over its templates and the
+        two orientations (what :meth:`Deck.match` gives where the mask is all True), and (N, L)
+        bool, True where the patch matched that label turned by 180°.
     """
     t, starts, cent = _template_stats(deck)
     n = len(patches)
     if n == 0:
-        return np.zeros((0, len(deck.labels)), np.float32)
+        return np.zeros((0, len(deck.labels)), np.float32), np.zeros((0, len(deck.labels)), bool)
     both = np.concatenate([patches, patches[:, ::-1, ::-1]])
     bm = np.concatenate([masks, masks[:, ::-1, ::-1]])
     d, mf = _masked_descriptors(deck, both, bm)
@@ -146,7 +160,7 @@ def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = Fa
     else:
         per = np.maximum.reduceat(_zncc(d, mf, t), starts, axis=1)
     per = np.where(mf.sum(axis=1, keepdims=True) >= 20, per, -1.0)
-    return np.maximum(per[:n], per[n:]).astype(np.float32)
+    return np.maximum(per[:n], per[n:]).astype(np.float32), per[n:] > per[:n]
 
 
 def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -> list[np.ndarray]:
@@ -305,11 +319,11 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         quads = [q for q, k in zip(quads, keep) if k]
         masks = masks[keep]
         patches = card_patches(frame, quads)
-        near = masked_scores(deck, patches, masks, quick=True).max(axis=1) >= deck.threshold - QUICK_SLACK
+        near = masked_scores(deck, patches, masks, quick=True)[0].max(axis=1) >= deck.threshold - QUICK_SLACK
         if not near.any():
             continue
         quads = [q for q, k in zip(quads, near) if k]
-        scores = masked_scores(deck, patches[near], masks[near])
+        scores, turned = masked_scores(deck, patches[near], masks[near])
         best_l = scores.argmax(axis=1)
         top = scores.max(axis=1)
         i = int(np.argmax(top))
@@ -318,7 +332,8 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         if top[i] < deck.threshold:
             continue  # nothing a card reads here
         settled = top[i] >= deck.threshold + MARGIN and float(rivals.max()) <= top[i] - LEAD
-        q = quads[i]
+        # Clockwise from the face's top-left as the match says (an "unknown" one as found).
+        q = np.roll(quads[i], -2, axis=0) if settled and turned[i, label] else quads[i]
         if any(_overlap(q, f.quad) > 0.3 * abs(cv2.contourArea(q)) for f in found) \
                 or any(_overlap(q, r) > 0.3 * abs(cv2.contourArea(q)) for r in named):
             continue
