@@ -332,15 +332,54 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         if top[i] < deck.threshold:
             continue  # nothing a card reads here
         settled = top[i] >= deck.threshold + MARGIN and float(rivals.max()) <= top[i] - LEAD
-        # Clockwise from the face's top-left as the match says (an "unknown" one as found).
-        q = np.roll(quads[i], -2, axis=0) if settled and turned[i, label] else quads[i]
+        q, score, row = quads[i], float(top[i]), scores[i]
+        if settled:
+            q, row, turn = _slid(frame, deck, hull, q, label)
+            settled = int(np.argmax(row)) == label and float(np.delete(row, label).max(initial=-1.0)) <= row[label] - LEAD
+            score = float(row[label])
+            # Clockwise from the face's top-left as the match says (an "unknown" one as found).
+            q = np.roll(q, -2, axis=0) if settled and turn else q
         if any(_overlap(q, f.quad) > 0.3 * abs(cv2.contourArea(q)) for f in found) \
                 or any(_overlap(q, r) > 0.3 * abs(cv2.contourArea(q)) for r in named):
             continue
         found.append(Classification(deck.labels[label] if settled else UNKNOWN,
-                                    0.5 + 0.5 * min(1.0, (top[i] - deck.threshold) / 0.1) if settled else 0.5,
-                                    float(top[i]), q.astype(np.float32), scores[i]))
+                                    0.5 + 0.5 * min(1.0, (score - deck.threshold) / 0.1) if settled else 0.5,
+                                    score, q.astype(np.float32), row))
     return found
+
+
+#: A named completion is slid along its two sides by up to this many steps of ``SLIDE_STEP`` of its
+#: long side each way, to where its label reads best (:func:`_slid`).
+SLIDE_STEPS = 4
+SLIDE_STEP = 0.03
+
+
+def _slid(frame: np.ndarray, deck, hull: np.ndarray, quad: np.ndarray, label: int
+          ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The completed ``quad`` moved to where ``label`` reads best on the visible part, and its
+    per-label masked scores there and whether it matched turned by 180°.
+
+    A side taken as the card's own may be a printed band's or frame's edge a few px inside it (the
+    paper's hole ends there): the card then lies a band's height further out. The quad is slid
+    along each of its two side directions (``SLIDE_STEPS`` × ``SLIDE_STEP`` of its long side each
+    way; the best of each direction, then both together), the mask following the region.
+    """
+    from companion.vision.deck import card_patches
+
+    d1 = quad[1] - quad[0]
+    d2 = quad[3] - quad[0]
+    step = SLIDE_STEP * max(np.linalg.norm(d1), np.linalg.norm(d2))
+    d1, d2 = d1 / max(np.linalg.norm(d1), 1e-6) * step, d2 / max(np.linalg.norm(d2), 1e-6) * step
+    ks = np.arange(-SLIDE_STEPS, SLIDE_STEPS + 1)
+    cands = [quad + k * d1 for k in ks] + [quad + k * d2 for k in ks]
+    scores, turned = masked_scores(deck, card_patches(frame, cands), _visible_masks(hull, cands))
+    n = len(ks)
+    b1, b2 = int(np.argmax(scores[:n, label])), n + int(np.argmax(scores[n:, label]))
+    both = quad + ks[b1] * d1 + ks[b2 - n] * d2
+    s3, t3 = masked_scores(deck, card_patches(frame, [both]), _visible_masks(hull, [both]))
+    options = [(scores[b1], turned[b1], cands[b1]), (scores[b2], turned[b2], cands[b2]), (s3[0], t3[0], both)]
+    row, turn, q = max(options, key=lambda o: o[0][label])
+    return q.astype(np.float32), row, bool(turn[label])
 
 
 def _long_side(q: np.ndarray) -> float:
