@@ -362,7 +362,8 @@ def _slid(frame: np.ndarray, deck, hull: np.ndarray, quad: np.ndarray, label: in
     A side taken as the card's own may be a printed band's or frame's edge a few px inside it (the
     paper's hole ends there): the card then lies a band's height further out. The quad is slid
     along each of its two side directions (``SLIDE_STEPS`` × ``SLIDE_STEP`` of its long side each
-    way; the best of each direction, then both together), the mask following the region.
+    way; the best of each direction by the label's centroid score, then both together; the three
+    read against every template), the mask following the region.
     """
     from companion.vision.deck import card_patches
 
@@ -372,14 +373,15 @@ def _slid(frame: np.ndarray, deck, hull: np.ndarray, quad: np.ndarray, label: in
     d1, d2 = d1 / max(np.linalg.norm(d1), 1e-6) * step, d2 / max(np.linalg.norm(d2), 1e-6) * step
     ks = np.arange(-SLIDE_STEPS, SLIDE_STEPS + 1)
     cands = [quad + k * d1 for k in ks] + [quad + k * d2 for k in ks]
-    scores, turned = masked_scores(deck, card_patches(frame, cands), _visible_masks(hull, cands))
+    # Slid by the label's centroid score (smooth, and some 100 times cheaper than the full bank's);
+    # the three best places are then read in full.
+    quick, _ = masked_scores(deck, card_patches(frame, cands), _visible_masks(hull, cands), quick=True)
     n = len(ks)
-    b1, b2 = int(np.argmax(scores[:n, label])), n + int(np.argmax(scores[n:, label]))
-    both = quad + ks[b1] * d1 + ks[b2 - n] * d2
-    s3, t3 = masked_scores(deck, card_patches(frame, [both]), _visible_masks(hull, [both]))
-    options = [(scores[b1], turned[b1], cands[b1]), (scores[b2], turned[b2], cands[b2]), (s3[0], t3[0], both)]
-    row, turn, q = max(options, key=lambda o: o[0][label])
-    return q.astype(np.float32), row, bool(turn[label])
+    b1, b2 = int(np.argmax(quick[:n, label])), n + int(np.argmax(quick[n:, label]))
+    options = [cands[b1], cands[b2], quad + ks[b1] * d1 + ks[b2 - n] * d2]
+    scores, turned = masked_scores(deck, card_patches(frame, options), _visible_masks(hull, options))
+    j = int(np.argmax(scores[:, label]))
+    return options[j].astype(np.float32), scores[j], bool(turned[j, label])
 
 
 def _long_side(q: np.ndarray) -> float:
