@@ -39,17 +39,21 @@ Finding (:func:`find_cards`)
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
-   art sits in a panel the edge map takes for the card, is read whole.
+   art sits in a panel the edge map takes for the card, is read whole. Last, a card partly covered
+   by something else (a knife, a book's edge) is completed from its visible sides and named on the
+   part that shows (:mod:`companion.vision.covered`), where no card was named.
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough); a card cut by the image border is not reported; on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
 border region, or that the deck finds at the size of the others, are found; a card partly covered
-by something else is not found.
+by something else is found only when one whole side of it shows, with the paper running from it
+(:mod:`companion.vision.covered`), and is named on what shows.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 import cv2
@@ -241,6 +245,8 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     # would let a card's inner region leak into a textured table; only their holes are used.
     fat = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     c2, h2 = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if reduce == 1.0:
+        _remember_holes(frame, scale, c2, h2)
     if hier is None and h2 is None:
         return []
     contours = list(contours) + [c for c, hr in zip(c2, h2[0]) if hr[3] >= 0] if h2 is not None else list(contours)
@@ -265,6 +271,41 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
         if quad is not None:
             out.append(quad / scale)
     return _dedupe(out)
+
+
+# The usual pass's thickened edge map's contours, kept for the frame they came from (a weak
+# reference: nothing is held once the caller lets the frame go), so that the covered-card pass
+# (:mod:`companion.vision.covered`) reads the same holes without finding them again.
+_last_holes: tuple | None = None
+
+
+def _remember_holes(frame: np.ndarray, scale: float, contours, hierarchy) -> None:
+    global _last_holes
+    _last_holes = (weakref.ref(frame), frame.shape, scale, contours, hierarchy)
+
+
+def thick_edge_contours(frame: np.ndarray) -> tuple[float, tuple, np.ndarray | None]:
+    """The contours (``cv2.RETR_CCOMP``, with their hierarchy) of ``frame``'s thickened edge map
+    at the finder's working size, and that size's scale (working px per image px): those
+    :func:`find_card_groups` found last if it was asked about this very frame, else found now.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+
+    Returns:
+        ``(scale, contours, hierarchy)``: each contour (N, 1, 2) int32 working px; hierarchy
+        (1, N, 4) int32 or None when there are none.
+    """
+    last = _last_holes
+    if last is not None and last[0]() is frame and last[1] == frame.shape:
+        return last[2], last[3], last[4]
+    h, w = frame.shape[:2]
+    scale = min(1.0, _WORK_PX / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    fat = cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
+    contours, hier = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    return scale, contours, hier
 
 
 def _card_quad(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.ndarray | None:
@@ -733,6 +774,21 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     return _one_per_place([(False, r) for r in kept + found])
 
 
+def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
+    """``readings`` plus the covered cards :func:`companion.vision.covered.read_covered` completes
+    where no card was named; an "unknown" reading that lies on a covered card found there (its
+    visible part, or the cover) gives way to it."""
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.covered import read_covered
+
+    new = read_covered(frame, deck, readings)
+    if not new:
+        return readings
+    kept = [r for r in readings if r.label != UNKNOWN
+            or not any(_inside(r.quad.mean(axis=0), c.quad) or _inside(c.quad.mean(axis=0), r.quad) for c in new)]
+    return _one_per_place([(False, r) for r in kept] + [(True, c) for c in new])
+
+
 def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservation]:
     """Find and name every face-up card (or back) in a table photo.
 
@@ -764,7 +820,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
     # One thread for BLAS and for OpenCV: reading is a thousand small warps and products, which
     # the thread pools split at a loss (see one_opencv_thread; the dice readers do the same).
     with one_blas_thread(), one_opencv_thread():
-        results = read_card_results(work, deck)
+        results = _with_covered(work, deck, read_card_results(work, deck))
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
             for c in results]
