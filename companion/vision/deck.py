@@ -64,8 +64,11 @@ A card that was never enrolled can look like one that was (a striped oval where 
 one was enrolled) and beat the whole-card threshold. So a named card must also lie among its
 label's examples: its look-alike patch's ``1 − ZNCC`` to the nearest example at most
 ``EXAMPLE_SPREAD_FACTOR`` times the farthest any example of the label lies from its own nearest
-other one (:meth:`Deck.within_examples`). Else it is ``"unknown"``. A label enrolled from one
-example (a flat scan) has no spread to measure and is not judged so.
+other one (:meth:`Deck.within_examples`), and, place by place, its blurred squared difference from
+that example at most ``LOCAL_FACTOR`` times the most any example of the label differs there from
+its own nearest other one (:meth:`Deck._locally_within`): a fill or a mark the label never shows
+is a difference in one place, which a whole-card distance dilutes. Else it is ``"unknown"``. A
+label enrolled from one example (a flat scan) has no spread to measure and is not judged so.
 
 A camera can clip a card's paper at 255, and the faint tint a fine pattern becomes at a distance
 (a striped fill) goes with it: the card then looks like its paler look-alike (an open fill).
@@ -781,7 +784,8 @@ class Deck:
 
         Its look-alike patch, aligned to the label's mean (:meth:`_align`) and tried at ±1 px, must
         reach a ``1 − ZNCC`` to the nearest example of at most ``EXAMPLE_SPREAD_FACTOR`` times the
-        examples' own spread (:meth:`_spread`, taken as at least ``SPREAD_FLOOR``). A label
+        examples' own spread (:meth:`_spread`, taken as at least ``SPREAD_FLOOR``), and differ from
+        that example nowhere by more than the examples differ there (:meth:`_locally_within`). A label
         enrolled from one example, or a card that cannot be aligned, is not judged (True): the
         whole-card threshold is all there is. The spread is the *largest* nearest-example
         distance, so one odd example (a poor crop) widens what the label accepts: it errs
