@@ -185,8 +185,9 @@ SPREAD_FLOOR = 0.03
 #: example (noise where the examples agree exactly). A card never enrolled that differs from an
 #: enrolled one in a fill or one mark differs in one place by far more than the examples ever do
 #: there, while a whole-card distance spreads that over the card. Tuned on the symbol bench
-#: (``bench/symbol_cards.py --leave-out 8``, boards 800–839, true quads): the right names' peak
-#: ratio reached 3.6, the never-enrolled cards the whole-card check let through 5.5–7.2.
+#: (``bench/symbol_cards.py --leave-out 8``, boards 800–839, and ``--leave-out 1``, boards 0–59, true
+#: quads): the right names' peak ratio reached 3.6, the never-enrolled cards the whole-card check
+#: let through 5.4–7.2.
 LOCAL_SIGMA = 3.0
 LOCAL_FACTOR = 4.5
 LOCAL_FLOOR = 2.0
