@@ -800,7 +800,8 @@ class Deck:
         spread = self._spread(label)
         if spread is None:
             return True
-        aligned = self._align(_fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT), label)
+        raw = fine_patch(image, quad)
+        aligned = self._align(_fine_lab(raw, self.balanced, FINE_SHIFT), label)
         if aligned is None:
             return True
         crops = np.stack([_zero_mean(aligned[:, dy:dy + FINE_H, dx:dx + FINE_W]).reshape(-1)
@@ -810,6 +811,13 @@ class Deck:
         nearest = 1.0 - float(zncc.max())
         if nearest > EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR):
             return False
+        # A card whose paper the camera clipped (CLIP_SHARE of it at CLIP_LEVEL, as the exposure look
+        # finds it) is a view no example shows: its contrast moves place by place, so the examples'
+        # spread says nothing there; the exposure look (exposure_apart) judges such a card.
+        s = FINE_SHIFT
+        card = cv2.GaussianBlur(raw, (3, 3), 0.7)[s:s + FINE_H, s:s + FINE_W]
+        if float(np.mean(card.max(axis=2) >= CLIP_LEVEL)) >= CLIP_SHARE:
+            return True
         ci, ei = np.unravel_index(int(np.argmax(zncc)), zncc.shape)
         return self._locally_within(crops[ci], self._unit_examples(label)[ei], label)
 
