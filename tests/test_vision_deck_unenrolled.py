@@ -90,8 +90,9 @@ def test_a_card_never_enrolled_is_unknown_not_its_look_alike(deck):
 
 def test_without_the_examples_check_the_look_alike_would_be_named(deck, monkeypatch):
     # The whole-card threshold alone passes a striped oval as a solid or open one: the check
-    # on the label's examples is what keeps it "unknown".
+    # on the label's examples (whole card and place by place) is what keeps it "unknown".
     monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
+    monkeypatch.setattr(deck_mod, "LOCAL_FACTOR", float("inf"))
     names = [_read(deck, "red", "striped", seed) for seed in range(200, 204)]
     assert any(n != UNKNOWN for n in names)
 
@@ -109,3 +110,33 @@ def test_a_label_enrolled_from_one_picture_twice_still_names_its_cards():
     for seed in range(100, 104):
         assert _read(twice, "red", "solid", seed) == "red-solid"
         assert _read(twice, "green", "open", seed) == "green-open"
+
+
+def test_the_place_by_place_check_alone_keeps_a_look_alike_unknown(deck, monkeypatch):
+    # With the whole-card distance let through, the striped oval still differs from its nearest
+    # example inside the oval by far more than the label's own examples ever differ there.
+    monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
+    assert [_read(deck, "red", "striped", seed) for seed in range(200, 204)] == [UNKNOWN] * 4
+
+
+@pytest.fixture(scope="module")
+def inked_deck():
+    """Striped and solid ovals enrolled, the open ones not (a paler fill than any enrolled)."""
+    rng = np.random.default_rng(7)
+    return enroll_images({f"{ink}-{fill}": [_crop(*_photo(_face(ink, fill), rng)) for _ in range(3)]
+                          for ink in INKS for fill in ("solid", "striped")})
+
+
+def test_a_paler_fill_never_enrolled_does_not_take_the_striped_name(inked_deck):
+    # The goal of issue #6 from the other side (an open oval where only striped and solid ones were
+    # enrolled); on these drawn cards the look-alike stage refuses it already, with or without
+    # the examples' checks.
+    for seed in range(300, 304):
+        assert _read(inked_deck, "red", "open", seed) == UNKNOWN
+        assert _read(inked_deck, "green", "open", seed) == UNKNOWN
+
+
+def test_enrolled_fills_keep_their_names_beside_the_place_by_place_check(inked_deck):
+    for seed in range(100, 104):
+        assert _read(inked_deck, "red", "striped", seed) == "red-striped"
+        assert _read(inked_deck, "green", "solid", seed) == "green-solid"

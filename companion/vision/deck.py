@@ -64,8 +64,11 @@ A card that was never enrolled can look like one that was (a striped oval where 
 one was enrolled) and beat the whole-card threshold. So a named card must also lie among its
 label's examples: its look-alike patch's ``1 − ZNCC`` to the nearest example at most
 ``EXAMPLE_SPREAD_FACTOR`` times the farthest any example of the label lies from its own nearest
-other one (:meth:`Deck.within_examples`). Else it is ``"unknown"``. A label enrolled from one
-example (a flat scan) has no spread to measure and is not judged so.
+other one (:meth:`Deck.within_examples`), and, place by place, its blurred squared difference from
+that example at most ``LOCAL_FACTOR`` times the most any example of the label differs there from
+its own nearest other one (:meth:`Deck._locally_within`): a fill or a mark the label never shows
+is a difference in one place, which a whole-card distance dilutes. Else it is ``"unknown"``. A
+label enrolled from one example (a flat scan) has no spread to measure and is not judged so.
 
 A camera can clip a card's paper at 255, and the faint tint a fine pattern becomes at a distance
 (a striped fill) goes with it: the card then looks like its paler look-alike (an open fill).
@@ -174,6 +177,20 @@ EXAMPLE_SPREAD_FACTOR = 1.5
 #: at least 0.015 from its own example (median 0.021 on simulated scenes). On the symbol bench
 #: (spreads 0.01–0.33, median 0.08) 0.03 and 0.05 gave the same readings as no floor, but one.
 SPREAD_FLOOR = 0.03
+#: The check on a label's examples looks at *where* a card differs from its nearest example too
+#: (:meth:`Deck._locally_within`): the squared difference, blurred by ``LOCAL_SIGMA`` fine px (about
+#: a symbol's stroke and fill), must stay within ``LOCAL_FACTOR`` times what the label's own examples
+#: show at each place (the most any of them differs there from its nearest other one), plus
+#: ``LOCAL_FLOOR`` times the mean squared difference of a card lying ``SPREAD_FLOOR`` from its
+#: example (noise where the examples agree exactly). A card never enrolled that differs from an
+#: enrolled one in a fill or one mark differs in one place by far more than the examples ever do
+#: there, while a whole-card distance spreads that over the card. Tuned on the symbol bench
+#: (``bench/symbol_cards.py --leave-out 8``, boards 800–839, and ``--leave-out 1``, boards 0–59, true
+#: quads): the right names' peak ratio reached 3.6, the never-enrolled cards the whole-card check
+#: let through 5.4–7.2.
+LOCAL_SIGMA = 3.0
+LOCAL_FACTOR = 4.5
+LOCAL_FLOOR = 2.0
 #: :meth:`Deck.aligned_quad` moves no corner of the look-alike patch further than this fraction of
 #: its width (0.15 · 60 = 9 fine px, 15 % of the card's width): a correction of an outline found a
 #: little off, not a different place.
@@ -542,6 +559,7 @@ class Deck:
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
         self._spreads: dict[int, float | None] = {}  # label → its examples' spread, made when needed
+        self._local_spreads: dict[int, np.ndarray | None] = {}  # label → (FH, FW) spread map, when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
@@ -767,7 +785,8 @@ class Deck:
 
         Its look-alike patch, aligned to the label's mean (:meth:`_align`) and tried at ±1 px, must
         reach a ``1 − ZNCC`` to the nearest example of at most ``EXAMPLE_SPREAD_FACTOR`` times the
-        examples' own spread (:meth:`_spread`, taken as at least ``SPREAD_FLOOR``). A label
+        examples' own spread (:meth:`_spread`, taken as at least ``SPREAD_FLOOR``), and differ from
+        that example nowhere by more than the examples differ there (:meth:`_locally_within`). A label
         enrolled from one example, or a card that cannot be aligned, is not judged (True): the
         whole-card threshold is all there is. The spread is the *largest* nearest-example
         distance, so one odd example (a poor crop) widens what the label accepts: it errs
@@ -781,14 +800,72 @@ class Deck:
         spread = self._spread(label)
         if spread is None:
             return True
-        aligned = self._align(_fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT), label)
+        raw = fine_patch(image, quad)
+        aligned = self._align(_fine_lab(raw, self.balanced, FINE_SHIFT), label)
         if aligned is None:
             return True
         crops = np.stack([_zero_mean(aligned[:, dy:dy + FINE_H, dx:dx + FINE_W]).reshape(-1)
                           for dy in range(3) for dx in range(3)])
         crops /= np.maximum(np.linalg.norm(crops, axis=1, keepdims=True), 1e-6)
-        nearest = 1.0 - float((crops @ self._unit_examples(label).T).max())
-        return nearest <= EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR)
+        zncc = crops @ self._unit_examples(label).T  # (9, E_label)
+        nearest = 1.0 - float(zncc.max())
+        if nearest > EXAMPLE_SPREAD_FACTOR * max(spread, SPREAD_FLOOR):
+            return False
+        # A card whose paper the camera clipped (CLIP_SHARE of it at CLIP_LEVEL, as the exposure look
+        # finds it) is a view no example shows: its contrast moves place by place, so the examples'
+        # spread says nothing there; the exposure look (exposure_apart) judges such a card.
+        s = FINE_SHIFT
+        card = cv2.GaussianBlur(raw, (3, 3), 0.7)[s:s + FINE_H, s:s + FINE_W]
+        if float(np.mean(card.max(axis=2) >= CLIP_LEVEL)) >= CLIP_SHARE:
+            return True
+        ci, ei = np.unravel_index(int(np.argmax(zncc)), zncc.shape)
+        return self._locally_within(crops[ci], self._unit_examples(label)[ei], label)
+
+    def _local_spread(self, label: int) -> np.ndarray | None:
+        """(FINE_H, FINE_W) float32: at each place, the most any of ``label``'s examples differs
+        there from its own nearest other one (squared difference of the unit-length look-alike
+        templates summed over Lab, blurred by ``LOCAL_SIGMA``; each example tried at ±1 px, edges
+        repeated); None with fewer than two examples. Made once per label."""
+        if label not in self._local_spreads:
+            rows = self.fine[self.fine_label == label] if self.fine is not None else np.zeros((0,))
+            if len(rows) < 2:
+                self._local_spreads[label] = None
+            else:
+                unit = self._unit_examples(label).reshape(len(rows), 3, FINE_H, FINE_W)
+                worst = np.zeros((FINE_H, FINE_W), np.float32)
+                for i, row in enumerate(rows):
+                    padded = np.pad(row, ((0, 0), (1, 1), (1, 1)), mode="edge")
+                    best, best_map = np.inf, None
+                    for dy in range(3):
+                        for dx in range(3):
+                            moved = _zero_mean(padded[:, dy:dy + FINE_H, dx:dx + FINE_W])
+                            moved = moved / max(float(np.linalg.norm(moved)), 1e-6)
+                            for j in range(len(rows)):
+                                if j == i:
+                                    continue
+                                diff = ((moved - unit[j]) ** 2).sum(axis=0)
+                                if float(diff.sum()) < best:
+                                    best, best_map = float(diff.sum()), diff
+                    worst = np.maximum(worst, cv2.GaussianBlur(best_map.astype(np.float32), (0, 0), LOCAL_SIGMA))
+                self._local_spreads[label] = worst
+        return self._local_spreads[label]
+
+    def _locally_within(self, card: np.ndarray, example: np.ndarray, label: int) -> bool:
+        """Whether a card differs from its nearest example of ``label`` nowhere by more than the
+        label's examples differ there among themselves (``LOCAL_FACTOR``, ``LOCAL_FLOOR``).
+
+        Args:
+            card, example: (3·FINE_H·FINE_W,) float32, zero-mean per Lab channel, unit length.
+            label: the label index; one with fewer than two examples is not judged (True).
+        """
+        spread = self._local_spread(label)
+        if spread is None:
+            return True
+        diff = ((card - example) ** 2).reshape(3, FINE_H, FINE_W).sum(axis=0)
+        local = cv2.GaussianBlur(diff.astype(np.float32), (0, 0), LOCAL_SIGMA)
+        # Two unit vectors SPREAD_FLOOR (1 − ZNCC) apart have squared differences summing to 2·SPREAD_FLOOR.
+        floor = LOCAL_FLOOR * 2.0 * SPREAD_FLOOR / diff.size
+        return float((local / (spread + floor)).max()) <= LOCAL_FACTOR
 
     def _examples_bgr(self) -> np.ndarray:
         """(E, 3, FINE_H, FINE_W) float32 BGR 0..255: each look-alike example as its white-balanced
