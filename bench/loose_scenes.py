@@ -1,12 +1,13 @@
 """`companion read cards` (the general finder, no mat) on loose simulated table scenes, per card style.
 
-    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated|noir] [--seeds 40-59]
+    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated|noir|watercolour] [--seeds 40-59] [-v]
 
 Each seed lays 12 random cards of the style at random turns on one of six table textures (plain,
 dark, felt, wood, checker, blobs), seen through a mild perspective with blur, noise and JPEG (the
 scene builder of tests/test_vision_synth.py). The deck is enrolled from the style's flat scans.
 A card is *right* when a reading lies within 15 px of its centre with its name; *wrong* when that
-reading names another card; a reading matching no card and not "unknown" is *spurious*.
+reading names another card; *"unknown"* when it is read "unknown" (a card not found is neither); a
+reading matching no card and not "unknown" is *spurious*. ``-v`` names every card not read right.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_n
 KINDS = ["plain", "dark", "felt", "wood", "checker", "blobs"]
 
 
-def run(style: str, seeds: list[int]) -> dict[str, int]:
+def run(style: str, seeds: list[int], verbose: bool = False) -> dict[str, int]:
     import test_vision_synth as scenes
 
     from companion.rules.sushi_go.cards import UNKNOWN
@@ -37,7 +38,7 @@ def run(style: str, seeds: list[int]) -> dict[str, int]:
 
     scenes.draw_card_face = lambda label, width: faces.draw_card_face(label, width, style=style)
     deck = enroll_sim_deck(style=style)
-    tot = {"cards": 0, "right": 0, "wrong": 0, "spurious": 0}
+    tot = {"cards": 0, "right": 0, "wrong": 0, "unknown": 0, "spurious": 0}
     ms = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -50,7 +51,12 @@ def run(style: str, seeds: list[int]) -> dict[str, int]:
             tot["cards"] += 1
             tot["right"] += obs is not None and obs.label == label
             tot["wrong"] += obs is not None and obs.label not in (label, UNKNOWN)
+            tot["unknown"] += obs is not None and obs.label == UNKNOWN
+            if verbose and (obs is None or obs.label != label):
+                print(f"  seed {seed}: {label} " + ("not found" if obs is None else f"read {obs.label}"))
         tot["spurious"] += sum(o.label != UNKNOWN for o in extra)
+        if verbose and extra:
+            print(f"  seed {seed}: {len(extra)} extra: " + ", ".join(o.label for o in extra))
     tot["ms_median"] = float(np.median(ms))
     return tot
 
@@ -59,11 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--style", default="illustrated")
     p.add_argument("--seeds", default="40-59")
+    p.add_argument("-v", "--verbose", action="store_true", help="name every card not read right")
     a = p.parse_args(argv)
     lo, _, hi = a.seeds.partition("-")
-    t = run(a.style, list(range(int(lo), int(hi or lo) + 1)))
+    t = run(a.style, list(range(int(lo), int(hi or lo) + 1)), a.verbose)
     print(f"{a.style}: {t['cards']} cards, right {100 * t['right'] / max(t['cards'], 1):.1f} %, "
-          f"wrong {t['wrong']}, spurious {t['spurious']}, {t['ms_median']:.0f} ms per scene (median)")
+          f"wrong {t['wrong']}, \"unknown\" {t['unknown']}, spurious {t['spurious']}, "
+          f"{t['ms_median']:.0f} ms per scene (median)")
     return 0
 
 

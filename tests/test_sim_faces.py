@@ -1,8 +1,9 @@
 """The simulator's drawn card faces: distinct, well-formed, and writable as an enrolment folder.
 
 Styles: "flat" (our camera-friendly faces, which must stay pixel-identical because recorded
-fixtures depend on them), "illustrated" (printed-card-like faces, ``faces_illustrated``) and "noir"
-(dark line-art faces, ``faces_noir``, tested in test_sim_faces_noir.py).
+fixtures depend on them), "illustrated" (printed-card-like faces, ``faces_illustrated``), "noir"
+(dark line-art faces, ``faces_noir``, tested in test_sim_faces_noir.py) and "watercolour" (pale
+washes on white stock, ``faces_watercolour``, tested in test_sim_faces_watercolour.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from companion.rules.sushi_go.cards import VISION_LABELS
-from companion.sim import faces_illustrated, faces_noir
+from companion.sim import faces_illustrated, faces_noir, faces_watercolour
 from companion.sim.faces import STYLES, draw_card_face, write_deck_folder
 
 
@@ -111,10 +112,10 @@ def ill() -> dict[str, np.ndarray]:
 
 
 def test_styles_constant():
-    assert STYLES == ("flat", "illustrated", "noir")
+    assert STYLES == ("flat", "illustrated", "noir", "watercolour")
 
 
-@pytest.mark.parametrize("style", ["flat", "illustrated"])
+@pytest.mark.parametrize("style", STYLES)
 def test_every_label_draws_in_every_style(style):
     for label in VISION_LABELS:
         for w, h in ((220, 315), (44, 63), (300, 430)):
@@ -124,7 +125,8 @@ def test_every_label_draws_in_every_style(style):
             assert img.std() > 5, label  # something is drawn
 
 
-@pytest.mark.parametrize("style", [faces_illustrated, faces_noir], ids=["illustrated", "noir"])
+@pytest.mark.parametrize("style", [faces_illustrated, faces_noir, faces_watercolour],
+                         ids=["illustrated", "noir", "watercolour"])
 def test_design_size_dtype_read_only_and_labels(style):
     assert set(style.LABELS) == set(VISION_LABELS)
     for label in VISION_LABELS:
@@ -250,6 +252,8 @@ def test_render_table_draws_the_style():
     assert not np.array_equal(frames["flat"].image, frames["illustrated"].image)
     assert np.array_equal(frames["flat"].homography, frames["noir"].homography)
     assert not np.array_equal(frames["illustrated"].image, frames["noir"].image)
+    assert np.array_equal(frames["flat"].homography, frames["watercolour"].homography)
+    assert not np.array_equal(frames["noir"].image, frames["watercolour"].image)
     with pytest.raises(ValueError, match="flat.*illustrated"):
         render_table(layout, placements, size=(320, 240), rng=np.random.default_rng(3), style="photo")
 

@@ -19,7 +19,10 @@ looks like a printed commercial deck instead (full-bleed gradients and textures,
 characters, small text, pale edges, small in-type differences), so a card reader can be tuned on
 one style and measured on the other. A third, ``"noir"`` (``companion.sim.faces_noir``: near-black
 full-bleed faces with thin gold line-art), was drawn after both had been looked at while tuning, as a
-held-out "any deck" measure. ``STYLES`` lists all three; every function here takes ``style``.
+held-out "any deck" measure; it has since been tuned on too. A fourth, ``"watercolour"``
+(``companion.sim.faces_watercolour``: pale ragged washes and thin pencil lines on white card stock
+with a white border, tiny text), was drawn after all three had been tuned on, as the next held-out
+measure. ``STYLES`` lists all four; every function here takes ``style``.
 """
 
 from __future__ import annotations
@@ -31,11 +34,12 @@ import cv2
 import numpy as np
 
 from companion.rules.sushi_go.cards import VISION_LABELS
-from companion.sim import faces_illustrated, faces_noir
+from companion.sim import faces_illustrated, faces_noir, faces_watercolour
 
-#: The simulated deck styles: our camera-friendly "flat" faces, printed-card-like "illustrated" ones
-#: and dark line-art "noir" ones (never looked at while tuning the reader: a held-out "any deck" measure).
-STYLES: tuple[str, ...] = ("flat", "illustrated", "noir")
+#: The simulated deck styles: our camera-friendly "flat" faces, printed-card-like "illustrated" ones,
+#: dark line-art "noir" ones and pale "watercolour" ones on white stock (drawn after the reader had
+#: been tuned on the other three: a held-out "any deck" measure).
+STYLES: tuple[str, ...] = ("flat", "illustrated", "noir", "watercolour")
 
 def check_style(style: str) -> None:
     """Raise ValueError naming the valid styles unless ``style`` is one of ``STYLES``."""
@@ -253,12 +257,13 @@ def draw_card_face(label: str, width_px: int = 220, style: str = "flat") -> np.n
         label: one of ``VISION_LABELS`` (the 12 card names or ``"back"``).
         width_px: card width in px (≥ 8); the height is ``round(width_px * 63 / 44)``.
         style: one of ``STYLES``: ``"flat"`` (our camera-friendly faces), ``"illustrated"``
-            (printed-card-like faces, see ``companion.sim.faces_illustrated``) or ``"noir"`` (dark
-            faces with thin gold line-art, see ``companion.sim.faces_noir``).
+            (printed-card-like faces, see ``companion.sim.faces_illustrated``), ``"noir"`` (dark
+            faces with thin gold line-art, see ``companion.sim.faces_noir``) or ``"watercolour"``
+            (pale washes on white stock with a white border, see ``companion.sim.faces_watercolour``).
 
     Returns:
         (H, W, 3) uint8 BGR, a fresh writable array; the face's top (flat: the title band;
-        illustrated: the corner mark side; noir: the name) is row 0.
+        illustrated: the corner mark side; noir and watercolour: the name) is row 0.
 
     Raises:
         ValueError: unknown label (the message lists the valid labels), unknown style (the
@@ -270,7 +275,8 @@ def draw_card_face(label: str, width_px: int = 220, style: str = "flat") -> np.n
     if width_px < 8:
         raise ValueError(f"width_px must be at least 8, not {width_px}")
     h = card_height_px(width_px)
-    src = {"flat": _design, "illustrated": faces_illustrated.design, "noir": faces_noir.design}[style](label)
+    src = {"flat": _design, "illustrated": faces_illustrated.design, "noir": faces_noir.design,
+           "watercolour": faces_watercolour.design}[style](label)
     interp = cv2.INTER_AREA if width_px <= _DW else cv2.INTER_CUBIC
     return cv2.resize(src, (width_px, h), interpolation=interp)
 

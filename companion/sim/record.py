@@ -7,7 +7,7 @@
 The deck is enrolled from our own drawn card scans (``companion.sim.faces``), the frames are
 rendered by ``companion.sim.game_sim``, and the truth comes from the rules engine that the bots
 played in. Frames are saved as small JPEGs. ``--style`` picks the deck style
-(``companion.sim.faces.STYLES``: "flat", the default, "illustrated" or "noir") for both the frames and
+(``companion.sim.faces.STYLES``: "flat", the default, "illustrated", "noir" or "watercolour") for both the frames and
 a newly enrolled deck.
 """
 

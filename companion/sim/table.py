@@ -389,7 +389,7 @@ def render_table(
         conditions: camera, light and table; ``None`` draws mild ones with
             ``ShotConditions.random(rng)``.
         style: the card faces' style, one of ``companion.sim.faces.STYLES`` (``"flat"``,
-            ``"illustrated"`` or ``"noir"``); it does not use ``rng``, so a seed gives the same
+            ``"illustrated"``, ``"noir"`` or ``"watercolour"``); it does not use ``rng``, so a seed gives the same
             light and noise in every style.
 
     Returns:

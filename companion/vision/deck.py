@@ -948,7 +948,10 @@ class Deck:
                 continue
             pair = (min(k, label), max(k, label))
             region = self._regions[pair] if pair in self._regions else self._near_region(pair)
-            if self._more_ink(label, k, region):
+            # A paler rival too, unless it is the label's look-alike: the whole-card correlation
+            # scales a washed-out card's faint remains up until they match a darker label (a clipped
+            # pale nigiri read as a maki), which the rendering shows the card does not hold.
+            if self._more_ink(label, k, region) or pair not in self._regions:
                 rivals.append((k, region))
         if not rivals:
             return True

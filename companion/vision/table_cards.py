@@ -24,11 +24,13 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    line art reads low a few mm off), refined side by side by a compass search (``REFINE_STEPS_MM``) that ends
    with one window at the peak of a parabola through its last scores. The refined windows are
    taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
-   (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, unless a card lay
-   there before) and not on bare mat (``NOT_BARE_MIN``), both counted over its own part (what no
-   card already taken lies on: a neighbour's strip inside a window is the neighbour's, so the bare
-   mat a card has just left, beside a new card, is not a card); each is snapped to the card's own edges
-   and read in full, look-alike stage included, and kept if it beats the deck's threshold by
+   (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, or ``COVERED_OF_CARD``
+   of what in it differs from the bare mat: a card as pale as the mat changes it only where its
+   art is; unless a card lay there before) and not on bare mat (``NOT_BARE_MIN``), both counted
+   over its own part (what no card already taken lies on: a neighbour's strip inside a window is
+   the neighbour's, so the bare mat a card has just left, beside a new card, is not a card); each
+   is moved and turned a little to where it reads best (``TURN_STEPS``), snapped to the card's own
+   edges and read in full, look-alike stage included, and kept if it beats the deck's threshold by
    ``WINDOW_MARGIN`` (it was the best of many tries). The deck's templates thus say where a new
    card lies, and two new cards side by side come out as two. A card-sized blob in which nothing
    reads as enrolled is one ``"unknown"`` card: the player put down something the deck does not
@@ -82,8 +84,12 @@ MAX_SEEDS = 60
 #: best of hundreds of tries at random places can pass a threshold set for one try per card.
 WINDOW_MARGIN = 0.1
 #: A card found by the window search must lie on changed pixels over this fraction of its own area
-#: (the part no card already taken lies on).
+#: (the part no card already taken lies on) ...
 COVERED_MIN = 0.3
+#: ... or over this fraction of what in that part differs from the bare mat: a card whose paper is
+#: the mat's own colour changes the mat only where its art is (a watercolour chopsticks: 22-30 % of
+#: it), and that art is all of it that is not bare mat.
+COVERED_OF_CARD = 0.5
 #: ... and differ from the bare mat over this fraction of its own area.
 NOT_BARE_MIN = 0.15
 #: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
@@ -98,6 +104,12 @@ POLISH_SIZE_MM = 1.5
 #: through the last step's scores on each axis (at most half a step away), kept if it reads better.
 REFINE_STEPS_MM = (2.5, 1.0)
 REFINE_ROUNDS = 4
+#: Before a found card is read in full its window is turned and moved a little too, a compass search
+#: over (x, y, turn) at these steps (mm, degrees), at most REFINE_ROUNDS moves per step: the windows
+#: are tried at a blob's own turn or square to the mat, and a card whose change is only its art (its
+#: paper the mat's colour) gives a blob whose turn is not the card's, 10° off. The look-alike stage
+#: compares marks of a few px that a few degrees of turn blur away.
+TURN_STEPS = ((1.0, 2.0), (0.5, 1.0))
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
 WINDOW_SLACK_MM = 5.0
 #: At most this many coarse windows per blob (a larger blob gets sparser windows).
@@ -471,7 +483,7 @@ class CardTracker:
             # (Not where a card lay before: a look-alike, or a card of the same kind, laid in its place
             # changes little.)
             where_one_lay = fine_owner[i] < 0 or before.any_over(box, 0.5 * cw * ch)
-            if not where_one_lay and on_change < COVERED_MIN * inside:
+            if not where_one_lay and on_change < min(COVERED_MIN * inside, COVERED_OF_CARD * on_card):
                 continue
             # ... and must not look like bare mat: where a card was taken away, the mat's own pale
             # print can match a pale card's template.
@@ -609,6 +621,7 @@ class CardTracker:
         from companion.vision.cards import order_quad, refine_quads
         from companion.vision.deck import classify_quads
 
+        rect, r = self._turn(frame, homography, rect, r)
         r = classify_quads(frame, [np.array(r.quad, np.float32)], self.deck)[0]  # with the look-alike stage
         quad = order_quad(np.array(r.quad, np.float32))
         (snapped, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
@@ -622,6 +635,22 @@ class CardTracker:
             if again.score >= r.score - POLISH_LOSS:
                 return TrackedCard(again.label, snapped_rect, again.score, again.confidence, _as_tuple(again.quad))
         return TrackedCard(r.label, rect, r.score, r.confidence, _as_tuple(r.quad))
+
+    def _turn(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> tuple:
+        """Window ``rect`` (reading ``r``, against label centroids) moved and turned to where it reads
+        best: a compass search over (x, y, turn) at ``TURN_STEPS``, its neighbours in one batch per
+        move. Returns (rect, reading)."""
+        for mm, deg in TURN_STEPS:
+            for _ in range(REFINE_ROUNDS):
+                (x, y), size, angle = rect
+                tries = [((x + mm, y), size, angle), ((x - mm, y), size, angle), ((x, y + mm), size, angle),
+                         ((x, y - mm), size, angle), ((x, y), size, angle + deg), ((x, y), size, angle - deg)]
+                res = self._classify(frame, homography, tries)
+                k = max(range(len(tries)), key=lambda k: res[k].score)
+                if res[k].score <= r.score:
+                    break
+                rect, r = tries[k], res[k]
+        return rect, r
 
     def _not_bare(self, lab: np.ndarray) -> np.ndarray:
         """(H, W) uint8, 255 where the rectified frame differs from the bare mat (cached per frame)."""
