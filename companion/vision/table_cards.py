@@ -29,12 +29,13 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    art is; unless a card lay there before) and not on bare mat (``NOT_BARE_MIN``), both counted
    over its own part (what no card already taken lies on: a neighbour's strip inside a window is
    the neighbour's, so the bare mat a card has just left, beside a new card, is not a card); each
-   is moved and turned a little to where it reads best (``TURN_STEPS``), snapped to the card's own
-   edges and read in full, look-alike stage included, and kept if it beats the deck's threshold by
-   ``WINDOW_MARGIN`` (it was the best of many tries). The deck's templates thus say where a new
-   card lies, and two new cards side by side come out as two. A card-sized blob in which nothing
-   reads as enrolled is one ``"unknown"`` card: the player put down something the deck does not
-   know, and the game must say so rather than see nothing.
+   is snapped to the card's own edges and read in full, look-alike stage included (one that reads
+   "unknown" or too weakly is moved and turned a little to where it reads best, ``TURN_STEPS``,
+   and read again), and kept if it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the
+   best of many tries). The deck's templates thus say where a new card lies, and two new cards
+   side by side come out as two. A card-sized blob in which nothing reads as enrolled is one
+   ``"unknown"`` card: the player put down something the deck does not know, and the game must
+   say so rather than see nothing.
 4. The first frame (nothing accepted yet), and a frame that changed over more than
    ``REREAD_ALL`` of the zones (the camera or the light moved), are read afresh: the mat-aware
    finder (:func:`companion.vision.mat_cards.read_cards_on_mat`), its cards refined as in 3, plus
@@ -618,10 +619,22 @@ class CardTracker:
         at, and the look-alike stage compares small marks that a degree or a mm of misplacement
         blurs. The snapped quad is
         used only if its sides are well backed and it reads at least as well."""
+        card = self._polish_at(frame, homography, rect, r)
+        if card.label != UNKNOWN and card.score >= self.deck.threshold + WINDOW_MARGIN:
+            return card
+        # Only a card that reads "unknown", or too weakly to be kept, where it was found is turned
+        # and read again: the turn search costs up to 48 whole-card reads, half again a turn's time
+        # if every card took it.
+        turned, r2 = self._turn(frame, homography, rect, r)
+        if turned is rect:
+            return card
+        return self._polish_at(frame, homography, turned, r2)
+
+    def _polish_at(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
+        """:meth:`_polish` for one window, as found (no turn search)."""
         from companion.vision.cards import order_quad, refine_quads
         from companion.vision.deck import classify_quads
 
-        rect, r = self._turn(frame, homography, rect, r)
         r = classify_quads(frame, [np.array(r.quad, np.float32)], self.deck)[0]  # with the look-alike stage
         quad = order_quad(np.array(r.quad, np.float32))
         (snapped, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
