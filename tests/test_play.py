@@ -70,6 +70,9 @@ def test_turns_are_applied_only_when_every_seat_has_revealed(tmp_path, deck):
         assert 0 <= frame - truth.settled_frame <= 8
     # ... from a frame of the quiet run read ahead of the settle, on the worker thread
     assert [s - a for a, s in zip(loop.stats.applied_at, loop.stats.settled_at)] == [3, 3, 3]
+    # each turn's read is timed in wall and in CPU time (bench/play_latency.py compares them)
+    assert len(loop.stats.read_ms) == len(loop.stats.read_cpu_ms) == 3
+    assert all(cpu >= 0 for cpu in loop.stats.read_cpu_ms)
 
 
 class _ScriptedDetector:

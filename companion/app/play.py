@@ -56,14 +56,17 @@ READ_AHEAD_FRAMES = 3
 class LoopStats:
     """What happened, for tests and benches: frames seen, and for each applied turn the frame
     index it was read from (``applied_at``), the settle frame that decided it (``settled_at``),
-    how long reading that frame took (``read_ms``, on whichever thread) and how long the loop's
-    thread spent after the settle judging the reading and journalling it (``judge_ms``, not
-    counting a wait for the reader). Times in ms."""
+    how long reading that frame took (``read_ms``, wall time, on whichever thread), the CPU time
+    the reading thread spent on it (``read_cpu_ms``, ``time.thread_time``: what OpenCV's pool threads
+    did for it is not counted; on a busy machine ``read_ms`` is mostly the wait for a core) and how
+    long the loop's thread spent after the settle judging the reading and journalling it
+    (``judge_ms``, not counting a wait for the reader). Times in ms."""
 
     frames: int = 0
     applied_at: list[int] = field(default_factory=list)
     settled_at: list[int] = field(default_factory=list)
     read_ms: list[float] = field(default_factory=list)
+    read_cpu_ms: list[float] = field(default_factory=list)
     judge_ms: list[float] = field(default_factory=list)
 
 
@@ -76,6 +79,7 @@ class _Ahead:
     fresh: bool  # read for a resync (nothing to compare with)
     future: Future
     read_ms: float | None = None
+    read_cpu_ms: float | None = None
     look: Any = None
 
 
@@ -133,7 +137,7 @@ class PlayLoop:
         self._ahead: _Ahead | None = None
         self._running: list[Future] = []  # reads on the worker not yet finished, dropped ones too
         self._settled_at = -1
-        self._read_ms, self._judge_t0 = 0.0, 0.0
+        self._read_ms, self._read_cpu_ms, self._judge_t0 = 0.0, 0.0, 0.0
 
     # ---- the loop ---------------------------------------------------------------------------
     def run(self) -> int:
@@ -187,7 +191,7 @@ class PlayLoop:
             ahead = self._take_ahead()
             if ahead is not None:
                 self._read_next = False
-                self._read(ahead.frame, ahead.index, ahead.look, ahead.read_ms)
+                self._read(ahead.frame, ahead.index, ahead.look, ahead.read_ms, ahead.read_cpu_ms)
                 return True
             frame = self._still_frame()
             if frame is None:
@@ -216,10 +220,11 @@ class PlayLoop:
         ahead = _Ahead(frame, index, fresh, None)  # type: ignore[arg-type]
 
         def read():
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             try:
                 return self.table.look(frame, fresh=fresh)
             finally:
+                ahead.read_cpu_ms = (time.thread_time() - c0) * 1000
                 ahead.read_ms = (time.perf_counter() - t0) * 1000
 
         ahead.future = self._reader.submit(read)
@@ -260,16 +265,19 @@ class PlayLoop:
         return True
 
     # ---- reading ------------------------------------------------------------------------------
-    def _read(self, frame, index: int, look=None, read_ms: float | None = None) -> None:
-        """Read ``frame`` (unless ``look`` is its reading, made in ``read_ms``) and judge it."""
+    def _read(self, frame, index: int, look=None, read_ms: float | None = None,
+              read_cpu_ms: float | None = None) -> None:
+        """Read ``frame`` (unless ``look`` is its reading, made in ``read_ms``, ``read_cpu_ms`` of
+        them on a CPU) and judge it."""
         self._quiesce()
         self._last_frame = (frame, index)
         resync = self.resync_to is not None
         if look is None:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             look = self.table.look(frame, fresh=resync)
+            read_cpu_ms = (time.thread_time() - c0) * 1000
             read_ms = (time.perf_counter() - t0) * 1000
-        self._read_ms, self._judge_t0 = read_ms or 0.0, time.perf_counter()
+        self._read_ms, self._read_cpu_ms, self._judge_t0 = read_ms or 0.0, read_cpu_ms or 0.0, time.perf_counter()
         if resync:
             outcome = self.table.resync(frame, self.resync_to, look=look)
         else:
@@ -370,6 +378,7 @@ class PlayLoop:
         self.first = {}
         self.stats.settled_at.append(self._settled_at)
         self.stats.read_ms.append(self._read_ms)
+        self.stats.read_cpu_ms.append(self._read_cpu_ms)
         self.stats.judge_ms.append((time.perf_counter() - self._judge_t0) * 1000)
         self.named = {}
         self._event({"event": "applied", "round": outcome.round, "turn": outcome.turn,
