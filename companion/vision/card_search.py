@@ -491,7 +491,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         q = np.asarray(r.quad, np.float32)
         if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
             continue  # a card cut by the photo's border cannot be checked whole
-        if any(_overlap(q, t) > OVERLAP_MAX * cw * ch for t in taken):
+        if any(overlap_area(q, t) > OVERLAP_MAX * cw * ch for t in taken):
             continue
         if not _accounts_for(q, regions[seed_owner[kept[i]]], cw * ch):
             continue
@@ -523,7 +523,9 @@ def _points_in(quad: np.ndarray, pts: np.ndarray) -> float:
     return float(np.mean(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Area (px²) of the intersection of two convex quads."""
-    area, _ = cv2.intersectConvexConvex(a.reshape(-1, 1, 2), b.reshape(-1, 1, 2))
+def overlap_area(a: np.ndarray, b: np.ndarray) -> float:
+    """Area (px²) two convex quads share: ``a`` and ``b`` are (4, 2) corners in image px
+    (``cv2.intersectConvexConvex``)."""
+    area, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32).reshape(-1, 1, 2),
+                                        np.asarray(b, np.float32).reshape(-1, 1, 2))
     return float(area)

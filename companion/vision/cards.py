@@ -776,16 +776,20 @@ def read_card_results(frame: np.ndarray, deck) -> list:
 
 def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
     """``readings`` plus the covered cards :func:`companion.vision.covered.read_covered` completes
-    where no card was named; an "unknown" reading that lies on a covered card found there (its
-    visible part, or the cover) gives way to it."""
+    where no card was named; an "unknown" reading that lies on a covered card found there (over
+    half of it inside the completed card: its visible part, or the cover) gives way to it."""
     from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.card_search import overlap_area
     from companion.vision.covered import read_covered
 
     new = read_covered(frame, deck, readings)
     if not new:
         return readings
+    # Not a mere centre test: a completion runs on under the cover and may reach a neighbour's
+    # centre, and that neighbour, "unknown" or not, is still there.
     kept = [r for r in readings if r.label != UNKNOWN
-            or not any(_inside(r.quad.mean(axis=0), c.quad) or _inside(c.quad.mean(axis=0), r.quad) for c in new)]
+            or not any(overlap_area(r.quad, c.quad) > 0.5 * abs(cv2.contourArea(np.asarray(r.quad, np.float32)))
+                       for c in new)]
     return _one_per_place([(False, r) for r in kept] + [(True, c) for c in new])
 
 

@@ -49,6 +49,7 @@ import cv2
 import numpy as np
 
 from companion.rules.sushi_go.cards import UNKNOWN
+from companion.vision.card_search import overlap_area
 
 #: A side of a region's frame is a whole card side when the hull runs along it for this fraction
 #: of its length.
@@ -335,12 +336,20 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         q, score, row = quads[i], float(top[i]), scores[i]
         if settled:
             q, row, turn = _slid(frame, deck, hull, q, label)
-            settled = int(np.argmax(row)) == label and float(np.delete(row, label).max(initial=-1.0)) <= row[label] - LEAD
+            # The slide must not end where the label reads under the bar it passed before it.
+            settled = (int(np.argmax(row)) == label and float(row[label]) >= deck.threshold + MARGIN
+                       and float(np.delete(row, label).max(initial=-1.0)) <= row[label] - LEAD)
             score = float(row[label])
             # Clockwise from the face's top-left as the match says (an "unknown" one as found).
             q = np.roll(q, -2, axis=0) if settled and turn else q
-        if any(_overlap(q, f.quad) > 0.3 * abs(cv2.contourArea(q)) for f in found) \
-                or any(_overlap(q, r) > 0.3 * abs(cv2.contourArea(q)) for r in named):
+        # Nor may it reach over another reading: an "unknown" outline as well as a named card (a
+        # completion runs on under the cover, and may run onto a neighbour there).
+        others = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN]
+        if any(overlap_area(q, f.quad) > 0.3 * abs(cv2.contourArea(q)) for f in found) \
+                or any(overlap_area(q, r) > 0.3 * abs(cv2.contourArea(q)) for r in named):
+            continue
+        if any(overlap_area(q, r) > 0.3 * min(abs(cv2.contourArea(q)), abs(cv2.contourArea(r)))
+               and overlap_area(q, r) <= 0.5 * abs(cv2.contourArea(r)) for r in others):
             continue
         found.append(Classification(deck.labels[label] if settled else UNKNOWN,
                                     0.5 + 0.5 * min(1.0, (score - deck.threshold) / 0.1) if settled else 0.5,
@@ -387,10 +396,4 @@ def _slid(frame: np.ndarray, deck, hull: np.ndarray, quad: np.ndarray, label: in
 def _long_side(q: np.ndarray) -> float:
     s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
     return float(max(s[0] + s[2], s[1] + s[3]) / 2.0)
-
-
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    area, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32).reshape(-1, 1, 2),
-                                        np.asarray(b, np.float32).reshape(-1, 1, 2))
-    return float(area)
 

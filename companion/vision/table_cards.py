@@ -628,7 +628,10 @@ class CardTracker:
         turned, r2 = self._turn(frame, homography, rect, r)
         if turned is rect:
             return card
-        return self._polish_at(frame, homography, turned, r2)
+        again = self._polish_at(frame, homography, turned, r2)
+        # The turn climbs the best score over all labels: kept only if it names a card and reads at
+        # least as well as where the card was found (never a weak name swapped for a weaker one).
+        return again if again.label != UNKNOWN and again.score >= card.score else card
 
     def _polish_at(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
         """:meth:`_polish` for one window, as found (no turn search)."""
