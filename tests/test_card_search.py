@@ -167,12 +167,11 @@ def test_windows_between_the_coarse_grid_are_read_only_near_a_promising_one(monk
 
 @pytest.mark.parametrize("style", ["flat", "illustrated"])
 def test_the_screen_estimates_the_quick_score_within_its_margin(monkeypatch, style):
-    # The window search scores its windows by a cheap estimate of the deck's quick score (block
-    # means of the patch, companion.vision.window_screen). On drawn cards, windows near them (moved
-    # by up to a third of a card, turned by up to 12°) and windows on the bare table, the estimate
-    # is within SCREEN_MARGIN of the score itself, so a window it leaves out (more than the margin
-    # under a seed) is one the quick score would leave out too; and every card's own window is
-    # a seed by the estimate.
+    # The window search scores its windows by a cheap estimate of the deck's quick score in its place
+    # (block means of the patch, companion.vision.window_screen). On drawn cards, windows near them
+    # (moved by up to a third of a card, turned by up to 12°) and windows on the bare table, the
+    # estimate is within SCREEN_MARGIN of the score itself, and every card's own window is a seed by
+    # the estimate.
     import cv2
 
     from companion.sim.record import enroll_sim_deck

@@ -298,8 +298,8 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
 
 
 def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
-    """The deck's quick score of each window, −inf for those not worth reading (step 2 of the
-    module doc, coarse to fine).
+    """Each window's score (the deck's quick score, or ``score``'s estimate of it), −inf for those
+    not worth reading (step 2 of the module doc, coarse to fine).
 
     The windows of every other row and column (each region's and turn's own grid: ``cells``, as
     :func:`_windows` gives them, prefixed by the region's index) are read first; a window between
@@ -448,9 +448,11 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     if not windows:
         return []
     cw, ch = card_wh
-    # Windows are scored by the screen's estimate of the quick score (a sixteenth of the work; within
-    # SCREEN_MARGIN of it on the tuning photos), and the compass search climbs it too: only where a
-    # seed's search ends is read in full (snapped and classified below).
+    # Windows are scored by the screen's estimate of the quick score in its place (about a fifth of
+    # the work; within SCREEN_MARGIN of it on the tuning photos, with no slack added here: a window
+    # the estimate puts under a seed's cut is not a seed, so an estimate low by up to the margin can
+    # cost a card, never give a name), and the compass search climbs it too: only where a seed's
+    # search ends is read in full (snapped and classified below).
     screen = Screen(image, deck, cw)
     scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
     seeds, seed_owner, seed_index = [], [], []

@@ -53,6 +53,7 @@ by something else is found only when one whole side of it shows, with the paper 
 
 from __future__ import annotations
 
+import threading
 import weakref
 from dataclasses import replace
 
@@ -275,13 +276,14 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
 
 # The usual pass's thickened edge map's contours, kept for the frame they came from (a weak
 # reference: nothing is held once the caller lets the frame go), so that the covered-card pass
-# (:mod:`companion.vision.covered`) reads the same holes without finding them again.
-_last_holes: tuple | None = None
+# (:mod:`companion.vision.covered`) reads the same holes without finding them again. Per thread
+# (two readers may run at once), and forgotten when :func:`read_cards` ends: a camera buffer
+# refilled in place is the same object with other pixels.
+_holes = threading.local()
 
 
-def _remember_holes(frame: np.ndarray, scale: float, contours, hierarchy) -> None:
-    global _last_holes
-    _last_holes = (weakref.ref(frame), frame.shape, scale, contours, hierarchy)
+def _remember_holes(frame: np.ndarray | None, scale: float = 1.0, contours=None, hierarchy=None) -> None:
+    _holes.last = None if frame is None else (weakref.ref(frame), frame.shape, scale, contours, hierarchy)
 
 
 def thick_edge_contours(frame: np.ndarray) -> tuple[float, tuple, np.ndarray | None]:
@@ -296,7 +298,7 @@ def thick_edge_contours(frame: np.ndarray) -> tuple[float, tuple, np.ndarray | N
         ``(scale, contours, hierarchy)``: each contour (N, 1, 2) int32 working px; hierarchy
         (1, N, 4) int32 or None when there are none.
     """
-    last = _last_holes
+    last = getattr(_holes, "last", None)
     if last is not None and last[0]() is frame and last[1] == frame.shape:
         return last[2], last[3], last[4]
     h, w = frame.shape[:2]
@@ -823,8 +825,11 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
     work, shrink = working_copy(frame, READ_MAX_SIDE)
     # One thread for BLAS and for OpenCV: reading is a thousand small warps and products, which
     # the thread pools split at a loss (see one_opencv_thread; the dice readers do the same).
-    with one_blas_thread(), one_opencv_thread():
-        results = _with_covered(work, deck, read_card_results(work, deck))
+    try:
+        with one_blas_thread(), one_opencv_thread():
+            results = _with_covered(work, deck, read_card_results(work, deck))
+    finally:
+        _remember_holes(None)
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
             for c in results]

@@ -9,7 +9,7 @@ from it. This module completes such a region to a card and names it on the visib
 1. **Regions**: the holes of the outline finder's thickened edge map
    (:func:`companion.vision.cards.thick_edge_contours`, the same contours, not found again) that
    no card already named covers, nor an outline the deck judged undecided over its threshold; of
-   at most a card's area and at least ``VISIBLE_MIN`` of the named cards' (``REGION_MIN`` of the
+   at most 1.3 times a named card's area and at least ``VISIBLE_MIN`` of the named cards' (``REGION_MIN`` of the
    smallest card the finder takes if none is named). Each is taken as its convex hull.
 2. **Hypotheses**: for each long straight side of a region's convex hull, the hull is framed in
    that side's direction (a rectangle ``[u0, u1] × [v0, v1]``). A side of that frame that the hull
@@ -208,11 +208,21 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
 
 
 def hypotheses(hull: np.ndarray) -> list[np.ndarray]:
-    """Whole-card quads ((4, 2) float32 px, clockwise) a covered card showing ``hull`` may have
-    (step 2 of the module doc)."""
+    """Whole-card quads a covered card showing ``hull`` may have (step 2 of the module doc).
+
+    Args:
+        hull: (N, 1, 2) or (N, 2) convex hull of the visible part, image px, as
+            ``cv2.convexHull`` gives it.
+
+    Returns:
+        (4, 2) float32 quads in image px, clockwise; none for a hull of fewer than three distinct
+        points (no side to complete a card from).
+    """
     from companion.vision.cards import CARD_ASPECT
 
     pts = hull.reshape(-1, 2).astype(np.float64)
+    if len(np.unique(pts, axis=0)) < 3:
+        return []
     nxt = np.roll(pts, -1, axis=0)
     lens = np.linalg.norm(nxt - pts, axis=1)
     span = float(np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1)).max())
