@@ -34,7 +34,9 @@ Decisions (tested in tests/test_mat_tracker.py):
     the last frame saw, find fewer than ``min_markers``, or show the markers moved (drift above
     ``move_threshold_px``), so a re-estimated homography always comes from the full search and a
     kept one is reused only when the full search would have kept it too (the crops' sub-pixel
-    corners agree with the full search's to ~0.001 px on the sim frames).
+    corners agree with the full search's to ≤ 0.0001 px on the sim frames and fixture streams).
+    One thing the crops cannot see: a second copy of a mat marker elsewhere in the frame, which
+    the full search would drop as ambiguous; it is noticed at the next full search.
 """
 
 from __future__ import annotations
