@@ -297,3 +297,72 @@ def test_mat_square_straightens_a_square_of_the_mat_around_a_point():
     assert (crop[30, 30] == (0, 0, 255)).all() and (crop[2, 2] == 0).all()
     red = np.argwhere(crop[..., 2] > 128)
     assert red.min(0).tolist() == [15, 15] and red.max(0).tolist() == [44, 44]  # 10 mm at 3 px/mm
+
+
+def _count_full_searches(tracker):
+    """Wrap ``tracker.detect`` (the full-frame search) to count its calls."""
+    calls = []
+    full = tracker.detect
+
+    def counting(frame):
+        calls.append(1)
+        return full(frame)
+
+    tracker.detect = counting
+    return calls
+
+
+def test_still_camera_second_frame_searches_only_near_the_markers_and_agrees_with_a_full_search(layout):
+    first = render_frame(layout, camera_homography(), noise=2.0, seed=0)
+    second = render_frame(layout, camera_homography(), noise=2.0, seed=1)  # same view, new sensor noise
+    tracker = MatTracker(layout)
+    tracker.update(first)
+    full_searches = _count_full_searches(tracker)
+    status = tracker.update(second)
+    assert full_searches == []  # the crops around the markers were enough
+    assert status.found and not status.reestimated and status.markers_seen == (0, 1, 2, 3)
+    # same homography as a tracker that searched the whole of both frames
+    reference = MatTracker(layout)
+    reference.update(first)
+    reference._detect_near = lambda frame: None  # force the full-frame search
+    full = reference.update(second)
+    assert np.array_equal(status.homography, full.homography)
+    assert status.markers_seen == full.markers_seen
+    # the crops' corners are the full search's: the drift they report agrees to well under 0.05 px
+    assert abs(status.drift_px - full.drift_px) < 0.05
+    # and the second frame alone, searched whole by a fresh tracker, maps the mat to the same place
+    fresh = MatTracker(layout).update(second).homography
+    for m in layout.markers:
+        px = to_mat_mm(camera_homography(), m.center_mm)
+        assert np.hypot(*(to_mat_mm(status.homography, px)[0] - to_mat_mm(fresh, px)[0])) < 0.5
+
+
+@pytest.mark.parametrize("shift", [(-60.0, -100.0), (12.0, -9.0)])
+def test_a_mat_moved_past_the_crops_or_the_threshold_falls_back_to_the_full_search(layout, shift):
+    """(-60, -100) px is more than a marker side (51-72 px here): the markers leave their crops.
+    (12, -9) px keeps them inside the crops but is past the 3 px move threshold."""
+    tracker = MatTracker(layout)
+    tracker.update(render_frame(layout, camera_homography()))
+    mm_to_px = camera_homography(shift=shift)
+    moved = render_frame(layout, mm_to_px)
+    full_searches = _count_full_searches(tracker)
+    status = tracker.update(moved)
+    assert full_searches == [1]
+    assert status.found and status.reestimated and status.markers_seen == (0, 1, 2, 3)
+    assert np.array_equal(status.homography, MatTracker(layout).update(moved).homography)
+    for m in layout.markers:
+        got = to_mat_mm(status.homography, to_mat_mm(mm_to_px, m.center_mm))[0]
+        assert np.hypot(*(got - m.center_mm)) < 1.0, (m.id, got)
+
+
+def test_a_marker_uncovered_again_is_found_in_its_crop(layout):
+    """The crop of a marker hidden last frame is placed by the kept homography, so it is seen
+    again as soon as the hand leaves, without a full search."""
+    mm_to_px = camera_homography()
+    tracker = MatTracker(layout)
+    tracker.update(render_frame(layout, mm_to_px))
+    assert tracker.update(render_frame(layout, mm_to_px, cover=[2])).markers_seen == (0, 1, 3)
+    full_searches = _count_full_searches(tracker)
+    status = tracker.update(render_frame(layout, mm_to_px))
+    assert status.markers_seen == (0, 1, 2, 3) and status.found
+    assert full_searches == []
