@@ -254,13 +254,19 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
                            np.ones((len(contours) - (0 if hier is None else len(hier[0])), 4), np.int32)])
     lo, hi = min_area * scale * scale, max_area * scale * scale
     min_side = max(8.0, np.sqrt(lo / 2.0))
+    # Most of the 700–2,000 contours are specks of texture: their size is told for all at once
+    # (_boxes), and only the few that may be a card are looked at one by one.
+    boxes = _boxes(contours)
+    bw, bh = boxes[:, 2], boxes[:, 3]
+    box_area = bw * bh
+    # A contour's hull lies inside its box's (bw - 1) × (bh - 1) px span, and a contour's own area
+    # is at most its hull's: under ``lo`` neither _card_quad nor the hole's core below can pass.
+    maybe = ((boxes[:, 4] >= 4) & (np.maximum(bw, bh) >= min_side) & (box_area >= 0.5 * lo)
+             & (box_area <= 2.5 * hi) & ((bw - 1) * (bh - 1) >= lo))
     out = []
-    for c, hrow in zip(contours, hier):
-        if len(c) < 4:
-            continue
-        x, y, bw, bh = cv2.boundingRect(c)
-        if max(bw, bh) < min_side or bw * bh < 0.5 * lo or bw * bh > 2.5 * hi:
-            continue
+    for i in np.flatnonzero(maybe):
+        c, hrow = contours[i], hier[i]
+        x, y, bw, bh = (int(v) for v in boxes[i, :4])
         if (x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1) and _runs_along_border(c, sw, sh, min(bw, bh)):
             continue  # cut by the image border: cannot tell its true shape
         is_hole = hrow[3] >= 0
@@ -271,6 +277,26 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
         if quad is not None:
             out.append(quad / scale)
     return _dedupe(out)
+
+
+def _boxes(contours) -> np.ndarray:
+    """Each contour's bounding rectangle (as ``cv2.boundingRect`` gives it for integer points:
+    ``w = max x - min x + 1``) and point count, for all contours at once.
+
+    Args:
+        contours: sequence of (N_i, 1, 2) int32 px arrays (``cv2.findContours``), N_i >= 1.
+
+    Returns:
+        (n, 5) int64 ``x, y, w, h, N_i`` per contour; (0, 5) when there are none.
+    """
+    if len(contours) == 0:
+        return np.zeros((0, 5), np.int64)
+    counts = np.fromiter((len(c) for c in contours), np.int64, len(contours))
+    pts = np.concatenate(contours).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    lo = np.minimum.reduceat(pts, starts, axis=0).astype(np.int64)
+    hi = np.maximum.reduceat(pts, starts, axis=0).astype(np.int64)
+    return np.column_stack([lo, hi - lo + 1, counts])
 
 
 # The usual pass's thickened edge map's contours, kept for the frame they came from (a weak
