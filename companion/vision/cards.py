@@ -249,7 +249,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
         _remember_holes(frame, scale, c2, h2)
     if hier is None and h2 is None:
         return []
-    contours = list(contours) + [c for c, hr in zip(c2, h2[0]) if hr[3] >= 0] if h2 is not None else list(contours)
+    contours = list(contours) + [c2[i] for i in np.flatnonzero(h2[0][:, 3] >= 0)] if h2 is not None else list(contours)
     hier = np.concatenate([hier[0] if hier is not None else np.zeros((0, 4), np.int32),
                            np.ones((len(contours) - (0 if hier is None else len(hier[0])), 4), np.int32)])
     lo, hi = min_area * scale * scale, max_area * scale * scale
