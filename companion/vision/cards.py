@@ -375,12 +375,53 @@ def _hole_core(contour: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarra
     pts = np.round((contour - np.array([x, y], np.int32)) * f).astype(np.int32) + 1
     cv2.drawContours(mask, [pts], 0, 255, -1)
     k = max(3, int(round(_CORE_OPEN * min(bw, bh) * f)) | 1)
-    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    opened = _open_ellipse(mask, k)
     parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not parts:
         return None
     core = (max(parts, key=cv2.contourArea).astype(np.float32) - 1.0) / f + np.array([x, y], np.float32)
     return np.round(core).astype(np.int32)
+
+
+_ELLIPSE_ROWS: dict[int, tuple[list[int], dict[int, np.ndarray]]] = {}
+
+
+def _open_ellipse(mask: np.ndarray, k: int) -> np.ndarray:
+    """``cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+    (k, k)))``, the same pixels, faster for a large kernel.
+
+    OpenCV visits each of the ellipse's ~0.8 k² points per pixel; from k = 21 it is cheaper to take
+    the ellipse row by row: a 1 × (2a + 1) erosion (dilation) per distinct half-width a, then the
+    minimum (maximum) of those rows shifted by each row's offset. Outside the mask counts as
+    neither (OpenCV's default border for morphology), hence the clipped row ranges.
+
+    Args:
+        mask: (H, W) uint8.
+        k: odd kernel size >= 3.
+
+    Returns:
+        (H, W) uint8.
+    """
+    if k < 21:
+        return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    if k not in _ELLIPSE_ROWS:
+        ell = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        half = [k // 2 - int(np.flatnonzero(row)[0]) for row in ell]  # rows are centred spans
+        _ELLIPSE_ROWS[k] = (half, {a: np.ones((1, 2 * a + 1), np.uint8) for a in set(half)})
+    half, kernels = _ELLIPSE_ROWS[k]
+    c, h = k // 2, mask.shape[0]
+
+    def by_rows(src, op, pick):
+        rows = {a: op(src, kern) for a, kern in kernels.items()}
+        out = rows[half[c]].copy()
+        for r in range(k):
+            dy = r - c
+            y0, y1 = max(0, -dy), min(h, h - dy)
+            if dy and y1 > y0:
+                pick(out[y0:y1], rows[half[r]][y0 + dy:y1 + dy], out=out[y0:y1])
+        return out
+
+    return by_rows(by_rows(mask, cv2.erode, np.minimum), cv2.dilate, np.maximum)
 
 
 def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
