@@ -98,3 +98,26 @@ def test_simulator_frames_end_to_end():
                 right += 1
                 assert corner_error(label, q, o.quad) < 12.0
     assert right >= 0.85 * total, (right, found, total)
+
+
+def test_outline_finder_shortcuts_match_opencv():
+    """The finder's batch bounding boxes and row-by-row ellipse opening give OpenCV's own results
+    (boundingRect; morphologyEx MORPH_OPEN with an elliptical kernel), the mask border included."""
+    import cv2
+
+    from companion.vision.cards import _boxes, _open_ellipse
+
+    rng = np.random.default_rng(3)
+    for k in (3, 9, 21, 25, 31):
+        ell = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        for _ in range(6):
+            h, w = (int(v) for v in rng.integers(2, 120, 2))
+            m = np.where(cv2.GaussianBlur((rng.random((h, w)) < 0.7).astype(np.uint8) * 255, (0, 0), 3) > 127,
+                         255, 0).astype(np.uint8)
+            assert np.array_equal(_open_ellipse(m, k), cv2.morphologyEx(m, cv2.MORPH_OPEN, ell))
+            contours, _ = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+            boxes = _boxes(contours)
+            assert boxes.shape == (len(contours), 5)
+            for c, b in zip(contours, boxes):
+                assert tuple(b[:4]) == cv2.boundingRect(c) and b[4] == len(c)
+    assert _boxes(()).shape == (0, 5)
