@@ -221,14 +221,19 @@ def test_illustrated_back_is_point_symmetric(ill):
     assert np.abs(b.astype(np.float32) - draw_card_face("back", 220)).mean() > 30  # not the flat back
 
 
-def test_illustrated_types_are_distinct_blurred(ill):
+@pytest.mark.parametrize("style, draw, least", [
+    ("illustrated", lambda label: draw_card_face(label, 220, style="illustrated"), 8),
+    ("watercolour", faces_watercolour.design, 6),  # pale washes: less apart, still clearly
+])
+def test_types_are_distinct_blurred(style, draw, least):
+    faces = {label: draw(label) for label in VISION_LABELS}
     family = {lb: lb.split("_")[0] if lb.startswith("maki") else lb.split("_")[-1] for lb in VISION_LABELS}
     for a, b in itertools.combinations(VISION_LABELS, 2):
         if family[a] == family[b]:
             continue
-        fa = cv2.GaussianBlur(ill[a], (0, 0), 3).astype(np.float32)
-        fb = cv2.GaussianBlur(ill[b], (0, 0), 3).astype(np.float32)
-        assert np.abs(fa - fb).mean() > 8, (a, b)
+        fa = cv2.GaussianBlur(faces[a], (0, 0), 3).astype(np.float32)
+        fb = cv2.GaussianBlur(faces[b], (0, 0), 3).astype(np.float32)
+        assert np.abs(fa - fb).mean() > least, (style, a, b)
 
 
 def test_write_deck_folder_illustrated(tmp_path):
