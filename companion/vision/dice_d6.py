@@ -27,6 +27,12 @@ camera and no set of dice:
    refuses readings unlike a die's top face: faint specks read as ones, glints read as threes.
 4. A face that is surely a die but reads no value cleanly (three or more round pips in a layout,
    outlined) is reported with ``face`` None: never guessed.
+5. **A second look** (:func:`_faint_pips`): a blurred photo's pips can be fainter than the pip
+   search's threshold. On each die body where no die was read (a light blob of a die's size, as
+   the light-pip search's coarser octaves see an ivory die on a darker table), dark pips are
+   looked for again down to ``FAINT_PIP_CONTRAST`` and read as in steps 2 and 3, every rule and
+   the verifier as before; a die found so is added where no die lies. It adds dice and never
+   changes one read before it.
 
 Speed (README, *Speed*): the work per photo is done in array batches (all blobs measured at once,
 all faces read at once, all subsets of a group fitted at once, all placements and ones' faces of
@@ -705,9 +711,17 @@ def _squashed_one_faces(p: Pip, grad, round_pips: list[Pip]) -> list[Face]:
 MAX_CONTRAST_RATIO = 1.6
 
 
-def group_pips(pips: list[Pip]) -> list[list[Pip]]:
+#: Pips of one face lie at most this many mean diameters apart (:func:`group_pips`)...
+GROUP_REACH = 4.2
+#: ... and, on a die body where no die was read (the second look, :func:`_faint_pips`), this
+#: many: a faint pip is found by its darkest core only, narrower than the pip.
+FAINT_GROUP_REACH = 5.5
+
+
+def group_pips(pips: list[Pip], reach: float = GROUP_REACH) -> list[list[Pip]]:
     """Connected groups of neighbouring pips: like polarity, size (diameters within 1.6×) and
-    shape (roundness within 0.2, and squashed the same way), at most 4.2 mean diameters apart."""
+    shape (roundness within 0.2, and squashed the same way), at most ``reach`` mean diameters
+    apart."""
     n = len(pips)
     if n == 0:
         return []
@@ -718,7 +732,7 @@ def group_pips(pips: list[Pip]) -> list[list[Pip]]:
     con = np.maximum(con, 1e-3)
     # Pairs near enough first (most pairs are not), then the other tests on those pairs only:
     # near along both axes (a distance is no shorter than either of its legs), then the distance.
-    reach = 4.2 * (d[:, None] + d[None]) / 2
+    reach = reach * (d[:, None] + d[None]) / 2
     near_x, near_y = np.abs(x[:, None] - x[None]) <= reach, np.abs(y[:, None] - y[None]) <= reach
     i, j = np.nonzero(np.triu(near_x & near_y, 1))
     near = np.hypot(x[i] - x[j], y[i] - y[j]) <= reach[i, j]
@@ -1363,6 +1377,73 @@ def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float
     return kept
 
 
+#: The second look (:func:`_faint_pips`): a blurred or dim photo's pips can be fainter than
+#: ``PIP_MIN_CONTRAST``; looked for at this contrast, but only on die bodies where no die was read.
+FAINT_PIP_CONTRAST = 0.2
+#: A die body: a light blob (the light-pip search's coarse octaves see an ivory die on a darker
+#: table as one) this many px across, working image (a 640 px webcam's dice are 30 … 70).
+BODY_DIAMETER = (16.0, 240.0)
+#: ... and at least this round (a die's top and side faces together).
+BODY_MIN_ROUNDNESS = 0.5
+
+
+def _bodies(light: list[Pip]) -> list[Pip]:
+    """The light blobs that may be a die's body: as large as a die, roughly round; of those
+    whose centres lie within half the larger's diameter (one die seen at two octaves), the
+    larger. ``light``: the light-pip search's candidates of every octave, before
+    :func:`_dedupe` (which drops a blob holding two light specks: a die's face between its
+    dark pips may show as such)."""
+    out: list[Pip] = []
+    for b in sorted(light, key=lambda q: -q.area):
+        if (BODY_DIAMETER[0] <= b.diameter <= BODY_DIAMETER[1] and b.roundness >= BODY_MIN_ROUNDNESS
+                and not any(math.hypot(b.x - k.x, b.y - k.y) <= 0.5 * k.diameter for k in out)):
+            out.append(b)
+    return out
+
+
+def _on_body(f: Face, body: tuple[float, float, float]) -> bool:
+    """Whether a face's centre lies on a body ``(x, y, major axis)`` px: within half its major axis."""
+    return math.hypot(f.center[0] - body[0], f.center[1] - body[1]) <= 0.5 * body[2]
+
+
+def _holds_a_face(body: tuple[float, float, float], kept: list[tuple[float, int | None, Face]]) -> bool:
+    """Whether a die already kept ``(margin, value, face)`` lies on the body ``(x, y, major axis)``."""
+    return any(_on_body(f, body) for _, _, f in kept)
+
+
+def _faint_pips(grey: np.ndarray, bodies: list[Pip]) -> list[list[Pip]]:
+    """Dark pips down to ``FAINT_PIP_CONTRAST`` on each body (:func:`find_pips` on the body's
+    square, grown by a quarter and the closing's reach so that the morphology sees round each
+    pip), in image px: a list per body.
+
+    Args:
+        grey: (H, W) uint8 working image.
+        bodies: light blobs (:func:`_bodies`).
+    """
+    h, w = grey.shape
+    out = []
+    for b in bodies:
+        r = int(0.625 * b.major) + 12
+        x0, y0 = max(0, int(b.x) - r), max(0, int(b.y) - r)
+        x1, y1 = min(w, int(b.x) + r + 1), min(h, int(b.y) + r + 1)
+        found = find_pips(grey[y0:y1, x0:x1], min_contrast=FAINT_PIP_CONTRAST)
+        out.append([Pip(p.x + x0, p.y + y0, p.area, p.major, p.minor, p.angle, p.contrast, p.polarity) for p in found])
+    return out
+
+
+def _more_faces(more: list[tuple[float, int | None, Face]],
+                kept: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
+    """Of the second look's readings ``more``, each die's top face (:func:`_top_faces`), and only
+    where no die of ``kept`` lies (within 1.6 half-widths, as :func:`_top_faces` asks)."""
+    out = []
+    for margin, value, f in _top_faces(more):
+        cx, cy = f.center
+        if not any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
+                   for _, _, k in kept):
+            out.append((margin, value, f))
+    return out
+
+
 def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     """The dice :func:`_read_d6` would keep, replayed from its ``trace`` (read with no verifier)
     with ``keeps(face, value, margin) -> bool`` as the verifier: ``[(value or None, face)]``,
@@ -1371,26 +1452,34 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     The verifier is the reader's last check, so what it refuses changes only which of a group's
     readings is best and which faces are kept; the training script so scores many verifiers on
     one reading of each photo. A test checks the replay against the reader."""
-    scored = []
+    scored: list = []
+    bodies: list = []  # the second look's: [((x, y, major), [reading of each group])]
     best = unread = None
 
     def close() -> None:
-        if best is not None:
+        if bodies:  # a body's group: a reading with a value on the body, or nothing
+            if best is not None and _on_body(best[2], bodies[-1][0]):
+                bodies[-1][1].append(best)
+        elif best is not None:
             scored.append(best)
         elif unread is not None:
             scored.append(unread)
 
     for kind, f, value, margin, why in trace[1:]:  # after the ("scale", s) entry
-        if kind == "group":
+        if kind in ("group", "body"):
             close()
             best = unread = None
+            if kind == "body":
+                bodies.append((why, []))
         elif kind == "unread":
             unread = (0.0, None, f)
-        elif kind == "hypothesis" and why is None and value is not None and keeps(f, value, margin):
+        elif kind in ("hypothesis", "faint") and why is None and value is not None and keeps(f, value, margin):
             if best is None or margin > best[0]:
                 best = (margin, value, f)
     close()
-    return [(value, f) for _, value, f in _top_faces(scored)]
+    kept = _top_faces(scored)
+    kept += _more_faces([r for at, found in bodies if not _holds_a_face(at, kept) for r in found], kept)
+    return [(value, f) for _, value, f in kept]
 
 
 def read_d6(image: np.ndarray) -> list[DieObservation]:
@@ -1419,8 +1508,11 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     image's scale is appended to it as ``("scale", scale)``, every face hypothesis read as
     ``("hypothesis", face, value, margin, refusal)`` (:func:`_refusal`'s name, or None), each
     group's hypotheses after a ``("group", None, None, 0.0, None)``, the face a group would report
-    unread when no reading of it is kept as ``("unread", face, None, 0.0, None)``, and every die
-    kept as ``("kept", face, value, margin, None)``, faces in working-image px: what
+    unread when no reading of it is kept as ``("unread", face, None, 0.0, None)``, each die body
+    of the second look (faint pips) as ``("body", None, None, 0.0, (x, y, major axis))`` before
+    its groups (their hypotheses traced as ``("faint", ...)``: mostly the same pips found again,
+    so not examples of their own for the verifier's training), and every die kept as
+    ``("kept", face, value, margin, None)``, faces in working-image px: what
     ``companion.vision.train_d6_verifier`` learns from and replays (:func:`select_readings`)."""
     image = np.asarray(image)
     if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
@@ -1494,9 +1586,12 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             chroma.update(zip((id(faces[k]) for k in light_ones), _chromas(img, frames[light_ones]).tolist()))
 
     chroma: dict[int, float] = {}
-    read_all([f for hypotheses in per_group for f in hypotheses])
-    scored = []
-    for hypotheses in per_group:
+
+    def best_of(hypotheses: list[Face], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray,
+                kind: str = "hypothesis"):
+        """The group's best reading ``(margin, value, face)`` its rules and the verifier let
+        through, else the face it reports unread, else None (traced as the walk goes, each
+        hypothesis as ``kind``)."""
         best = unread = None
         if trace is not None:
             trace.append(("group", None, None, 0.0, None))
@@ -1517,7 +1612,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     read_all(more)
                     hypotheses.extend(more)
             if trace is not None:
-                trace.append(("hypothesis", f, value, margin, why))
+                trace.append((kind, f, value, margin, why))
             if why is not None:
                 continue
             if value is not None and (best is None or margin > best[0]):
@@ -1526,11 +1621,33 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 unread = (0.0, None, f)
                 if trace is not None:
                     trace.append(("unread", f, None, 0.0, None))
-        if best is None and unread is not None:
-            best = unread
-        if best is not None:
-            scored.append(best)
+        return best if best is not None else unread
+
+    read_all([f for hypotheses in per_group for f in hypotheses])
+    scored = [b for b in (best_of(h, pips, pip_xy, pip_pol) for h in per_group) if b is not None]
     kept = _top_faces(scored)
+    # A second look for faint pips (a blurred photo's), only on die bodies where no die was read:
+    # it adds dice, never changes one read above. (Traced for every body, so that a replay with
+    # another verifier, which may keep other dice, finds what it needs.)
+    bodies = [b for b in _bodies(light_fine + light_coarse)
+              if trace is not None or not _holds_a_face((b.x, b.y, b.major), kept)]
+    if bodies:
+        faint = _faint_pips(grey, bodies)
+        all_pips = pips + [q for on_body in faint for q in on_body]
+        all_xy = np.array([(p.x, p.y) for p in all_pips], np.float64).reshape(-1, 2)
+        all_pol = np.array([p.polarity for p in all_pips])
+        per_body = [_candidates(group_pips(on_body, FAINT_GROUP_REACH), grad) for on_body in faint]
+        read_all([f for groups in per_body for faces in groups for f in faces])
+        more = []
+        for b, groups in zip(bodies, per_body):
+            at = (b.x, b.y, b.major)
+            if trace is not None:
+                trace.append(("body", None, None, 0.0, at))
+            found = [r for r in (best_of(h, all_pips, all_xy, all_pol, "faint") for h in groups)
+                     if r is not None and r[1] is not None and _on_body(r[2], at)]
+            if not _holds_a_face(at, kept):
+                more += found
+        kept += _more_faces(more, kept)
     if trace is not None:
         trace.extend(("kept", f, value, margin, None) for margin, value, f in kept)
     out = []
