@@ -140,3 +140,35 @@ def test_enrolled_fills_keep_their_names_beside_the_place_by_place_check(inked_d
     for seed in range(100, 104):
         assert _read(inked_deck, "red", "striped", seed) == "red-striped"
         assert _read(inked_deck, "green", "solid", seed) == "green-solid"
+
+
+def _marked(example: np.ndarray, rows: slice, cols: slice) -> np.ndarray:
+    """A (3·FINE_H·FINE_W,) unit-length copy of a look-alike example with a dark mark in ``rows`` ×
+    ``cols`` of its lightness (zero-mean per channel again, as a card's patch is)."""
+    x = example.reshape(3, deck_mod.FINE_H, deck_mod.FINE_W).copy()
+    x[0, rows, cols] -= 0.05
+    x -= x.mean(axis=(1, 2), keepdims=True)
+    return (x / np.linalg.norm(x)).reshape(-1)
+
+
+def test_the_place_by_place_check_leaves_the_patch_edges_to_the_outline(deck):
+    # A strip of table along one side (an outline found a pixel or two wide) is not a mark the
+    # label never shows; the same strip of ink inside the card is.
+    label = deck.labels.index("red-solid")
+    example = deck._unit_examples(label)[0]
+    h, w = deck_mod.FINE_H, deck_mod.FINE_W
+    edge = slice(0, deck_mod.LOCAL_EDGE)
+    assert deck._locally_within(_marked(example, slice(10, h - 10), edge), example, label)
+    assert deck._locally_within(_marked(example, edge, slice(8, w - 8)), example, label)
+    inside = slice(deck_mod.LOCAL_EDGE + 6, 2 * deck_mod.LOCAL_EDGE + 6)
+    assert not deck._locally_within(_marked(example, slice(10, h - 10), inside), example, label)
+
+
+def test_without_the_edge_band_a_strip_along_the_edge_is_refused(deck, monkeypatch):
+    # The band is what lets the edge strip through (the check above would otherwise pass it anyway).
+    label = deck.labels.index("red-solid")
+    example = deck._unit_examples(label)[0]
+    monkeypatch.setattr(deck_mod, "_LOCAL_INNER", np.ones((deck_mod.FINE_H, deck_mod.FINE_W), np.float32))
+    monkeypatch.setattr(deck, "_local_spreads", {})
+    strip = _marked(example, slice(10, deck_mod.FINE_H - 10), slice(0, deck_mod.LOCAL_EDGE))
+    assert not deck._locally_within(strip, example, label)
