@@ -212,3 +212,28 @@ def test_the_quick_score_is_classify_quads_score():
     quads = [q for _, q in truth] + [cv2.boxPoints(((300.0, 300.0), (80.0, 114.0), 20.0))]
     want = [r.score for r in classify_quads(img, quads, deck, quick=True)]
     assert card_search._score_quads(img, deck, quads).tolist() == want
+
+
+def test_the_screen_scores_more_windows_than_one_remap_can_take():
+    # cv2.remap's maps hold at most SHRT_MAX rows (GRID_H per window): a real photo asked the screen
+    # for ~800 windows at once and OpenCV refused. Scored in runs, each window's estimate is the one
+    # it gets when scored alone.
+    import cv2
+
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision.window_screen import GRID_H, Screen
+
+    img, truth = synth.table_scene(LABELS, "wood", 11)
+    deck = enroll_sim_deck(style="flat")
+    rects = [cv2.minAreaRect(np.asarray(q, np.float32).reshape(-1, 1, 2)) for _, q in truth]
+    cw = float(np.median([min(r[1]) for r in rects]))
+    rng = np.random.default_rng(3)
+    h, w = img.shape[:2]
+    n = 32767 // GRID_H + 40
+    windows = [((rng.uniform(cw, w - cw), rng.uniform(cw, h - cw)), rects[0][1], rng.uniform(0, 180)) for _ in range(n)]
+    corners = np.stack([cv2.boxPoints(r) for r in windows]).astype(np.float32)
+    screen = Screen(img, deck, cw)
+    est = screen.scores(corners)
+    assert est.shape == (n,) and np.isfinite(est).all()
+    for i in (0, n // 2, n - 1):
+        assert est[i] == pytest.approx(screen.scores(corners[i:i + 1])[0], abs=1e-5)

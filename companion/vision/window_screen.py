@@ -36,6 +36,8 @@ SCREEN_MARGIN = 0.12
 #: Smoothing (px of the reduced copy, about a patch pixel) before the block centres are sampled:
 #: the patch's own 2:1 reduction and blur, and the 2 × 2 block.
 _SIGMA = 1.0
+# Windows per cv2.remap call: GRID_H map rows each, under OpenCV's SHRT_MAX (32767) rows.
+_REMAP_WINDOWS = 32767 // ((PATCH_H + 1) // 2)
 
 _ROWS = [np.arange(2 * i, min(2 * i + 2, PATCH_H)) for i in range(GRID_H)]
 # Block centres in patch px, and in the 2× patch the windows are warped to (px k of the patch is
@@ -112,6 +114,10 @@ class Screen:
         n = len(q)
         if n == 0:
             return np.zeros(0)
+        if n > _REMAP_WINDOWS:
+            # cv2.remap takes maps of at most SHRT_MAX rows: a photo with many windows (a big
+            # card guess over a cluttered scene) is scored in runs of windows.
+            return np.concatenate([self.scores(q[i:i + _REMAP_WINDOWS]) for i in range(0, n, _REMAP_WINDOWS)])
         # 2× patch px → photo px: the window is a rectangle, so the map is affine (corners 0, 1, 3).
         (x0, y0), (x1, _), (_, y3) = _DST2[0], _DST2[1], _DST2[3]
         a = ((_X2 - x0) / (x1 - x0)).astype(np.float32)[None, None, :]  # (1, 1, GW)
