@@ -128,6 +128,18 @@ def test_a_textured_table_gives_no_table_estimate_and_a_plain_one_shows_the_card
     assert d is not None and d[131, 172] and not d[20, 20]
 
 
+def test_leftover_blobs_are_found_with_more_components_than_16_bit_labels_hold():
+    # 76 800 one-pixel specks (more than 65 535 labels) and one card-sized blob: the specks are
+    # noise under BLOB_MIN, the blob is a region, whichever label type OpenCV was asked for.
+    differs = np.zeros((480, 640), bool)
+    differs[::2, ::2] = True
+    differs[100:189, 202:261] = True  # one px clear of the specks (every other row and column)
+    regions = card_search.leftover_regions(np.zeros((480, 640, 3), np.uint8), [], [], (60.0, 86.0), differs)
+    assert len(regions) == 1 and regions[0].source == "blob"
+    pts = regions[0].points
+    assert pts[:, 0].min() == 202 and pts[:, 0].max() == 260 and pts[:, 1].min() == 100 and pts[:, 1].max() == 188
+
+
 def test_windows_between_the_coarse_grid_are_read_only_near_a_promising_one(monkeypatch):
     # A region's 5 × 5 grid of windows: the coarse ones (even row and column) are always read; a
     # window between them only if a read neighbour comes within COARSE_SLACK of becoming a seed,

@@ -252,7 +252,12 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
         if r.label != UNKNOWN:
             # Grown past the halo that smoothing gave the card in ``differs``.
             cv2.fillConvexPoly(free, _grown(np.asarray(r.quad, np.float32), 1.25).astype(np.int32), 0)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
+    # 16-bit labels halve the label image OpenCV writes at full resolution, the costliest part of
+    # this step. OpenCV raises rather than wrap when a photo has more than 65 535 components.
+    try:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8, ltype=cv2.CV_16U)
+    except cv2.error:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8, ltype=cv2.CV_32S)
     card_area = card_wh[0] * card_wh[1]
     for b in range(1, n):
         if stats[b, cv2.CC_STAT_AREA] < BLOB_MIN * card_area:

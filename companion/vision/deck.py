@@ -385,6 +385,34 @@ def fine_patch(image: np.ndarray, quad: np.ndarray, margin: bool = True) -> np.n
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def _percentile90(x: np.ndarray) -> np.ndarray:
+    """``np.percentile(x, 90, axis=-1)`` (its default linear method), the same values bit for bit,
+    a few times faster on many short rows.
+
+    numpy moves the axis to the front and partitions along it, a strided pass per row; here each
+    contiguous row is sorted (numpy's vectorised sort) for the two order statistics the percentile
+    lies between, and they are interpolated as numpy's ``_lerp`` does (weak promotion of the Python-float weight, so
+    in ``x``'s dtype; from the upper one when the weight is at least 0.5).
+
+    Args:
+        x: (..., n) float32 (or any float dtype), no NaN.
+
+    Returns:
+        (...,) of ``x``'s dtype.
+    """
+    n = x.shape[-1]
+    if n < 2:
+        return np.percentile(x, 90, axis=-1)
+    vi = (n - 1) * (np.asarray(90) / 100)  # the virtual index, as numpy computes it (float64)
+    lo = int(np.floor(vi))
+    hi = min(lo + 1, n - 1)
+    t = float(vi - lo)
+    part = np.sort(x, axis=-1)  # numpy's vectorised sort beats a partition about two order statistics
+    a, b = part[..., lo], part[..., hi]
+    diff = b - a
+    return b - diff * (1 - t) if t >= 0.5 else a + diff * t
+
+
 def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
     """Each card's colours as under neutral light: the card's own paper is taken as white.
 
@@ -410,7 +438,7 @@ def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> n
     # reduces a strided axis of an (N, P, 3) array some 20× slower, and the window search
     # (card_search) white-balances a thousand patches per photo.
     bright = flat[..., 0] + flat[..., 1] + flat[..., 2]
-    level = np.percentile(bright, 90, axis=-1)[..., None]
+    level = _percentile90(bright)[..., None]
     w = (bright >= level).astype(np.float32)
     paper = np.matmul(w[..., None, :], flat)[..., 0, :] / np.maximum(w.sum(axis=-1), 1.0)[..., None]  # (..., 3)
     gain = np.clip(paper.mean(axis=-1, keepdims=True) / np.maximum(paper, 1.0), 1 / _BALANCE_MAX, _BALANCE_MAX)
@@ -501,6 +529,12 @@ def _exposure_lead(mine: float, theirs: float) -> float:
     (:meth:`Deck._rendered`): ``(theirs − mine) / (theirs + mine)``, 1 when the label's examples
     explain the card exactly, 0 when both explain it alike, negative when the rival's do better."""
     return (theirs - mine) / max(theirs + mine, 1e-6)
+
+
+def _channel_max(img: np.ndarray) -> np.ndarray:
+    """(h, w) the largest of an (h, w, 3) image's three channels: ``img.max(axis=2)``, as two
+    element-wise maxima (numpy reduces a last axis of 3 about ten times slower)."""
+    return np.maximum(np.maximum(img[..., 0], img[..., 1]), img[..., 2])
 
 
 def _zero_mean(x: np.ndarray) -> np.ndarray:
@@ -816,7 +850,7 @@ class Deck:
         # spread says nothing there; the exposure look (exposure_apart) judges such a card.
         s = FINE_SHIFT
         card = cv2.GaussianBlur(raw, (3, 3), 0.7)[s:s + FINE_H, s:s + FINE_W]
-        if float(np.mean(card.max(axis=2) >= CLIP_LEVEL)) >= CLIP_SHARE:
+        if float(np.mean(_channel_max(card) >= CLIP_LEVEL)) >= CLIP_SHARE:
             return True
         ci, ei = np.unravel_index(int(np.argmax(zncc)), zncc.shape)
         return self._locally_within(crops[ci], self._unit_examples(label)[ei], label)
@@ -940,7 +974,7 @@ class Deck:
         raw = cv2.GaussianBlur(fine_patch(image, quad), (3, 3), 0.7)  # as _fine_lab blurs
         s = FINE_SHIFT
         card = raw[s:s + FINE_H, s:s + FINE_W]
-        if float(np.mean(card.max(axis=2) >= CLIP_LEVEL)) < CLIP_SHARE:
+        if float(np.mean(_channel_max(card) >= CLIP_LEVEL)) < CLIP_SHARE:
             return True
         rivals = []
         for k in range(len(self.labels)):
