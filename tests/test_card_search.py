@@ -224,3 +224,18 @@ def test_the_quick_score_is_classify_quads_score():
     quads = [q for _, q in truth] + [cv2.boxPoints(((300.0, 300.0), (80.0, 114.0), 20.0))]
     want = [r.score for r in classify_quads(img, quads, deck, quick=True)]
     assert card_search._score_quads(img, deck, quads).tolist() == want
+
+
+def test_window_corners_in_one_batch_are_opencvs_box_points_bit_for_bit():
+    import cv2
+
+    rng = np.random.default_rng(11)
+    rects = [((float(x), float(y)), (float(w), float(w * 1.43)), float(a))
+             for x, y, w, a in zip(rng.uniform(-20, 1300, 400), rng.uniform(-20, 1000, 400),
+                                   rng.uniform(30, 200, 400), rng.uniform(-30, 200, 400))]
+    rects += [((640.0, 480.0), (60.0, 86.0), a) for a in (0.0, 90.0, 180.0, -45.0, 4.0, 0.6)]
+    got = card_search._quads(rects)
+    assert got.dtype == np.float32 and got.shape == (len(rects), 4, 2)
+    for r, q in zip(rects, got):
+        assert np.array_equal(q, cv2.boxPoints(r))
+    assert card_search._quads([]).shape == (0, 4, 2)

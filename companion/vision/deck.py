@@ -309,6 +309,7 @@ _MASK = _corner_mask()
 # each pixel and channel, (P, 3): 0 in the corners, 1 for lightness, ``_CHROMA_WEIGHT`` for chroma.
 _MASK_MEAN = (_MASK.reshape(1, -1) / _MASK.sum()).astype(np.float32)
 _MASK_WEIGHT = (_MASK.reshape(-1, 1) * np.array([1.0, _CHROMA_WEIGHT, _CHROMA_WEIGHT])).astype(np.float32)
+_MASK_WEIGHT_T = np.ascontiguousarray(_MASK_WEIGHT.T)  # (3, P), for channel-first descriptors
 
 
 def _patch_dst(scale: int) -> np.ndarray:
@@ -562,8 +563,9 @@ def describe(patches: np.ndarray, balance: bool = True) -> np.ndarray:
     lab = cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, PATCH_H * PATCH_W, 3)
     # The masked mean as a matrix product, the mask and the chroma weight as one (P, 3) factor.
     mean = np.matmul(_MASK_MEAN, lab)  # (N, 1, 3)
-    d = (lab - mean) * _MASK_WEIGHT
-    d = d.transpose(0, 2, 1).reshape(n, -1)  # channel by channel, (N, 3·H·W)
+    # Channel by channel, (N, 3·H·W): the channels are laid out so first (one copy), then centred
+    # and weighted, the same values as weighting first and transposing after, at a third the cost.
+    d = ((np.ascontiguousarray(lab.transpose(0, 2, 1)) - mean.transpose(0, 2, 1)) * _MASK_WEIGHT_T).reshape(n, -1)
     norm = np.linalg.norm(d, axis=1, keepdims=True)
     return np.ascontiguousarray(d / np.maximum(norm, 1e-6), dtype=np.float32)
 
