@@ -503,9 +503,12 @@ def _censored_fit(x: np.ndarray, y: np.ndarray, level: float, steps: int = 5) ->
     target = np.where(clipped, level, y)
     active = ~clipped
     a = np.ones((len(x), 1), np.float32)
+    # The products once: with a 0/1 weight, w·x·x is x·x or a zero of the same sign whichever way
+    # it is grouped (IEEE signs multiply), so the sums are the same, bit for bit.
+    xx, xt = x * x, x * target
     for _ in range(steps):
         w = active.astype(np.float32)
-        sxx, sxy = (w * x * x).sum(axis=1, keepdims=True), (w * x * target).sum(axis=1, keepdims=True)
+        sxx, sxy = (w * xx).sum(axis=1, keepdims=True), (w * xt).sum(axis=1, keepdims=True)
         a = np.where(sxx > 1e-6, sxy / np.maximum(sxx, 1e-6), a)
         now = ~clipped | (a * x < level)
         if np.array_equal(now, active):
@@ -913,7 +916,8 @@ class Deck:
             self._fine_bgr = np.ascontiguousarray(np.clip(bgr, 0, 255).transpose(0, 3, 1, 2), np.float32)
         return self._fine_bgr
 
-    def _rendered(self, crops: np.ndarray, label: int, region: np.ndarray) -> float:
+    def _rendered(self, crops: np.ndarray, label: int, region: np.ndarray,
+                  smooth_crops: np.ndarray | None = None) -> float:
         """How well ``label``'s examples, seen with the card's own exposure and clipping, explain the
         card on ``region``: the least, over examples and shifts, sum of squared differences there,
         both blurred by ``EXPOSURE_SIGMA`` (:func:`_censored_fit` renders each example).
@@ -922,14 +926,17 @@ class Deck:
             crops: (S, 3, FINE_H, FINE_W) float32 BGR 0..255, the card at each shift.
             label: the label index.
             region: (FINE_H, FINE_W) bool.
+            smooth_crops: ``_smooth(crops)`` if the caller has it (it is the same for every label).
         """
         ex = self._examples_bgr()[self.fine_label == label]  # (E_k, 3, FH, FW)
         s, e = len(crops), len(ex)
         y = np.broadcast_to(crops[:, None], (s, e) + crops.shape[1:]).reshape(s * e * 3, -1)
         x = np.broadcast_to(ex[None], (s, e) + ex.shape[1:]).reshape(s * e * 3, -1)
         seen = np.minimum(_censored_fit(x, y, CLIP_LEVEL), 255.0).reshape(s * e, 3, FINE_H, FINE_W)
-        diff = _smooth(seen)[:, :, region] - _smooth(y.reshape(s * e, 3, FINE_H, FINE_W))[:, :, region]
-        return float((diff ** 2).sum(axis=(1, 2)).min())
+        # The card's side is the same crop for every example: blurred once per shift, not per pair.
+        card = (_smooth(crops) if smooth_crops is None else smooth_crops)[:, :, region]  # (S, 3, R)
+        diff = _smooth(seen)[:, :, region].reshape(s, e, 3, -1) - card[:, None]
+        return float((diff ** 2).reshape(s * e, 3, -1).sum(axis=(1, 2)).min())
 
     def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
@@ -997,8 +1004,10 @@ class Deck:
         pad = (big.shape[1] - FINE_H) // 2
         crops = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W] for dy in range(pad - reach, pad + reach + 1)
                           for dx in range(pad - reach, pad + reach + 1)])
+        smooth = _smooth(crops)
         for k, region in rivals:
-            if _exposure_lead(self._rendered(crops, label, region), self._rendered(crops, k, region)) < EXPOSURE_MARGIN:
+            if _exposure_lead(self._rendered(crops, label, region, smooth),
+                              self._rendered(crops, k, region, smooth)) < EXPOSURE_MARGIN:
                 return False
         return True
 
