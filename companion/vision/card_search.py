@@ -237,7 +237,8 @@ def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings
     if mask.mean() > TEXTURED_MAX:
         return None
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+    # 0/1 bytes are valid booleans: viewed as such, not compared into a second full-size array.
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST).view(np.bool_)
 
 
 def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card_wh: tuple[float, float],
