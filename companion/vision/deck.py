@@ -443,7 +443,12 @@ def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> n
     w = (bright >= level).astype(np.float32)
     paper = np.matmul(w[..., None, :], flat)[..., 0, :] / np.maximum(w.sum(axis=-1), 1.0)[..., None]  # (..., 3)
     gain = np.clip(paper.mean(axis=-1, keepdims=True) / np.maximum(paper, 1.0), 1 / _BALANCE_MAX, _BALANCE_MAX)
-    return np.clip(x * gain[..., None, None, :].astype(np.float32), 0, 255)
+    # In place where ``x`` is this function's own copy (8-bit patches), else into one new array:
+    # the same values as ``np.clip(x * gain, 0, 255)``, with one or two fewer arrays of the patches' size.
+    own = x is not patches and np.asarray(patches).dtype != np.float32 and gain.shape[:-1] == x.shape[:-3]
+    out = x if own else None
+    v = np.multiply(x, gain[..., None, None, :].astype(np.float32), out=out)
+    return np.clip(v, 0, 255, out=v)
 
 
 def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
@@ -562,7 +567,8 @@ def describe(patches: np.ndarray, balance: bool = True) -> np.ndarray:
     if n == 0:
         return np.zeros((0, 3 * PATCH_H * PATCH_W), np.float32)
     rgb = white_balance(patches) if balance else patches.astype(np.float32)
-    flat = rgb.reshape(n * PATCH_H, PATCH_W, 3) * (1.0 / 255.0)
+    rgb *= 1.0 / 255.0  # a new array either way: scaled in place
+    flat = rgb.reshape(n * PATCH_H, PATCH_W, 3)
     lab = cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(n, PATCH_H * PATCH_W, 3)
     # The masked mean as a matrix product, the mask and the chroma weight as one (P, 3) factor.
     mean = np.matmul(_MASK_MEAN, lab)  # (N, 1, 3)
