@@ -335,20 +335,38 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
         def score(q):
             return _score_quads(image, deck, q)
     scores = np.full(n, -np.inf)
-    coarse = [i for i, (_, _, r, c) in enumerate(cells) if r % 2 == 0 and c % 2 == 0]
-    if coarse:
+    cell = np.asarray(cells, np.int64).reshape(-1, 4)  # (region, turn, row, column) per window
+    is_coarse = (cell[:, 2] % 2 == 0) & (cell[:, 3] % 2 == 0)
+    coarse = np.flatnonzero(is_coarse)
+    if len(coarse):
         scores[coarse] = score(quads[coarse])
-    read = {cells[i]: scores[i] for i in coarse}
     cut = deck.threshold - SEED_MARGIN - COARSE_SLACK
-    fine = []
-    for i, (g, k, r, c) in enumerate(cells):
-        if r % 2 == 0 and c % 2 == 0:
-            continue
-        corners = ((g, k, rr, cc) for rr in {r - r % 2, r + r % 2} for cc in {c - c % 2, c + c % 2})
-        near = [read[cell] for cell in corners if cell in read]
-        if not near or max(near) >= cut:
-            fine.append(i)
-    if fine:
+    between = np.flatnonzero(~is_coarse)
+    if len(between) == 0:
+        return scores
+
+    def key(g, k, r, c):  # one integer per cell (rows and columns are a few hundred at most)
+        return ((g * 2 + k) << 42) + ((r + (1 << 20)) << 21) + (c + (1 << 20))
+
+    # Each window between is read if none of its nearest coarse neighbours (the grid corners
+    # around it, rows r ± r mod 2 and columns c ± c mod 2, as Python's mod) was read, or the best
+    # of those read comes within COARSE_SLACK of a seed. Looked up for all windows at once.
+    read_keys = key(*cell[coarse].T)
+    order = np.argsort(read_keys)
+    read_keys, read_scores = read_keys[order], scores[coarse][order]
+    g, k, r, c = cell[between].T
+    best = np.full(len(between), -np.inf)
+    seen = np.zeros(len(between), bool)
+    if len(read_keys):
+        for rr in (r - r % 2, r + r % 2):
+            for cc in (c - c % 2, c + c % 2):
+                want = key(g, k, rr, cc)
+                at = np.minimum(np.searchsorted(read_keys, want), len(read_keys) - 1)
+                hit = read_keys[at] == want
+                seen |= hit
+                best = np.where(hit, np.maximum(best, read_scores[at]), best)
+    fine = between[~seen | (best >= cut)]
+    if len(fine):
         scores[fine] = score(quads[fine])
     return scores
 
