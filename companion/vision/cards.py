@@ -445,7 +445,7 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
     if not quads:
         return []
     areas = np.array([abs(cv2.contourArea(q)) for q in quads])
-    centres = np.array([q.mean(axis=0) for q in quads])
+    centres = np.stack(quads).mean(axis=1)  # each quad's mean corner, as q.mean(axis=0) gives it
     kept: list[int] = []
     for i in np.argsort(-areas):
         size = np.sqrt(areas[i])
@@ -650,15 +650,19 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     doubtful = {id(q) for q, wk in second if wk}
     refined = [q for q, _ in second]
     kept: list[np.ndarray] = []
+    kept_c: list[np.ndarray] = []
+    kept_area: list[float] = []
     container = set()
     for q in refined:
         c = q.mean(axis=0)
+        area = abs(cv2.contourArea(q))
         dup = False
-        for ki, kq in enumerate(kept):
-            if _inside(c, kq) or _inside(kq.mean(axis=0), q):
-                if abs(cv2.contourArea(q)) > 0.5 * abs(cv2.contourArea(kq)):
+        # Each kept quad's centre and area are worked out once, not once per pair.
+        for ki, (kq, kc, karea) in enumerate(zip(kept, kept_c, kept_area)):
+            if _inside(c, kq) or _inside(kc, q):
+                if area > 0.5 * karea:
                     dup = True  # the same card found twice (outline and inner region)
-                elif _aspect(q) < _ASPECT_MIN and abs(cv2.contourArea(q)) < _MARK_MAX * abs(cv2.contourArea(kq)):
+                elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * karea:
                     # A mark printed on the card (a pip): the card stays, and so does the mark. (A
                     # part-card that small inside a large printed box leaves the box too; the reader
                     # keeps whichever of the two the deck names.)
@@ -668,6 +672,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
                 break
         if not dup:
             kept.append(q)
+            kept_c.append(c)
+            kept_area.append(area)
     kept = [q for i, q in enumerate(kept) if i not in container]
     kept.sort(key=lambda q: (round(float(q[:, 1].mean()) / 20.0), float(q[:, 0].mean())))
     groups = []
