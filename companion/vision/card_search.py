@@ -265,18 +265,26 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
         if r.label != UNKNOWN:
             # Grown past the halo that smoothing gave the card in ``differs``.
             cv2.fillConvexPoly(free, _grown(np.asarray(r.quad, np.float32), 1.25).astype(np.int32), 0)
-    # 16-bit labels halve the label image OpenCV writes at full resolution, the costliest part of
-    # this step. OpenCV raises rather than wrap when a photo has more than 65 535 components.
+    # The components are labelled within the box that holds every pixel left (often a fifth of the
+    # photo), its corner at even px so OpenCV's 2 × 2 blocks fall as on the whole photo: the same
+    # labels, in the same order. 16-bit labels halve the label image; OpenCV raises rather than
+    # wrap when there are more than 65 535 components.
+    bx, by, bw0, bh0 = cv2.boundingRect(free)
+    if bw0 == 0:
+        return regions  # nothing differs from the table outside the cards read
+    x0, y0 = bx - bx % 2, by - by % 2
+    part = free[y0:by + bh0, x0:bx + bw0]
     try:
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8, ltype=cv2.CV_16U)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
     except cv2.error:
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8, ltype=cv2.CV_32S)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_32S)
     card_area = card_wh[0] * card_wh[1]
     for b in range(1, n):
         if stats[b, cv2.CC_STAT_AREA] < BLOB_MIN * card_area:
             continue
         x, y, bw, bh = (int(v) for v in stats[b, :4])
         ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == b)
+        x, y = x + x0, y + y0  # back to photo px
         pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
         if len(pts) > 4000:  # the outline is enough for its rectangle
             pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
