@@ -128,6 +128,18 @@ def test_a_textured_table_gives_no_table_estimate_and_a_plain_one_shows_the_card
     assert d is not None and d[131, 172] and not d[20, 20]
 
 
+def test_leftover_blobs_are_found_with_more_components_than_16_bit_labels_hold():
+    # 76 800 one-pixel specks (more than 65 535 labels) and one card-sized blob: the specks are
+    # noise under BLOB_MIN, the blob is a region, whichever label type OpenCV was asked for.
+    differs = np.zeros((480, 640), bool)
+    differs[::2, ::2] = True
+    differs[100:189, 202:261] = True  # one px clear of the specks (every other row and column)
+    regions = card_search.leftover_regions(np.zeros((480, 640, 3), np.uint8), [], [], (60.0, 86.0), differs)
+    assert len(regions) == 1 and regions[0].source == "blob"
+    pts = regions[0].points
+    assert pts[:, 0].min() == 202 and pts[:, 0].max() == 260 and pts[:, 1].min() == 100 and pts[:, 1].max() == 188
+
+
 def test_windows_between_the_coarse_grid_are_read_only_near_a_promising_one(monkeypatch):
     # A region's 5 × 5 grid of windows: the coarse ones (even row and column) are always read; a
     # window between them only if a read neighbour comes within COARSE_SLACK of becoming a seed,
@@ -237,3 +249,18 @@ def test_the_screen_scores_more_windows_than_one_remap_can_take():
     assert est.shape == (n,) and np.isfinite(est).all()
     for i in (0, n // 2, n - 1):
         assert est[i] == pytest.approx(screen.scores(corners[i:i + 1])[0], abs=1e-5)
+
+
+def test_window_corners_in_one_batch_are_opencvs_box_points_bit_for_bit():
+    import cv2
+
+    rng = np.random.default_rng(11)
+    rects = [((float(x), float(y)), (float(w), float(w * 1.43)), float(a))
+             for x, y, w, a in zip(rng.uniform(-20, 1300, 400), rng.uniform(-20, 1000, 400),
+                                   rng.uniform(30, 200, 400), rng.uniform(-30, 200, 400))]
+    rects += [((640.0, 480.0), (60.0, 86.0), a) for a in (0.0, 90.0, 180.0, -45.0, 4.0, 0.6)]
+    got = card_search._quads(rects)
+    assert got.dtype == np.float32 and got.shape == (len(rects), 4, 2)
+    for r, q in zip(rects, got):
+        assert np.array_equal(q, cv2.boxPoints(r))
+    assert card_search._quads([]).shape == (0, 4, 2)

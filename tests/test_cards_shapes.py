@@ -104,3 +104,20 @@ def test_a_card_whose_inside_leaks_into_a_pale_streak_of_the_table_is_found(monk
     assert len(near(cards.find_cards(img))) == 1
     monkeypatch.setattr(cards, "_hole_core", lambda contour, box: None)
     assert near(cards.find_cards(img)) == []  # without it the leaky region gives no card
+
+
+def test_side_snapping_reports_a_failed_fit_and_a_clean_card_alike_in_a_batch():
+    # A bright card on a dark table, snapped alone and in one batch with a quad far from any edge:
+    # each quad's result is the same either way, and the card's sides are all backed.
+    from companion.vision.cards import order_quad, refine_quads
+
+    img = np.full((400, 500, 3), 30, np.uint8)
+    img[100:263, 150:264] = 220
+    card = order_quad(np.float32([[152, 103], [262, 101], [261, 260], [151, 262]]))
+    blank = order_quad(np.float32([[380, 20], [470, 20], [470, 150], [380, 150]]))
+    alone = refine_quads(img, [card])[0]
+    both = refine_quads(img, [card, blank])
+    assert np.array_equal(alone[0], both[0][0]) and alone[1:] == both[0][1:]
+    assert alone[1] == 1.0 and alone[2] is True
+    assert np.abs(alone[0] - np.float32([[149.5, 99.5], [263.5, 99.5], [263.5, 262.5], [149.5, 262.5]])).max() < 1.5
+    assert both[1][1] < 1.0 and isinstance(both[1][1], float) and isinstance(both[1][2], bool)

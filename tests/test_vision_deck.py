@@ -400,3 +400,25 @@ def test_card_patches_are_each_quads_own_patch_and_none_for_no_quads():
     for q, patch in zip(quads, together):
         assert np.array_equal(patch, card_patch(image, q))  # the stacked blur leaks no row between patches
     assert card_patches(image, []).shape == (0, PATCH_H, PATCH_W, 3)
+
+
+@pytest.mark.parametrize("shape", [(7, 2), (3, 330), (2, 2580), (5, 1), (4, 5, 43)])
+def test_the_white_balance_paper_level_is_numpys_90th_percentile_bit_for_bit(shape):
+    from companion.vision.deck import _percentile90
+
+    rng = np.random.default_rng(sum(shape))
+    # Sums of three 8-bit channels (many ties, as the patches give) and continuous values.
+    for x in (rng.integers(0, 256, shape + (3,)).astype(np.float32).sum(axis=-1),
+              (rng.random(shape) * 765).astype(np.float32)):
+        want = np.percentile(x, 90, axis=-1)
+        got = _percentile90(x)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+
+
+def test_the_channel_maximum_is_the_largest_channel_per_pixel():
+    from companion.vision.deck import _channel_max
+
+    img = np.random.default_rng(3).integers(0, 256, (9, 7, 3), dtype=np.uint8)
+    assert np.array_equal(_channel_max(img), img.max(axis=2))
+    assert np.array_equal(_channel_max(img[2:8, 1:5]), img[2:8, 1:5].max(axis=2))  # a view, as a crop is

@@ -77,6 +77,10 @@ MISFIT = 0.25
 MISFIT_SKEW = 0.25
 #: Long side (px) of the reduced image the table is estimated on.
 _BG_PX = 320
+#: The table itself (cards painted out, median-filtered) is estimated on that copy reduced this
+#: many times more: it is smooth over two cards, and both steps cost in proportion to the pixels
+#: (about 10 of a flat scene's 17 ms went to them at full ``_BG_PX``).
+_TABLE_SHRINK = 2
 #: Lab distance (8-bit units, chroma counted twice) from the table above which a pixel differs.
 DIFF_MIN = 16.0
 #: Blobs smaller than this fraction of a card are noise.
@@ -195,7 +199,8 @@ def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings
     The table is the reduced Lab image with the cards already read painted over from their
     surroundings (``cv2.inpaint``, A. Telea, "An image inpainting technique based on the fast
     marching method", J. Graphics Tools 9(1), 2004), then median-filtered with a window twice a
-    card's long side, so the cards left do not shift it (``cv2.medianBlur``).
+    card's long side, so the cards left do not shift it (``cv2.medianBlur``); both on a copy
+    ``_TABLE_SHRINK`` times smaller, the table then enlarged back (bilinear) to be compared.
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -211,21 +216,29 @@ def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings
     # Smoothed over a tenth of a card, a table's grain, weave or tiles average out; a card does not.
     small = cv2.GaussianBlur(small, (0, 0), max(0.8, 0.1 * card_wh[0] * s))
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    cards = np.zeros(lab.shape[:2], np.uint8)
+    # The table is estimated ``_TABLE_SHRINK`` times smaller again (not on a sliver of a photo).
+    shrink = _TABLE_SHRINK if min(lab.shape[:2]) >= 16 * _TABLE_SHRINK else 1
+    base = lab if shrink == 1 else cv2.resize(lab, (lab.shape[1] // shrink, lab.shape[0] // shrink),
+                                              interpolation=cv2.INTER_AREA)
+    t = s * base.shape[1] / lab.shape[1]  # image px → px of ``base``
+    cards = np.zeros(base.shape[:2], np.uint8)
     for r in readings:
         if r.label != UNKNOWN:
-            cv2.fillConvexPoly(cards, np.round(_grown(np.asarray(r.quad, np.float32), 1.1) * s).astype(np.int32), 1)
-    table = cv2.inpaint(lab, cards, 3, cv2.INPAINT_TELEA) if cards.any() else lab
-    k = int(2 * card_wh[1] * s) | 1
-    k = max(5, min(k, 2 * (min(small.shape[:2]) // 2) - 1))
+            cv2.fillConvexPoly(cards, np.round(_grown(np.asarray(r.quad, np.float32), 1.1) * t).astype(np.int32), 1)
+    table = cv2.inpaint(base, cards, 3, cv2.INPAINT_TELEA) if cards.any() else base
+    k = int(2 * card_wh[1] * t) | 1
+    k = max(5, min(k, 2 * (min(base.shape[:2]) // 2) - 1))
     table = cv2.medianBlur(table, k)
+    if shrink > 1:
+        table = cv2.resize(table, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
     d = np.abs(lab.astype(np.int16) - table.astype(np.int16)).astype(np.float32)
     dist = d[:, :, 0] + 2.0 * (d[:, :, 1] + d[:, :, 2])
     mask = (dist > DIFF_MIN).astype(np.uint8)
     if mask.mean() > TEXTURED_MAX:
         return None
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+    # 0/1 bytes are valid booleans: viewed as such, not compared into a second full-size array.
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST).view(np.bool_)
 
 
 def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card_wh: tuple[float, float],
@@ -252,13 +265,26 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
         if r.label != UNKNOWN:
             # Grown past the halo that smoothing gave the card in ``differs``.
             cv2.fillConvexPoly(free, _grown(np.asarray(r.quad, np.float32), 1.25).astype(np.int32), 0)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
+    # The components are labelled within the box that holds every pixel left (often a fifth of the
+    # photo), its corner at even px so OpenCV's 2 × 2 blocks fall as on the whole photo: the same
+    # labels, in the same order. 16-bit labels halve the label image; OpenCV raises rather than
+    # wrap when there are more than 65 535 components.
+    bx, by, bw0, bh0 = cv2.boundingRect(free)
+    if bw0 == 0:
+        return regions  # nothing differs from the table outside the cards read
+    x0, y0 = bx - bx % 2, by - by % 2
+    part = free[y0:by + bh0, x0:bx + bw0]
+    try:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
+    except cv2.error:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_32S)
     card_area = card_wh[0] * card_wh[1]
     for b in range(1, n):
         if stats[b, cv2.CC_STAT_AREA] < BLOB_MIN * card_area:
             continue
         x, y, bw, bh = (int(v) for v in stats[b, :4])
         ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == b)
+        x, y = x + x0, y + y0  # back to photo px
         pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
         if len(pts) > 4000:  # the outline is enough for its rectangle
             pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
@@ -317,20 +343,38 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
         def score(q):
             return _score_quads(image, deck, q)
     scores = np.full(n, -np.inf)
-    coarse = [i for i, (_, _, r, c) in enumerate(cells) if r % 2 == 0 and c % 2 == 0]
-    if coarse:
+    cell = np.asarray(cells, np.int64).reshape(-1, 4)  # (region, turn, row, column) per window
+    is_coarse = (cell[:, 2] % 2 == 0) & (cell[:, 3] % 2 == 0)
+    coarse = np.flatnonzero(is_coarse)
+    if len(coarse):
         scores[coarse] = score(quads[coarse])
-    read = {cells[i]: scores[i] for i in coarse}
     cut = deck.threshold - SEED_MARGIN - COARSE_SLACK
-    fine = []
-    for i, (g, k, r, c) in enumerate(cells):
-        if r % 2 == 0 and c % 2 == 0:
-            continue
-        corners = ((g, k, rr, cc) for rr in {r - r % 2, r + r % 2} for cc in {c - c % 2, c + c % 2})
-        near = [read[cell] for cell in corners if cell in read]
-        if not near or max(near) >= cut:
-            fine.append(i)
-    if fine:
+    between = np.flatnonzero(~is_coarse)
+    if len(between) == 0:
+        return scores
+
+    def key(g, k, r, c):  # one integer per cell (rows and columns are a few hundred at most)
+        return ((g * 2 + k) << 42) + ((r + (1 << 20)) << 21) + (c + (1 << 20))
+
+    # Each window between is read if none of its nearest coarse neighbours (the grid corners
+    # around it, rows r ± r mod 2 and columns c ± c mod 2, as Python's mod) was read, or the best
+    # of those read comes within COARSE_SLACK of a seed. Looked up for all windows at once.
+    read_keys = key(*cell[coarse].T)
+    order = np.argsort(read_keys)
+    read_keys, read_scores = read_keys[order], scores[coarse][order]
+    g, k, r, c = cell[between].T
+    best = np.full(len(between), -np.inf)
+    seen = np.zeros(len(between), bool)
+    if len(read_keys):
+        for rr in (r - r % 2, r + r % 2):
+            for cc in (c - c % 2, c + c % 2):
+                want = key(g, k, rr, cc)
+                at = np.minimum(np.searchsorted(read_keys, want), len(read_keys) - 1)
+                hit = read_keys[at] == want
+                seen |= hit
+                best = np.where(hit, np.maximum(best, read_scores[at]), best)
+    fine = between[~seen | (best >= cut)]
+    if len(fine):
         scores[fine] = score(quads[fine])
     return scores
 
@@ -358,6 +402,30 @@ def _offsets(reach: float, step: float) -> np.ndarray:
 
 def _quad(rect: tuple) -> np.ndarray:
     return cv2.boxPoints(rect).astype(np.float32)
+
+
+def _quads(rects: list[tuple]) -> np.ndarray:
+    """:func:`_quad` of many rotated rects ``((cx, cy), (w, h), angle_deg)`` at once: (N, 4, 2)
+    float32 image px, the same values bit for bit.
+
+    ``cv2.boxPoints`` (``cv::RotatedRect::points``) in numpy: the rect in float32, the angle's
+    cosine and sine in double rounded to float32 and halved, each corner the centre plus or minus
+    the two half-sides, in the same float32 operations and order. The window search turns a few
+    thousand rects into corners per photo; one OpenCV call each cost more than the arithmetic.
+    """
+    if len(rects) == 0:
+        return np.zeros((0, 4, 2), np.float32)
+    v = np.array([(x, y, w, h, a) for (x, y), (w, h), a in rects], np.float64).astype(np.float32)
+    cx, cy, w, h = v[:, 0], v[:, 1], v[:, 2], v[:, 3]
+    rad = v[:, 4].astype(np.float64) * np.pi / 180.0
+    b = np.cos(rad).astype(np.float32) * np.float32(0.5)
+    a = np.sin(rad).astype(np.float32) * np.float32(0.5)
+    out = np.empty((len(v), 4, 2), np.float32)
+    out[:, 0, 0], out[:, 0, 1] = cx - a * h - b * w, cy + b * h - a * w
+    out[:, 1, 0], out[:, 1, 1] = cx + a * h - b * w, cy - b * h - a * w
+    out[:, 2, 0], out[:, 2, 1] = cx + a * h + b * w, cy - b * h + a * w
+    out[:, 3, 0], out[:, 3, 1] = cx - a * h + b * w, cy + b * h + a * w
+    return out
 
 
 def _score(image: np.ndarray, deck, rects: list[tuple]) -> np.ndarray:
@@ -400,7 +468,7 @@ def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw:
                     tries.append(((x + mx, y + my), wh, a + ma))
                     who.append(k)
                     how.append(m)
-            s = _score(image, deck, tries) if score is None else score(np.stack([_quad(r) for r in tries]))
+            s = _score(image, deck, tries) if score is None else score(_quads(tries))
             moved = set()
             for i, k in enumerate(who):
                 if s[i] > best_score[k]:
@@ -427,7 +495,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         New :class:`companion.vision.deck.Classification` readings, each named (never
         ``"unknown"``), at most one per place.
     """
-    from companion.vision.cards import order_quad, pixels_in, refine_quads
+    from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
     from companion.vision.deck import classify_quads
     from companion.vision.window_screen import Screen
 
@@ -439,7 +507,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         cells += [(i,) + cell for cell in c]
     if not windows:
         return []
-    corners = np.stack([_quad(r) for r in windows])  # (N, 4, 2), each window's corners once
+    corners = _quads(windows)  # (N, 4, 2), each window's corners once
     keep = _plausible(corners, image.shape, differs)
     corners = corners[keep]
     windows = [wd for wd, k in zip(windows, keep) if k]
@@ -471,7 +539,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     # Only a window whose sides snap to a card's outline can be a card (``SUPPORT_MIN``): a pattern
     # on the table can resemble a card's art, never its edges. It is read where it was found and
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).
-    quads = [order_quad(_quad(r)) for r in refined]
+    quads = list(order_quads(_quads(refined)))
     kept, snapped = [], []
     for k, (q, (sq, support, _)) in enumerate(zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)

@@ -163,8 +163,14 @@ def _ordered(quads: list[np.ndarray]) -> list[np.ndarray]:
 _NEXT, _PREV = [1, 2, 3, 0], [3, 0, 1, 2]
 
 
+def _side_lengths(v: np.ndarray) -> np.ndarray:
+    """(4,) lengths of a quad's (4, 2) side vectors: ``np.linalg.norm(v, axis=1)`` (the same
+    float operations: the squares' sum, then its root) without its per-call overhead."""
+    return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1])
+
+
 def _aspect(q: np.ndarray) -> float:
-    s = np.linalg.norm(q - q[_NEXT], axis=1)
+    s = _side_lengths(q - q[_NEXT])
     a, b = s[0] + s[2], s[1] + s[3]
     return float(max(a, b) / max(min(a, b), 1e-6))
 
@@ -180,22 +186,29 @@ def _square_enough(q: np.ndarray) -> bool:
     """Corner angles within 90° ± 16° and opposite sides within 25 % of each other: what a
     rectangle looks like under the mild perspective of an overhead camera."""
     v = q[_NEXT] - q
-    ln = np.linalg.norm(v, axis=1)
+    ln = _side_lengths(v)
     if ln.min() < 1e-3:
         return False
     u = v / ln[:, None]
-    cos = np.abs((u * u[_PREV]).sum(axis=1))
+    up = u[_PREV]
+    cos = np.abs(u[:, 0] * up[:, 0] + u[:, 1] * up[:, 1])
     return bool(cos.max() < 0.28 and max(ln[0], ln[2]) < 1.25 * min(ln[0], ln[2])
                 and max(ln[1], ln[3]) < 1.25 * min(ln[1], ln[3]))
 
 
 def _edges(small: np.ndarray) -> np.ndarray:
-    blur = cv2.GaussianBlur(small, (5, 5), 1.0)
-    opp = cv2.transform(blur, _OPPONENT)
-    e = cv2.Canny(opp[:, :, 0], 30, 80, L2gradient=True)
-    # Chroma swings are smaller than lightness ones, hence the lower thresholds.
-    e |= cv2.Canny(opp[:, :, 1], 12, 32, L2gradient=True)
-    e |= cv2.Canny(opp[:, :, 2], 12, 32, L2gradient=True)
+    # The opponent transform in place of the blur, and one plane and one edge map reused for the
+    # three channels: a frame's worth of fresh memory is several hundred page faults per photo.
+    buf = cv2.GaussianBlur(small, (5, 5), 1.0)
+    cv2.transform(buf, _OPPONENT, dst=buf)
+    plane = cv2.extractChannel(buf, 0)
+    e = cv2.Canny(plane, 30, 80, L2gradient=True)
+    more = np.empty_like(e)
+    for c in (1, 2):
+        # Chroma swings are smaller than lightness ones, hence the lower thresholds.
+        cv2.extractChannel(buf, c, dst=plane)
+        cv2.Canny(plane, 12, 32, edges=more, L2gradient=True)
+        cv2.bitwise_or(e, more, dst=e)
     return e
 
 
@@ -292,7 +305,7 @@ def _boxes(contours) -> np.ndarray:
     """
     if len(contours) == 0:
         return np.zeros((0, 5), np.int64)
-    counts = np.fromiter((len(c) for c in contours), np.int64, len(contours))
+    counts = np.fromiter(map(len, contours), np.int64, len(contours))
     pts = np.concatenate(contours).reshape(-1, 2)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     lo = np.minimum.reduceat(pts, starts, axis=0).astype(np.int64)
@@ -432,7 +445,7 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
     if not quads:
         return []
     areas = np.array([abs(cv2.contourArea(q)) for q in quads])
-    centres = np.array([q.mean(axis=0) for q in quads])
+    centres = np.stack(quads).mean(axis=1)  # each quad's mean corner, as q.mean(axis=0) gives it
     kept: list[int] = []
     for i in np.argsort(-areas):
         size = np.sqrt(areas[i])
@@ -492,8 +505,11 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     mapx = pts[..., 0].reshape(n * 4 * _SIDE_SAMPLES, k)
     mapy = pts[..., 1].reshape(n * 4 * _SIDE_SAMPLES, k)
     prof = cv2.remap(frame, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.astype(np.float32).reshape(n, 4, _SIDE_SAMPLES, k, 3)
-    step = np.abs(prof[:, :, :, 2:] - prof[:, :, :, :-2]).sum(axis=-1)  # (N, 4, S, K-2)
+    prof = prof.reshape(n, 4, _SIDE_SAMPLES, k, 3).astype(np.int16)
+    # Summed over B, G, R as three planes (numpy reduces a last axis of 3 several times slower);
+    # small integers, so exact in int16 and in the float32 they become.
+    diff = np.abs(prof[:, :, :, 2:] - prof[:, :, :, :-2])
+    step = (diff[..., 0] + diff[..., 1] + diff[..., 2]).astype(np.float32)  # (N, 4, S, K-2)
     # The card's own edge is the *outermost* strong step: inside it lie printed frames and art
     # that can be stronger (an orange rim on a navy back), outside only the table. So take the
     # outermost local peak reaching half the profile's maximum.
@@ -536,20 +552,18 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
         w = np.where(inl.sum(axis=-1, keepdims=True) >= 4, inl.astype(np.float32), w)
     sup = inl.mean(axis=-1)  # (N, 4)
 
-    out = []
     every = _line_intersections(mu.astype(np.float64), direc.astype(np.float64))  # (N, 4, 2), all at once
-    for ci in range(n):
-        corners = every[ci]
-        # Corner i = side(i-1) ∩ side(i) is quad corner i (side i runs from corner i).
-        if not np.all(np.isfinite(corners)) or np.abs(corners - q[ci]).max() > 3 * r[ci].max() + 2:
-            out.append((q[ci], 0.0, False))
-            continue
-        # Three sides must be clearly there; the fourth may be invisible (a dark title band on a
-        # dark table) — such finds are flagged so the caller also tries completing them.
-        best3 = np.sort(sup[ci])[1:]
-        support = min(float(best3[0]) / _SUPPORT_MIN_SIDE, float(best3.mean()) / _SUPPORT_MIN_MEAN)
-        out.append((corners, min(1.0, support), float(sup[ci].min()) >= _SUPPORT_MIN_SIDE))
-    return out
+    # Corner i = side(i-1) ∩ side(i) is quad corner i (side i runs from corner i); a fit whose
+    # corners are not finite or ran far from the quad failed. All quads at once.
+    with np.errstate(invalid="ignore"):
+        failed = ~np.isfinite(every).all(axis=(1, 2)) | (np.abs(every - q).max(axis=(1, 2)) > 3 * r.max(axis=1) + 2)
+    # Three sides must be clearly there; the fourth may be invisible (a dark title band on a
+    # dark table) — such finds are flagged so the caller also tries completing them.
+    best3 = np.sort(sup, axis=1)[:, 1:]
+    support = np.minimum(best3[:, 0] / _SUPPORT_MIN_SIDE, best3.mean(axis=1) / _SUPPORT_MIN_MEAN)
+    support = np.minimum(1.0, support).tolist()
+    all_sides = (sup.min(axis=1) >= _SUPPORT_MIN_SIDE).tolist()
+    return [(q[ci], 0.0, False) if failed[ci] else (every[ci], support[ci], all_sides[ci]) for ci in range(n)]
 
 
 def pixels_in(quad_px: np.ndarray, *masks: np.ndarray) -> tuple[int, ...]:
@@ -636,15 +650,19 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     doubtful = {id(q) for q, wk in second if wk}
     refined = [q for q, _ in second]
     kept: list[np.ndarray] = []
+    kept_c: list[np.ndarray] = []
+    kept_area: list[float] = []
     container = set()
     for q in refined:
         c = q.mean(axis=0)
+        area = abs(cv2.contourArea(q))
         dup = False
-        for ki, kq in enumerate(kept):
-            if _inside(c, kq) or _inside(kq.mean(axis=0), q):
-                if abs(cv2.contourArea(q)) > 0.5 * abs(cv2.contourArea(kq)):
+        # Each kept quad's centre and area are worked out once, not once per pair.
+        for ki, (kq, kc, karea) in enumerate(zip(kept, kept_c, kept_area)):
+            if _inside(c, kq) or _inside(kc, q):
+                if area > 0.5 * karea:
                     dup = True  # the same card found twice (outline and inner region)
-                elif _aspect(q) < _ASPECT_MIN and abs(cv2.contourArea(q)) < _MARK_MAX * abs(cv2.contourArea(kq)):
+                elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * karea:
                     # A mark printed on the card (a pip): the card stays, and so does the mark. (A
                     # part-card that small inside a large printed box leaves the box too; the reader
                     # keeps whichever of the two the deck names.)
@@ -654,6 +672,8 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
                 break
         if not dup:
             kept.append(q)
+            kept_c.append(c)
+            kept_area.append(area)
     kept = [q for i, q in enumerate(kept) if i not in container]
     kept.sort(key=lambda q: (round(float(q[:, 1].mean()) / 20.0), float(q[:, 0].mean())))
     groups = []

@@ -167,7 +167,7 @@ def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = Fa
 def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -> list[np.ndarray]:
     """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1):
     of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``."""
-    from companion.vision.cards import thick_edge_contours
+    from companion.vision.cards import _boxes, thick_edge_contours
 
     # Thickened edges close the one-pixel gaps where a cover's edge meets the card's outline, so
     # the paper that shows is a hole of its own (the outline finder's map, found once).
@@ -175,12 +175,14 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
     lo_s, hi_s = lo * scale * scale, hi * scale * scale
     out = []
     if hier is not None:
-        for c, hr in zip(contours, hier[0]):
-            if hr[3] < 0 or len(c) < 5:
-                continue
-            _, _, bw, bh = cv2.boundingRect(c)
-            if bw * bh < REGION_MIN * lo_s or bw * bh > 2.5 * hi_s:
-                continue
+        # Holes of 5 points or more whose bounding box is of a region's size, told for all contours
+        # at once (as cv2.boundingRect gives each box); only those are looked at one by one.
+        boxes = _boxes(contours)
+        box_area = boxes[:, 2] * boxes[:, 3]
+        maybe = ((hier[0][:, 3] >= 0) & (boxes[:, 4] >= 5)
+                 & ~(box_area < REGION_MIN * lo_s) & ~(box_area > 2.5 * hi_s))
+        for i in np.flatnonzero(maybe):
+            c = contours[i]
             own = cv2.contourArea(c)
             if own < 0.3 * REGION_MIN * lo_s:
                 continue

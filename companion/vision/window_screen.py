@@ -65,6 +65,7 @@ _PX3 = np.tile(_BLOCK_PX.ravel(), 3).astype(np.float32)
 
 # _WEIGHT for OpenCV's 8-bit Lab, whose L runs to 255 for CIE's 100.
 _WEIGHT_8BIT = (_WEIGHT * np.array([100.0 / 255.0, 1.0, 1.0])).astype(np.float32)
+_WEIGHT_8BIT_T = np.ascontiguousarray(_WEIGHT_8BIT.T)  # (3, B)
 
 
 def _bank(deck) -> np.ndarray:
@@ -129,12 +130,18 @@ class Screen:
                 for i in (0, 1)]
         px = cv2.remap(self.small, maps[0], maps[1], cv2.INTER_LINEAR,
                        borderMode=cv2.BORDER_REPLICATE).reshape(n, GRID_H, GRID_W, 3)
-        rgb = white_balance(px) if self.deck.balanced else px
+        rgb = px
+        if self.deck.balanced:
+            # White-balanced and rounded back to 8 bits (in place: the balanced copy is this call's own).
+            rgb = white_balance(px)
+            rgb = np.round(rgb, out=rgb).astype(np.uint8)
         # 8-bit Lab (a table look-up; the float conversion costs five times more): L × 255/100 and
         # a, b + 128. The offsets cancel in the zero mean, the scale is in _WEIGHT_8BIT.
-        lab = cv2.cvtColor(np.round(rgb).astype(np.uint8).reshape(n * GRID_H, GRID_W, 3), cv2.COLOR_BGR2Lab)
+        lab = cv2.cvtColor(rgb.reshape(n * GRID_H, GRID_W, 3), cv2.COLOR_BGR2Lab)
         lab = lab.reshape(n, GRID_H * GRID_W, 3).astype(np.float32)
-        d = ((lab - np.matmul(_MASK_MEAN, lab)) * _WEIGHT_8BIT).transpose(0, 2, 1).reshape(n, -1)  # (N, 3·B)
+        # (N, 3·B) channel by channel; the channels laid out first, as deck.describe does (same values).
+        mean = np.matmul(_MASK_MEAN, lab).transpose(0, 2, 1)  # (N, 3, 1)
+        d = ((np.ascontiguousarray(lab.transpose(0, 2, 1)) - mean) * _WEIGHT_8BIT_T).reshape(n, -1)
         norm = np.sqrt((d * d) @ _PX3)
         u = d / np.maximum(norm, 1e-6)[:, None]
         return (u @ self.bank).max(axis=1).astype(np.float64)
