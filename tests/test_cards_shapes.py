@@ -121,3 +121,18 @@ def test_side_snapping_reports_a_failed_fit_and_a_clean_card_alike_in_a_batch():
     assert alone[1] == 1.0 and alone[2] is True
     assert np.abs(alone[0] - np.float32([[149.5, 99.5], [263.5, 99.5], [263.5, 262.5], [149.5, 262.5]])).max() < 1.5
     assert both[1][1] < 1.0 and isinstance(both[1][1], float) and isinstance(both[1][2], bool)
+
+
+def test_side_snapping_takes_more_quads_than_one_remap_can():
+    # cv2.remap's maps hold at most SHRT_MAX rows (80 per quad): a batch past that is snapped in
+    # runs, each quad as it is snapped alone.
+    from companion.vision.cards import order_quad, refine_quads
+
+    img = np.full((400, 500, 3), 30, np.uint8)
+    img[100:263, 150:264] = 220
+    card = order_quad(np.float32([[152, 103], [262, 101], [261, 260], [151, 262]]))
+    n = 32767 // 80 + 5
+    out = refine_quads(img, [card] * n)
+    alone = refine_quads(img, [card])[0]
+    assert len(out) == n
+    assert all(np.array_equal(o[0], alone[0]) and o[1:] == alone[1:] for o in out)

@@ -104,6 +104,7 @@ _ASPECT_TILT = 1.2
 # (a diamond pip), not a card: it does not make the larger find a container (see find_card_groups).
 _MARK_MAX = 0.04
 _SIDE_SAMPLES = 20
+_REFINE_RUN = 32767 // (4 * _SIDE_SAMPLES)  # quads per cv2.remap call
 # A card's inside (a hole of the edge map) fills at least this much of its hull: less where the
 # pips or a face card's frame touch the outline (0.7 on a real nine), much less for texture.
 _HOLE_FILL = 0.6
@@ -489,6 +490,10 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     """
     if not quads:
         return []
+    if len(quads) > _REFINE_RUN:
+        # cv2.remap takes maps of at most SHRT_MAX rows (4 sides × _SIDE_SAMPLES per quad).
+        return [r for i in range(0, len(quads), _REFINE_RUN)
+                for r in refine_quads(frame, quads[i:i + _REFINE_RUN], search_px)]
     t = np.linspace(0.1, 0.9, _SIDE_SAMPLES, dtype=np.float32)
     q = np.stack(quads).astype(np.float32)  # (N, 4, 2)
     a, b = q, np.roll(q, -1, axis=1)
