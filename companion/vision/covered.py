@@ -11,8 +11,9 @@ from it. This module completes such a region to a card and names it on the visib
    no card already named covers, nor an outline the deck judged undecided over its threshold; of
    at most 1.3 times a named card's area and at least ``VISIBLE_MIN`` of the named cards' (``REGION_MIN`` of the
    smallest card the finder takes if none is named). Each is taken as its convex hull.
-2. **Hypotheses**: for each long straight side of a region's convex hull, the hull is framed in
-   that side's direction (a rectangle ``[u0, u1] × [v0, v1]``). A side of that frame that the hull
+2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
+   that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
+   several short edges a few degrees apart), the hull is framed in that side's direction (a rectangle ``[u0, u1] × [v0, v1]``). A side of that frame that the hull
    runs along for most of its length (``ANCHOR_COVER``) is taken as a whole side of the card (its
    two corners show); the card then runs from it across the region, as far as the card's aspect
    says (63:44 one way or the other): a side along ``u`` gives the depth along ``v``, and the
@@ -76,6 +77,12 @@ MAX_REGIONS = 40
 #: centroid (the mean of its templates) comes this close to the deck's threshold: the centroid
 #: scores run a little under the best template's (``Deck.match(quick=True)``).
 QUICK_SLACK = 0.12
+
+#: A straight run of a region's hull may bend this far (fraction of the hull's span, plus 1 px)
+#: from its chord: the pixel steps of a contour, not a rounded corner.
+RUN_TOL = 0.01
+_SAME_DIR = 0.003
+_MAX_DIRS = 3
 
 _cache: dict[int, tuple] = {}
 
@@ -223,20 +230,23 @@ def hypotheses(hull: np.ndarray) -> list[np.ndarray]:
     pts = hull.reshape(-1, 2).astype(np.float64)
     if len(np.unique(pts, axis=0)) < 3:
         return []
-    nxt = np.roll(pts, -1, axis=0)
-    lens = np.linalg.norm(nxt - pts, axis=1)
     span = float(np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1)).max())
+    # A card's side is one straight run of the hull, but often several hull edges a few degrees
+    # apart (the contour's pixel steps, a slightly bent card): each is measured as the longest
+    # chord the hull's points stay within ``RUN_TOL`` of.
+    start, end = _straight_runs(pts, RUN_TOL * span + 1.0)
+    lens = np.linalg.norm(end - start, axis=1)
     dirs: list[np.ndarray] = []
-    for i in np.argsort(-lens):
+    for i in np.argsort(-lens, kind="stable"):
         if lens[i] < SIDE_MIN * span:
             break
-        u = (nxt[i] - pts[i]) / lens[i]
+        u = (end[i] - start[i]) / lens[i]
         # One frame per direction modulo 90° (a side and the one across or beside it frame alike).
-        if any(abs(abs(u @ d) - 1.0) < 0.003 or abs(u @ d) < 0.05 for d in dirs):
+        if any(abs(abs(u @ d) - 1.0) < _SAME_DIR or abs(u @ d) < 0.05 for d in dirs):
             continue
         dirs.append(u)
     out = []
-    for u in dirs[:3]:
+    for u in dirs[:_MAX_DIRS]:
         v = np.array([-u[1], u[0]])
         pu, pv = pts @ u, pts @ v
         u0, u1, v0, v1 = pu.min(), pu.max(), pv.min(), pv.max()
@@ -265,6 +275,34 @@ def hypotheses(hull: np.ndarray) -> list[np.ndarray]:
                         q = np.array([c * u + a * v for a, c in corners])
                     out.append(q.astype(np.float32))
     return out
+
+
+def _straight_runs(pts: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each point of a closed convex polygon, the longest chord forward from it that the
+    points in between stay within ``tol`` px of.
+
+    Args:
+        pts: (N, 2) float64 polygon corners, image px, in order.
+        tol: px.
+
+    Returns:
+        ``(start, end)``: (N, 2) float64 each; the chord from ``pts[i]`` covers at least its own
+        edge to ``pts[i + 1]``.
+    """
+    n = len(pts)
+    ends = np.empty_like(pts)
+    for i in range(n):
+        j = 1
+        while j < n - 1:
+            a, b = pts[i], pts[(i + j + 1) % n]
+            d = b - a
+            ln = float(np.hypot(d[0], d[1]))
+            mid = pts[(i + np.arange(1, j + 1)) % n] - a
+            if ln < 1e-9 or float(np.abs(mid[:, 0] * d[1] - mid[:, 1] * d[0]).max()) > tol * ln:
+                break
+            j += 1
+        ends[i] = pts[(i + j) % n]
+    return pts, ends
 
 
 def _visible_masks(hull: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
