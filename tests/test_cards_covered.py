@@ -29,7 +29,8 @@ W, H = 150, round(150 * 63 / 44)
 
 def _scene(face: np.ndarray, seed: int, cover: str = "book", angle: float = 8.0):
     """A card on a wooden table, turned by ``angle`` degrees, with ``cover`` lying across it: a
-    "book" (a dark box over its bottom 40 %) or a "knife" (a grey bar across its lower half). Returns
+    "book" (a dark box over its bottom 40 %), a "knife" (a grey bar across its lower half) or a
+    "cable" (a dark bar across its middle). Returns
     (photo (480, 420, 3) uint8 BGR, the card's true quad (4, 2), TL, TR, BR, BL)."""
     rng = np.random.default_rng(seed)
     img = background("wood", 420, 480, rng)
@@ -44,6 +45,15 @@ def _scene(face: np.ndarray, seed: int, cover: str = "book", angle: float = 8.0)
         u = (b - a) / np.linalg.norm(b - a)
         book = np.array([a - 90 * u, b + 90 * u, b + 90 * u + 300 * d, a - 90 * u + 300 * d])
         cv2.fillConvexPoly(img, np.round(book).astype(np.int32), (50, 70, 120), cv2.LINE_AA)
+    elif cover == "cable":
+        # A dark cable (a handle: 20 px) across the card's middle, 40° off its short sides: it
+        # cuts what shows in two pieces, each under the share a covered card must show.
+        c = corners.mean(axis=0)
+        s = np.deg2rad(angle + 40.0)
+        u = np.array([np.cos(s), np.sin(s)])
+        n = np.array([-u[1], u[0]])
+        bar = np.array([c - 300 * u - 10 * n, c + 300 * u - 10 * n, c + 300 * u + 10 * n, c - 300 * u + 10 * n])
+        cv2.fillConvexPoly(img, np.round(bar).astype(np.int32), (35, 35, 40), cv2.LINE_AA)
     else:
         c = corners.mean(axis=0) + 0.22 * (corners[3] - corners[0])  # nearer the bottom
         u = (corners[2] - corners[0]) / np.linalg.norm(corners[2] - corners[0])
@@ -99,7 +109,8 @@ FACES = {"nine": (9, RED, "diamond"), "seven": (7, BLUE, "circle"), "five": (5, 
 
 
 @pytest.mark.parametrize("label,cover,seed", [("nine", "book", 1), ("seven", "book", 2), ("eight", "book", 3),
-                                              ("five", "knife", 4), ("nine", "knife", 5)])
+                                              ("five", "knife", 4), ("nine", "knife", 5),
+                                              ("seven", "cable", 6), ("eight", "cable", 7)])
 def test_a_covered_card_is_found_and_named(deck, label, cover, seed):
     img, truth = _scene(_pip_card(*FACES[label]), seed, cover)
     # The outline finder and the deck's search alone do not name it: its outline is broken.
