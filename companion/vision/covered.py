@@ -97,8 +97,10 @@ RUN_TOL = 0.01
 REGION_FILL = 0.15
 #: Pieces joined across a cover (:func:`_joined`): each at least this fraction of a card's area,
 MIN_PIECE = 0.08
-#: at most this far apart (fraction of the joined hull's side: a cable's or a handle's width),
-JOIN_GAP = 0.2
+#: at most this far apart (fraction of the joined hull's side): a cable's or a handle's width, and
+#: on a face card more, as its paper strips end at the printed frame's corners, not at the cable
+#: (face cards crossed by a cable on the real photos' dev half: pieces 0.26-0.27 apart).
+JOIN_GAP = 0.35
 #: and their hulls fill at least this fraction of the joined hull; at most MAX_PIECES pieces.
 JOIN_FILL = 0.5
 MAX_PIECES = 16
