@@ -10,9 +10,16 @@ from it. This module completes such a region to a card and names it on the visib
    (:func:`companion.vision.cards.thick_edge_contours`, the same contours, not found again) that
    no card already named covers, nor an outline the deck judged undecided over its threshold; of
    at most 1.3 times a named card's area and at least ``VISIBLE_MIN`` of the named cards' (``REGION_MIN`` of the
-   smallest card the finder takes if none is named). Each is taken as its convex hull.
-2. **Hypotheses**: for each long straight side of a region's convex hull, the hull is framed in
-   that side's direction (a rectangle ``[u0, u1] × [v0, v1]``). A side of that frame that the hull
+   smallest card the finder takes if none is named), that fill ``REGION_FILL`` of their hull (a
+   face card's paper is the strip round its printed frame). Each is taken as its convex hull.
+   **Joined regions** (:func:`_joined`): a cable or a handle across a card cuts what shows in two
+   pieces, neither enough to name the card by; two pieces close together (``JOIN_GAP``) whose
+   joined hull is a card's size and nearly fills a card-shaped rectangle (``JOIN_RECT``) are also
+   taken as one region, read first, and reported only if named (step 3).
+2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
+   that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
+   several short edges a few degrees apart), the hull is framed in that side's direction (a
+   rectangle ``[u0, u1] × [v0, v1]``). A side of that frame that the hull
    runs along for most of its length (``ANCHOR_COVER``) is taken as a whole side of the card (its
    two corners show); the card then runs from it across the region, as far as the card's aspect
    says (63:44 one way or the other): a side along ``u`` gives the depth along ``v``, and the
@@ -30,15 +37,18 @@ from it. This module completes such a region to a card and names it on the visib
    stricter than a whole card's: the visible part must be at least ``VISIBLE_MIN`` of the card,
    the best label must read ``MARGIN`` over the deck's threshold and lead every other label by
    ``LEAD``, and no other hypothesis of the same region may read another label within ``LEAD``
-   of it. A region whose hypotheses read two labels so is reported ``"unknown"``; one whose
-   hypotheses read nothing is not reported.
+   of it. The best hypothesis is slid along its sides to where its label reads best
+   (:func:`_slid`) before it is held to ``MARGIN``. A region whose hypotheses read two labels so is
+   reported ``"unknown"``; one whose hypotheses read nothing is not reported. A joined region is
+   read twice: on its two pieces (the cover between them left out) and on its whole hull.
 
 Nothing here guesses a name that the visible part does not settle; a covered card that shows
 only what two labels share stays ``"unknown"``. Limits: the side a card is completed from must be
 the card's own edge, so a card whose printed band or frame meets its edge (the visible paper's hole
 ends at the band) is completed from the band, a band's height off, and not named; a card cut in
-two by a cover (a cable across its middle) is completed from the larger piece only, and only if
-that shows ``VISIBLE_MIN`` of it; a card that was never enrolled but whose visible part looks like
+two by a cover (a cable across its middle) is completed from its two pieces only where the card
+is whole but for the cover, else from the larger piece, and only if that shows ``VISIBLE_MIN`` of
+it; a card cut in three (two cables) is not joined; a card that was never enrolled but whose visible part looks like
 an enrolled one is named as the whole-card reading would name it (the look-alike stage and the check
 on the label's examples, which need the whole face, are not run).
 """
@@ -76,6 +86,33 @@ MAX_REGIONS = 40
 #: centroid (the mean of its templates) comes this close to the deck's threshold: the centroid
 #: scores run a little under the best template's (``Deck.match(quick=True)``).
 QUICK_SLACK = 0.12
+
+#: A straight run of a region's hull may bend this far (fraction of the hull's span, plus 1 px)
+#: from its chord: the pixel steps of a contour, not a rounded corner.
+RUN_TOL = 0.01
+
+#: A region's own area must fill at least this fraction of its hull: paper, not a ragged texture
+#: gap. Low because a face card's paper is only the strip between its edge and its printed frame:
+#: the strip round a covered face card fills 0.2-0.3 of its hull (IMG_2518 of the real photos).
+REGION_FILL = 0.15
+#: Pieces joined across a cover (:func:`_joined`): each at least this fraction of a card's area,
+MIN_PIECE = 0.08
+#: at most this far apart (fraction of the joined hull's side): a cable's or a handle's width, and
+#: on a face card more, as its paper strips end at the printed frame's corners, not at the cable
+#: (face cards crossed by a cable on the real photos' dev half: pieces 0.26-0.27 apart).
+JOIN_GAP = 0.35
+#: and their hulls fill at least this fraction of the joined hull; at most MAX_PIECES pieces.
+JOIN_FILL = 0.5
+MAX_PIECES = 16
+#: ... and the joined hull fills at least this fraction of its least rectangle, of a long/short
+#: side ratio in [_ASPECT_LO, _ASPECT_HI] (the outline finder's, cards.py, with its slack for
+#: perspective): a card the cover crosses whole.
+JOIN_RECT = 0.65
+_ASPECT_LO, _ASPECT_HI = 1.2, 1.75
+#: A completion whose best label reads this much over the deck's threshold (with the lead) is slid
+#: to where it reads best (:func:`_slid`) before it is judged against ``MARGIN``: a completion a
+#: few px off (a band's edge taken for the card's) reads under the margin where it is.
+SLIDE_FROM = 0.0
 
 _cache: dict[int, tuple] = {}
 
@@ -188,7 +225,7 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
                 continue
             hull = cv2.convexHull(c)
             area = cv2.contourArea(hull)
-            if not REGION_MIN * lo_s <= area <= hi_s or own < 0.3 * area:
+            if not REGION_MIN * lo_s <= area <= hi_s or own < REGION_FILL * area:
                 continue  # too small or large, or a ragged region rather than paper
             out.append((area / scale / scale, hull.reshape(-1, 2).astype(np.float32) / scale))
     out.sort(key=lambda ah: -ah[0])
@@ -209,6 +246,78 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
     return kept[:MAX_REGIONS]
 
 
+def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: list[np.ndarray]
+            ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
+    """Two pieces of paper joined across a thin cover: a cable across a card cuts what shows of it
+    in two, neither piece a card's share (step 1b). Each as ``(hull of both, (piece, piece))``,
+    (K, 2) float32 image px each.
+
+    Pieces are holes of the thickened edge map of a hull area of at least ``piece_lo`` px² that
+    fill ``REGION_FILL`` of their hull (a face card's paper is the strip between its edge and its
+    printed frame), not centred in a quad of ``taken``. Two are joined when they do not overlap,
+    lie at most ``JOIN_GAP`` of the joined hull's side apart, fill ``JOIN_FILL`` of it between
+    them, and the joined hull's area is in [lo, hi] px².
+    """
+    from companion.vision.card_search import overlap_area
+    from companion.vision.cards import thick_edge_contours
+
+    scale, contours, hier = thick_edge_contours(frame)
+    if hier is None:
+        return []
+    lo_s, hi_s = piece_lo * scale * scale, hi * scale * scale
+    pieces = []
+    for c, hr in zip(contours, hier[0]):
+        if hr[3] < 0 or len(c) < 5:
+            continue
+        _, _, bw, bh = cv2.boundingRect(c)
+        if bw * bh < lo_s or bw * bh > 2.5 * hi_s:
+            continue
+        own = cv2.contourArea(c)
+        hull = cv2.convexHull(c)
+        area = cv2.contourArea(hull)
+        if not lo_s <= area <= hi_s or own < REGION_FILL * area:
+            continue
+        hl = hull.reshape(-1, 2).astype(np.float32) / scale
+        cx, cy = hl.mean(axis=0)
+        if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(cx), float(cy)), False) >= 0 for q in taken):
+            continue
+        pieces.append((area / scale / scale, hl))
+    pieces.sort(key=lambda ah: -ah[0])
+    pieces = pieces[:MAX_PIECES]
+    boxes = np.array([[*hl.min(axis=0), *hl.max(axis=0)] for _, hl in pieces], np.float32).reshape(-1, 4)
+    out = []
+    for i in range(len(pieces)):
+        for j in range(i + 1, len(pieces)):
+            (ai, hi_), (aj, hj) = pieces[i], pieces[j]
+            bi, bj = boxes[i], boxes[j]
+            ux0, uy0 = min(bi[0], bj[0]), min(bi[1], bj[1])
+            ux1, uy1 = max(bi[2], bj[2]), max(bi[3], bj[3])
+            if (ux1 - ux0) * (uy1 - uy0) < lo:
+                continue
+            union = cv2.convexHull(np.concatenate([hi_, hj]).reshape(-1, 1, 2))
+            ua = cv2.contourArea(union)
+            if not lo <= ua <= hi or ai + aj < JOIN_FILL * ua:
+                continue
+            # Only a card the cover crosses whole is joined: both pieces together span a card's
+            # shape (its rectangle, at a card's aspect).
+            (_, _), (rw, rh), _ = cv2.minAreaRect(union)
+            if ua < JOIN_RECT * rw * rh or not _ASPECT_LO <= max(rw, rh) / max(min(rw, rh), 1e-6) <= _ASPECT_HI:
+                continue
+            gap = JOIN_GAP * np.sqrt(ua)
+            # Box gap first (cheap), then the pieces' true distance: two convex polygons apart are
+            # nearest at a corner of one of them.
+            if max(bi[0] - bj[2], bj[0] - bi[2], bi[1] - bj[3], bj[1] - bi[3]) > gap:
+                continue
+            if overlap_area(hi_, hj) > 0.1 * min(ai, aj):
+                continue
+            near = min(min(-cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), True) for x, y in p)
+                       for p, q in ((hi_, hj), (hj, hi_)))
+            if near > gap:
+                continue
+            out.append((union.reshape(-1, 2).astype(np.float32), (hi_, hj)))
+    return out
+
+
 def hypotheses(hull: np.ndarray) -> list[np.ndarray]:
     """Whole-card quads a covered card showing ``hull`` may have (step 2 of the module doc).
 
@@ -225,20 +334,25 @@ def hypotheses(hull: np.ndarray) -> list[np.ndarray]:
     pts = hull.reshape(-1, 2).astype(np.float64)
     if len(np.unique(pts, axis=0)) < 3:
         return []
-    nxt = np.roll(pts, -1, axis=0)
-    lens = np.linalg.norm(nxt - pts, axis=1)
     span = float(np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1)).max())
+    # A card's side is one straight run of the hull, but often several hull edges a few degrees
+    # apart (the contour's pixel steps, a slightly bent card): each is measured as the longest
+    # chord the hull's points stay within ``RUN_TOL`` of.
+    start, end = _straight_runs(pts, RUN_TOL * span + 1.0)
+    lens = np.linalg.norm(end - start, axis=1)
     dirs: list[np.ndarray] = []
-    for i in np.argsort(-lens):
+    for i in np.argsort(-lens, kind="stable"):
         if lens[i] < SIDE_MIN * span:
             break
-        u = (nxt[i] - pts[i]) / lens[i]
+        u = (end[i] - start[i]) / lens[i]
         # One frame per direction modulo 90° (a side and the one across or beside it frame alike).
         if any(abs(abs(u @ d) - 1.0) < 0.003 or abs(u @ d) < 0.05 for d in dirs):
             continue
         dirs.append(u)
+        if len(dirs) == 3:
+            break  # the three longest directions frame the card if any does
     out = []
-    for u in dirs[:3]:
+    for u in dirs:
         v = np.array([-u[1], u[0]])
         pu, pv = pts @ u, pts @ v
         u0, u1, v0, v1 = pu.min(), pu.max(), pv.min(), pv.max()
@@ -269,17 +383,50 @@ def hypotheses(hull: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _visible_masks(hull: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+def _straight_runs(pts: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each point of a closed convex polygon, the longest chord forward from it that the
+    points in between stay within ``tol`` px of.
+
+    Args:
+        pts: (N, 2) float64 polygon corners, image px, in order.
+        tol: px.
+
+    Returns:
+        ``(start, end)``: (N, 2) float64 each; the chord from ``pts[i]`` covers at least its own
+        edge to ``pts[i + 1]``.
+    """
+    n = len(pts)
+    if n < 3:
+        return pts, np.roll(pts, -1, axis=0)
+    # rel[i, k] = pts[i + k] - pts[i]; the chord from i to i + j is rel[i, j], and the points it
+    # passes are rel[i, m], 0 < m < j: their distance from it is |rel[i, j] × rel[i, m]| / |rel[i, j]|.
+    rel = (pts[(np.arange(n)[:, None] + np.arange(n)[None, :]) % n] - pts[:, None, :]).astype(np.float32)
+    cross = np.abs(rel[:, :, None, 0] * rel[:, None, :, 1] - rel[:, :, None, 1] * rel[:, None, :, 0])  # (i, j, m)
+    between = (np.arange(n)[None, :] < np.arange(n)[:, None]) & (np.arange(n)[None, :] > 0)  # (j, m)
+    far = np.where(between[None], cross, 0.0).max(axis=2)  # (i, j)
+    ln = np.linalg.norm(rel, axis=2)
+    bad = (far > tol * ln) | (ln < 1e-9)
+    bad[:, :2] = False  # a chord over one edge always stands
+    # A run ends before the first chord that strays (the loop's extension stops there).
+    j = np.where(bad.any(axis=1), np.argmax(bad, axis=1) - 1, n - 1)
+    ends = pts[(np.arange(n) + j) % n]
+    return pts, ends
+
+
+def _visible_masks(hull, quads: list[np.ndarray]) -> np.ndarray:
     """(N, PATCH_H, PATCH_W) bool: where each quad's patch shows the region ``hull`` (shrunk by
-    a patch pixel, so the cover's edge is left out)."""
+    a patch pixel, so the cover's edge is left out). ``hull``: (K, 2) image px, or a tuple of
+    such convex parts (the pieces :func:`_joined` joins: the cover between them is left out)."""
     from companion.vision.deck import PATCH_H, PATCH_W, _DST2
 
+    parts = hull if isinstance(hull, tuple) else (hull,)
     out = []
     for q in quads:
         hm = cv2.getPerspectiveTransform(np.asarray(q, np.float32), _DST2)
-        ph = cv2.perspectiveTransform(hull.reshape(-1, 1, 2).astype(np.float32), hm).reshape(-1, 2) / 2.0
         m = np.zeros((PATCH_H, PATCH_W), np.uint8)
-        cv2.fillConvexPoly(m, np.round(ph * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
+        for part in parts:
+            ph = cv2.perspectiveTransform(part.reshape(-1, 1, 2).astype(np.float32), hm).reshape(-1, 2) / 2.0
+            cv2.fillConvexPoly(m, np.round(ph * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
         out.append(cv2.erode(m, np.ones((3, 3), np.uint8)) > 0)
     return np.stack(out) if out else np.zeros((0, PATCH_H, PATCH_W), bool)
 
@@ -300,7 +447,7 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         New readings, named or ``"unknown"`` (confidence 0.5: undecided), one per region kept.
     """
     from companion.vision.card_search import card_size
-    from companion.vision.cards import order_quad
+    from companion.vision.cards import order_quads
     from companion.vision.deck import Classification, card_patches
 
     h, w = frame.shape[:2]
@@ -318,13 +465,22 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     # outside its label's examples) was judged on its whole face: what shows of it is no better.
     undecided = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN and r.score >= deck.threshold]
     found = []
-    for hull in _regions(frame, lo, hi, named + undecided):
-        quads = [order_quad(q) for q in hypotheses(hull)]
-        quads = [q for q in quads if lo_card <= abs(cv2.contourArea(q)) <= hi_card and _long_side(q) >= MIN_LONG
+    taken = named + undecided
+    joined = _joined(frame, lo_card, hi_card, MIN_PIECE * (area if size is not None else lo_card), taken)
+    # A joined region is read with the cover between its pieces left out, and with the whole hull
+    # shown: a face card's pieces are the strips round its printed frame, whose hulls leave out
+    # most of the art that shows (IMG_2530 of the real photos: a handle across a queen).
+    completions: dict[int, list[np.ndarray]] = {}  # a joined hull's, read twice
+    for joint, hull, shown in ([(True, hl, v) for hl, parts in joined for v in (parts, hl)]
+                               + [(False, hl, hl) for hl in _regions(frame, lo, hi, taken)]):
+        if id(hull) not in completions:
+            hyps = hypotheses(hull)
+            completions[id(hull)] = list(order_quads(np.stack(hyps))) if hyps else []
+        quads = [q for q in completions[id(hull)] if lo_card <= abs(cv2.contourArea(q)) <= hi_card and _long_side(q) >= MIN_LONG
                  and q[:, 0].min() >= 0 and q[:, 1].min() >= 0 and q[:, 0].max() < w and q[:, 1].max() < h]
         if not quads:
             continue
-        masks = _visible_masks(hull, quads)
+        masks = _visible_masks(shown, quads)
         share = masks.mean(axis=(1, 2))
         keep = share >= VISIBLE_MIN
         if not keep.any():
@@ -344,16 +500,19 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         rivals = np.delete(scores, label, axis=1).max(axis=1) if scores.shape[1] > 1 else np.full(len(quads), -1.0)
         if top[i] < deck.threshold:
             continue  # nothing a card reads here
-        settled = top[i] >= deck.threshold + MARGIN and float(rivals.max()) <= top[i] - LEAD
+        settled = top[i] >= deck.threshold + SLIDE_FROM and float(rivals.max()) <= top[i] - LEAD
         q, score, row = quads[i], float(top[i]), scores[i]
         if settled:
-            q, row, turn = _slid(frame, deck, hull, q, label)
+            q2, row2, turn = _slid(frame, deck, shown, q, label)
             # The slide must not end where the label reads under the bar it passed before it.
-            settled = (int(np.argmax(row)) == label and float(row[label]) >= deck.threshold + MARGIN
-                       and float(np.delete(row, label).max(initial=-1.0)) <= row[label] - LEAD)
-            score = float(row[label])
+            settled = (int(np.argmax(row2)) == label and float(row2[label]) >= deck.threshold + MARGIN
+                       and float(np.delete(row2, label).max(initial=-1.0)) <= row2[label] - LEAD)
+            if settled or top[i] >= deck.threshold + MARGIN:
+                q, row, score = q2, row2, float(row2[label])
             # Clockwise from the face's top-left as the match says (an "unknown" one as found).
             q = np.roll(q, -2, axis=0) if settled and turn else q
+        if joint and not settled:
+            continue  # two pieces joined are a card only if they read as one
         # Nor may it reach over another reading: an "unknown" outline as well as a named card (a
         # completion runs on under the cover, and may run onto a neighbour there).
         others = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN]
@@ -375,7 +534,7 @@ SLIDE_STEPS = 4
 SLIDE_STEP = 0.03
 
 
-def _slid(frame: np.ndarray, deck, hull: np.ndarray, quad: np.ndarray, label: int
+def _slid(frame: np.ndarray, deck, hull, quad: np.ndarray, label: int
           ) -> tuple[np.ndarray, np.ndarray, bool]:
     """The completed ``quad`` moved to where ``label`` reads best on the visible part, and its
     per-label masked scores there and whether it matched turned by 180°.
