@@ -1515,7 +1515,7 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
                 bodies.append((why, []))
         elif kind == "unread":
             unread = (0.0, None, f)
-        elif kind in ("hypothesis", "faint") and why is None and value is not None and keeps(f, value, margin):
+        elif kind in ("hypothesis", "faint", "large") and why is None and value is not None and keeps(f, value, margin):
             if best is None or margin > best[0]:
                 best = (margin, value, f)
     close()
@@ -1553,7 +1553,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     unread when no reading of it is kept as ``("unread", face, None, 0.0, None)``, each die body
     of the second look (faint pips) as ``("body", None, None, 0.0, (x, y, major axis))`` before
     its groups (their hypotheses traced as ``("faint", ...)``: mostly the same pips found again,
-    so not examples of their own for the verifier's training), and every die kept as
+    so not examples of their own for the verifier's training), a large one's face
+    (``LARGE_ONE_HALF_WIDTH``) of the first pass as ``("large", ...)`` (not an example either: the
+    verifier was trained before such faces were tried), and every die kept as
     ``("kept", face, value, margin, None)``, faces in working-image px: what
     ``companion.vision.train_d6_verifier`` learns from and replays (:func:`select_readings`)."""
     image = np.asarray(image)
@@ -1654,7 +1656,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     read_all(more)
                     hypotheses.extend(more)
             if trace is not None:
-                trace.append((kind, f, value, margin, why))
+                trace.append(("large" if f.large_one and kind == "hypothesis" else kind, f, value, margin, why))
             if why is not None:
                 continue
             if value is not None and (best is None or margin > best[0]):
