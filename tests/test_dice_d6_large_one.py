@@ -60,3 +60,26 @@ def test_side_face_pips_specks_and_far_pips_do_not_crowd_a_large_one():
     far = _pip(150, 100, 12)  # a touching die's pip, 1.6 half-widths away
     dark = Pip(110, 110, 100.0, 12, 12, 0.0, 0.7, 1)  # the other polarity
     assert not _crowded(_large_face(one), [one, side, speck, far, dark])
+
+
+def _refusal(f: Face, pips: list[Pip]) -> str | None:
+    """:func:`dice_d6._refusal` of ``f`` read as a one on a coloured body (chroma 0.5) ringed by a
+    clear outline (a square of ``f``'s size, lighter than the table)."""
+    img = np.zeros((200, 200), np.uint8)
+    (x, y), w = f.center, f.half_width
+    img[int(y - w):int(y + w), int(x - w):int(x + w)] = 120
+    grad = dice_d6._gradients(img)
+    xy = np.array([(q.x, q.y) for q in pips])
+    pol = np.array([q.polarity for q in pips])
+    return dice_d6._refusal(f, 1, 0.5, 100.0, False, 1.0, {id(f): 0.5}, pips, xy, pol, grad, None)
+
+
+def test_a_large_one_is_not_refused_for_a_side_faces_pip_on_its_face_but_for_a_like_pip():
+    one = _pip(100, 100, 16)  # face half-width 32
+    side = _pip(125, 75, 6, roundness=0.25)  # a side face's pip, squashed, inside the face's corner
+    large = _large_face(one)
+    usual = Face(large.frame, large.pips, 0.0, False)  # the same face, not a large one's
+    assert _refusal(usual, [one, side]) == "shares"
+    assert _refusal(large, [one, side]) is None
+    like = _pip(125, 125, 14)  # a two's other pip
+    assert _refusal(large, [one, like]) == "crowded"

@@ -540,8 +540,9 @@ LONE_HALF_WIDTH = (1.6, 4.6)
 #: about 1.2× their pips, so a half-width of about 1.9 of its diameter, from the other dice read
 #: in the same photo; the edge found round a one is often the die's base, farther out), and the
 #: simulator draws it so (1.8). Faces of 2.6 … 3.4 diameters then reach over the side faces'
-#: pips and are refused as sharing their face. Such a face reads a one or nothing, is not read
-#: again with the pips it shares (:func:`_refusal`), and is refused when crowded (:func:`_crowded`).
+#: pips and are refused as sharing their face. Such a face reads a one or nothing, is refused
+#: when a like pip is near (:func:`_crowded`), and not for the unlike ones on it (side faces'
+#: squashed pips, a clear die's faint pips of the face below): :func:`_refusal`.
 LARGE_ONE_HALF_WIDTH = 2.0
 #: (reach in the large one's half-widths, max-norm; least diameter per the one's pip) of a round
 #: pip that makes a large one's face crowded (:func:`_crowded`).
@@ -1398,7 +1399,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "stray"  # a pip of another layout lies on the face: it is misplaced
     if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
         return "outline"  # a dark spot on a plain surface: a one has its die's edges round it
-    if value == 1 and _pips_inside(f, pips, pip_xy, pip_pol):
+    # (A large one's face: its like pips are _crowded's; the others on it are side faces' or specks.)
+    if value == 1 and not f.large_one and _pips_inside(f, pips, pip_xy, pip_pol):
         return "shares"
     if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
         return "doubt"
@@ -1651,7 +1653,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 # One pip of a face whose other pips were grouped apart (perspective or blur
                 # made them look unlike): not a one; the face is read again with them.
                 inside = _pips_inside(f, pips, pip_xy, pip_pol)
-                if len(inside) <= 2 and not f.large_one:
+                if len(inside) <= 2:
                     more = _placements(list(f.pips) + inside)
                     read_all(more)
                     hypotheses.extend(more)
