@@ -14,7 +14,9 @@ camera and no set of dice:
    within a few pip widths are grouped. A group is fitted to the standard layout of its count;
    two or three pips are placed every way on the 3 × 3 grid of pip places (they may be part of a
    face whose other pips were missed); a lone pip is a one, turned and sized by the edges round
-   it (also when squashed like its face, or rounder than a side face's pips grouped with it); two
+   it and by a one's usual proportions, a pip alone in its group also as a large one's
+   (``LARGE_ONE_HALF_WIDTH``; also when squashed like its face, or rounder than a side face's
+   pips grouped with it); two
    bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
    split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
@@ -379,11 +381,13 @@ _CORNERS = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], np.float64)
 class Face:
     """A fitted die face: ``frame`` (2, 3) float64 maps face coordinates (−1 … 1 on both axes)
     to image px; ``pips`` the candidates it was fitted to; ``residual`` the fit's RMS error in face
-    half-widths."""
+    half-widths; ``large_one`` whether it is a large one's face (``LARGE_ONE_HALF_WIDTH``, asked
+    of :func:`_refusal`)."""
 
     frame: np.ndarray
     pips: tuple[Pip, ...]
     residual: float
+    large_one: bool = False
 
     @cached_property
     def half_width(self) -> float:
@@ -531,6 +535,18 @@ BLURRED_FACE_MIN_SQUASH = 0.75
 #: the half-width (2.8 … 3.7 on the dev photos, 10th to 90th percentile), on some dice a half
 #: (1.8 on the simulated ones).
 LONE_HALF_WIDTH = (1.6, 4.6)
+#: A large one's face half-width per pip diameter, tried besides the usual proportions for a pip
+#: alone in its group: on many dice the one's pip is larger than the others' (on the dev photos
+#: about 1.2× their pips, so a half-width of about 1.9 of its diameter, from the other dice read
+#: in the same photo; the edge found round a one is often the die's base, farther out), and the
+#: simulator draws it so (1.8). Faces of 2.6 … 3.4 diameters then reach over the side faces'
+#: pips and are refused as sharing their face. Such a face reads a one or nothing, is refused
+#: when a like pip is near (:func:`_crowded`), and not for the unlike ones on it (side faces'
+#: squashed pips, a clear die's faint pips of the face below): :func:`_refusal`.
+LARGE_ONE_HALF_WIDTH = 2.0
+#: (reach in the large one's half-widths, max-norm; least diameter per the one's pip) of a round
+#: pip that makes a large one's face crowded (:func:`_crowded`).
+LARGE_ONE_CLEAR = (1.4, 0.7)
 
 
 def _lone_faces(p: Pip, grad) -> list[Face]:
@@ -538,7 +554,7 @@ def _lone_faces(p: Pip, grad) -> list[Face]:
     return _lone_faces_many([p], grad)[0]
 
 
-def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
+def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> list[list[Face]]:
     """Faces around each pip with no neighbours (a one), turned like the strongest edges nearby:
     one as wide as the distance to its outline, and a few of a one's usual proportions (the
     outline found may be the die's base rather than its top face's edge). None at all for a pip
@@ -553,6 +569,8 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
     Args:
         pips: N pips.
         grad: (gx, gy), each (H, W) int16 or float32, the image's x and y gradients.
+        alone: N flags (None: all False), whether the pip is alone in its group: such a pip also
+            gets a large one's face (``LARGE_ONE_HALF_WIDTH``).
 
     Returns:
         N lists of faces, in the pips' order.
@@ -597,13 +615,15 @@ def _lone_faces_many(pips: list[Pip], grad) -> list[list[Face]]:
     best = np.sort(_strongest_edge_distances(pips, guess, theta, gx, gy), axis=1)  # (N, 4)
     half = ((best[:, 1] + best[:, 2]) / 2).tolist()  # the median of four
     out = []
-    for p, t, h in zip(pips, theta.tolist(), half):
+    large = [False] * n if alone is None else alone
+    for p, t, h, big in zip(pips, theta.tolist(), half, large):
         if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
             out.append([])
             continue
         c, s_ = math.cos(t), math.sin(t)
-        out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0)
-                    for w in (h, 2.6 * p.diameter, 3.0 * p.diameter, 3.4 * p.diameter)])
+        out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0, large)
+                    for w, large in ((h, False), *(((LARGE_ONE_HALF_WIDTH * p.diameter, True),) if big else ()),
+                                     (2.6 * p.diameter, False), (3.0 * p.diameter, False), (3.4 * p.diameter, False))])
     return out
 
 
@@ -950,7 +970,7 @@ def _candidates(groups: list[list[Pip]], grad) -> list[list[Face]]:
     batch = _HypothesisBatch()
     for k, group in enumerate(groups):
         if len(group) == 1 and group[0].roundness >= TOP_MIN_ROUNDNESS:
-            out.append(batch.faces_of(group[0]))  # a round pip alone: a one (as _group_faces would say)
+            out.append(batch.faces_of(group[0], alone=True))  # a round pip alone: a one (as _group_faces would say)
         elif len(group) == 1 and group[0].roundness < TOP_MIN_ROUNDNESS:
             out.append(_squashed_one_faces(group[0], grad, round_pips))
         else:
@@ -968,11 +988,11 @@ class _HypothesisBatch:
         self._ones: list[tuple[Pip, list[Face]]] = []
         self._placements: list[tuple[list[Pip], list, object]] = []
 
-    def faces_of(self, p: Pip, into: list[Face] | None = None) -> list[Face]:
+    def faces_of(self, p: Pip, into: list[Face] | None = None, alone: bool = False) -> list[Face]:
         """The list ``into`` (a new one if None), to have ``p``'s one's faces put at its front
-        by :meth:`resolve`."""
+        by :meth:`resolve` (``alone``: the pip is alone in its group, see :func:`_lone_faces_many`)."""
         into = [] if into is None else into
-        self._ones.append((p, into))
+        self._ones.append((p, into, alone))
         return into
 
     def placements_of(self, g: list[Pip], into: list[Face] | None = None) -> list[Face]:
@@ -991,7 +1011,8 @@ class _HypothesisBatch:
         for (_, into, stand_in), faces in zip(self._placements, found):
             k = next(i for i, f in enumerate(into) if f is stand_in)
             into[k : k + 1] = faces
-        for (_, into), faces in zip(self._ones, _lone_faces_many([p for p, _ in self._ones], grad)):
+        for (_, into, _), faces in zip(self._ones, _lone_faces_many([p for p, _, _ in self._ones], grad,
+                                                                       [a for _, _, a in self._ones])):
             into[0:0] = faces
         self._ones, self._placements = [], []
 
@@ -1125,7 +1146,7 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
         return out
     g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(group) == 1 and len(g) == 1:
-        return [batch.faces_of(g[0])]
+        return [batch.faces_of(g[0], alone=True)]
     faces: list[Face] = []
     if g and not (left_over and len(g) >= 2):
         big = max(g, key=lambda p: p.diameter)
@@ -1285,6 +1306,23 @@ def _stray_pip_inside(f: Face, value: int, pips: list[Pip], xy: np.ndarray | Non
     return bool(np.any(near > STRAY_FROM_PLACE))
 
 
+def _crowded(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
+    """Whether a pip as round as a top face's and of like size (``LARGE_ONE_CLEAR``) lies within
+    ``LARGE_ONE_CLEAR[0]`` half-widths (max-norm) of a large one's face ``f`` (``xy`` (N, 2) px and
+    ``polarity`` (N,) of ``pips``, in order). A two's pip, its face fitted as a large one's, has
+    its partner one half-width of the two's face away on both axes: 1.25 of the smaller one's face;
+    a large one's own die holds no other pip, its side faces' pips are squashed, and a touching
+    die's nearest pip lies about 1.5 away."""
+    p = f.pips[0]
+    (a, b, tx), (c, d, ty) = f.frame.tolist()
+    det = a * d - b * c
+    u = (d * (xy[:, 0] - tx) - b * (xy[:, 1] - ty)) / det
+    v = (-c * (xy[:, 0] - tx) + a * (xy[:, 1] - ty)) / det
+    near = np.nonzero((np.maximum(np.abs(u), np.abs(v)) < LARGE_ONE_CLEAR[0]) & (polarity == p.polarity))[0]
+    return any(pips[i] is not p and pips[i].roundness >= TOP_MIN_ROUNDNESS
+               and pips[i].diameter >= LARGE_ONE_CLEAR[1] * p.diameter for i in near.tolist())
+
+
 def _unreadable_die(f: Face, margin: float, grad) -> bool:
     """Whether a face that reads as no value cleanly is still surely a die's top face: three or
     more round pips in a layout (fitted closely), nearly read (margin above 0), and outlined.
@@ -1350,13 +1388,19 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
             return "glint"  # a lone light spot on a light die is a glint, not a one
         if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
             return "grey"  # on black or grey things (cables, keys) light spots are reflections
+    if f.large_one:
+        if value not in (1, None):
+            return "large"  # a large one's face reads a one or nothing (on a six it reads a three)
+        if _crowded(f, pips, pip_xy, pip_pol):
+            return "crowded"  # a like pip near: a two's or three's pip, not a large one
     if cut:
         return "cut"  # cut by the photo's border: its top face cannot all be seen
     if value is not None and _stray_pip_inside(f, value, pips, pip_xy, pip_pol):
         return "stray"  # a pip of another layout lies on the face: it is misplaced
     if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
         return "outline"  # a dark spot on a plain surface: a one has its die's edges round it
-    if value == 1 and _pips_inside(f, pips, pip_xy, pip_pol):
+    # (A large one's face: its like pips are _crowded's; the others on it are side faces' or specks.)
+    if value == 1 and not f.large_one and _pips_inside(f, pips, pip_xy, pip_pol):
         return "shares"
     if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
         return "doubt"
@@ -1473,7 +1517,7 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
                 bodies.append((why, []))
         elif kind == "unread":
             unread = (0.0, None, f)
-        elif kind in ("hypothesis", "faint") and why is None and value is not None and keeps(f, value, margin):
+        elif kind in ("hypothesis", "faint", "large") and why is None and value is not None and keeps(f, value, margin):
             if best is None or margin > best[0]:
                 best = (margin, value, f)
     close()
@@ -1511,7 +1555,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     unread when no reading of it is kept as ``("unread", face, None, 0.0, None)``, each die body
     of the second look (faint pips) as ``("body", None, None, 0.0, (x, y, major axis))`` before
     its groups (their hypotheses traced as ``("faint", ...)``: mostly the same pips found again,
-    so not examples of their own for the verifier's training), and every die kept as
+    so not examples of their own for the verifier's training), a large one's face
+    (``LARGE_ONE_HALF_WIDTH``) of the first pass as ``("large", ...)`` (not an example either: the
+    verifier was trained before such faces were tried), and every die kept as
     ``("kept", face, value, margin, None)``, faces in working-image px: what
     ``companion.vision.train_d6_verifier`` learns from and replays (:func:`select_readings`)."""
     image = np.asarray(image)
@@ -1612,7 +1658,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     read_all(more)
                     hypotheses.extend(more)
             if trace is not None:
-                trace.append((kind, f, value, margin, why))
+                trace.append(("large" if f.large_one and kind == "hypothesis" else kind, f, value, margin, why))
             if why is not None:
                 continue
             if value is not None and (best is None or margin > best[0]):

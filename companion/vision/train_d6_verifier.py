@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     asked = {}
     for i, p in enumerate(photos):
         for kind, f, value, margin, why in p.trace[1:]:
-            if kind in ("hypothesis", "faint") and why is None and value is not None:
+            if kind in ("hypothesis", "faint", "large") and why is None and value is not None:
                 asked[(i, id(f))] = features(f, value, margin)
     keys = list(asked)
     A = np.array([asked[k] for k in keys], np.float64).reshape(-1, X.shape[1])
