@@ -315,8 +315,9 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
         t = np.deg2rad(a)
         ux, uy = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
         # Row by row (dy), then along the row (dx): the centres as one array expression.
-        dy, dx = (g.ravel() for g in np.meshgrid(_offsets(ry + 0.5 * step, step), _offsets(rx + 0.5 * step, step),
-                                                 indexing="ij"))
+        # (np.repeat and np.tile lay them out as np.meshgrid(..., indexing="ij") does, at less cost.)
+        oy, ox = _offsets(ry + 0.5 * step, step), _offsets(rx + 0.5 * step, step)
+        dy, dx = np.repeat(oy, len(ox)), np.tile(ox, len(oy))
         c = np.array([cx, cy])[None, :] + dx[:, None] * ux[None, :] + dy[:, None] * uy[None, :]
         out += [((x, y), (cw, ch), float(a)) for x, y in c.tolist()]
         cells += [(k, r, q) for r, q in zip(np.rint(dy / step).astype(int).tolist(), np.rint(dx / step).astype(int).tolist())]
@@ -524,12 +525,14 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     screen = Screen(image, deck, cw)
     scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
     seeds, seed_owner, seed_index = [], [], []
+    seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
             break
         c = np.array(windows[i][0])
-        if any(np.hypot(*(c - np.array(s[0]))) < 0.35 * cw for s in seeds):
+        if len(seed_c) and (np.hypot(*(c - seed_c).T) < 0.35 * cw).any():
             continue
+        seed_c = np.vstack([seed_c, c])
         seeds.append(windows[i])
         seed_owner.append(owner[i])
         seed_index.append(int(i))
