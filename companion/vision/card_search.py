@@ -497,7 +497,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         ``"unknown"``), at most one per place.
     """
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
-    from companion.vision.deck import classify_quads
+    from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
     windows, owner, cells = [], [], []
@@ -553,7 +553,8 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
             snapped.append(sq)
     if not kept:
         return []
-    results = classify_quads(image, [quads[k] for k in kept] + snapped, deck)
+    # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
+    results = classify_quads(image, [quads[k] for k in kept] + snapped, deck, checks=False)
     n = len(kept)
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     out = []
@@ -572,6 +573,9 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
             inside, differing = pixels_in(q, differs)
             if differing < NOT_BARE_MIN * max(inside, 1):
                 continue
+        r = checked(image, r, deck)  # last: the dearest test, and one no other depends on
+        if r.label == UNKNOWN:
+            continue
         taken.append(q)
         out.append(r)
     return out

@@ -732,22 +732,30 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
         :mod:`companion.vision.card_search` may complete.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
-    from companion.vision.deck import classify_quads
+    from companion.vision.deck import checked, classify_quads
 
     flat = [q for hyps, _ in groups for q in hyps]
-    results = classify_quads(frame, flat, deck)
+    # The check on the label's examples and the exposure look (a clipped card's look costs up to
+    # 100 ms) change no score, only a name: they are run on the hypotheses whose name is used, the
+    # best-scoring one and the outline as found, and the choice below comes out as if all had them.
+    results = classify_quads(frame, flat, deck, checks=False)
     out, unread, i = [], [], 0
     for hyps, partial in groups:
         rs = results[i:i + len(hyps)]
         i += len(hyps)
-        best = max(rs, key=lambda r: r.score)
-        if not partial and best is not rs[0] and rs[0].label != UNKNOWN and best.score < rs[0].score + _PREFER_FOUND:
-            best = rs[0]  # a measured outline beats an extrapolated one unless clearly worse
+        b = max(range(len(rs)), key=lambda k: rs[k].score)  # the first best, as max(rs, ...) picks
+        best = checked(frame, rs[b], deck)
+        first = best if b == 0 else None  # rs[0] checked, once it is needed
+        if not partial and b != 0 and best.score < rs[0].score + _PREFER_FOUND:
+            first = checked(frame, rs[0], deck)
+            if first.label != UNKNOWN:
+                best = first  # a measured outline beats an extrapolated one unless clearly worse
         if best.label == UNKNOWN:
             if partial:
                 unread.append(_part_of(hyps))
                 continue
-            best = rs[0]  # nothing matched: report the outline as found, not a guess
+            # Nothing matched: report the outline as found, not a guess.
+            best = first if first is not None else checked(frame, rs[0], deck)
         out.append((partial, best))
     return _one_per_place(out), unread
 

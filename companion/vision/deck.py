@@ -1344,6 +1344,10 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
             False gives the whole-card reading alone: enough to say *where* a card lies, not
             which of two look-alikes it is.
         quick: score against label centroids only (see :meth:`Deck.match`); implies no settling.
+        checks: with ``settle``, also run the check on the label's examples and the exposure look
+            (they can only make a name "unknown"; they change no score). False leaves them to
+            :func:`checked`, for a caller that keeps one of several readings by score and needs
+            the final name of that one only.
 
     Returns:
         One :class:`Classification` per quad, in order; the quad starts at the top-left of the
@@ -1371,15 +1375,35 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 if settled < 0:
                     conf[i] = 0.5  # "unknown" between two look-alikes: undecided, not "matches nothing"
                 idx[i] = settled
-            if settle and idx[i] >= 0 and not deck.within_examples(image, q, int(idx[i])):
-                idx[i], conf[i] = -1, 0.5  # like an enrolled card, but not one: undecided
-            if settle and idx[i] >= 0 and not deck.exposure_apart(image, q, scores[i], int(idx[i])):
-                idx[i], conf[i] = -1, 0.5  # clipping hides what tells it from a rival: undecided
+            if settle and checks and idx[i] >= 0 and not _keeps_name(deck, image, q, scores[i], int(idx[i])):
+                idx[i], conf[i] = -1, 0.5  # undecided, see _keeps_name
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
             label = UNKNOWN
         out.append(Classification(label, float(conf[i]), float(top[i]), q.astype(np.float32), scores[i]))
     return out
+
+
+def _keeps_name(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
+    """The last two checks of :func:`classify_quads` on a card named ``label``: it lies within the
+    label's examples (like an enrolled card, but not one, is undecided), and clipping does not hide
+    what tells it from a rival (:meth:`Deck.exposure_apart`)."""
+    return deck.within_examples(image, quad, label) and deck.exposure_apart(image, quad, scores, label)
+
+
+def checked(image: np.ndarray, reading: Classification, deck: Deck) -> Classification:
+    """A reading of ``classify_quads(..., checks=False)`` as ``classify_quads`` would have given it:
+    "unknown" (confidence 0.5, score and quad kept) if its name fails the checks it left out.
+
+    Args:
+        image: (H, W, 3) uint8 BGR, the photo the reading was made on.
+        reading: one :class:`Classification` of that call.
+        deck: the enrolled deck.
+    """
+    if reading.label == UNKNOWN or _keeps_name(deck, image, reading.quad, reading.scores,
+                                               deck.labels.index(reading.label)):
+        return reading
+    return replace(reading, label=UNKNOWN, confidence=0.5)
 
 
 def whole_image_quad(image: np.ndarray) -> np.ndarray:
