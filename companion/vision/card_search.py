@@ -315,8 +315,9 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
         t = np.deg2rad(a)
         ux, uy = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
         # Row by row (dy), then along the row (dx): the centres as one array expression.
-        dy, dx = (g.ravel() for g in np.meshgrid(_offsets(ry + 0.5 * step, step), _offsets(rx + 0.5 * step, step),
-                                                 indexing="ij"))
+        # (np.repeat and np.tile lay them out as np.meshgrid(..., indexing="ij") does, at less cost.)
+        oy, ox = _offsets(ry + 0.5 * step, step), _offsets(rx + 0.5 * step, step)
+        dy, dx = np.repeat(oy, len(ox)), np.tile(ox, len(oy))
         c = np.array([cx, cy])[None, :] + dx[:, None] * ux[None, :] + dy[:, None] * uy[None, :]
         out += [((x, y), (cw, ch), float(a)) for x, y in c.tolist()]
         cells += [(k, r, q) for r, q in zip(np.rint(dy / step).astype(int).tolist(), np.rint(dx / step).astype(int).tolist())]
@@ -496,7 +497,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         ``"unknown"``), at most one per place.
     """
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
-    from companion.vision.deck import classify_quads
+    from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
     windows, owner, cells = [], [], []
@@ -524,12 +525,14 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     screen = Screen(image, deck, cw)
     scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
     seeds, seed_owner, seed_index = [], [], []
+    seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
             break
         c = np.array(windows[i][0])
-        if any(np.hypot(*(c - np.array(s[0]))) < 0.35 * cw for s in seeds):
+        if len(seed_c) and (np.hypot(*(c - seed_c).T) < 0.35 * cw).any():
             continue
+        seed_c = np.vstack([seed_c, c])
         seeds.append(windows[i])
         seed_owner.append(owner[i])
         seed_index.append(int(i))
@@ -550,7 +553,8 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
             snapped.append(sq)
     if not kept:
         return []
-    results = classify_quads(image, [quads[k] for k in kept] + snapped, deck)
+    # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
+    results = classify_quads(image, [quads[k] for k in kept] + snapped, deck, checks=False)
     n = len(kept)
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     out = []
@@ -569,6 +573,9 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
             inside, differing = pixels_in(q, differs)
             if differing < NOT_BARE_MIN * max(inside, 1):
                 continue
+        r = checked(image, r, deck)  # last: the dearest test, and one no other depends on
+        if r.label == UNKNOWN:
+            continue
         taken.append(q)
         out.append(r)
     return out
