@@ -33,8 +33,9 @@ resolution, once the card's face is lined up with the best label's template (ECC
 then ±1 px shifts). This is what the eye does: it looks where the cards differ. A face that cannot
 be lined up so is not told apart from its look-alikes (``"unknown"``): its outline is off by more
 than a small shift or turn (a corner found out on the table), so the patch cuts or squeezes the
-marks in that corner, and the card reads as the look-alike with fewer marks. It takes two looks at the region, as the eye compares
-both the marks (their pattern) and how much ink they hold (their level):
+marks in that corner, and the card reads as the look-alike with fewer marks. It takes two looks
+at the region, as the eye compares both the marks (their pattern) and how much ink they hold
+(their level):
 
 * by *pattern*: the region's ZNCC with each label's examples, each made zero-mean and unit
   length on the region alone; the winner must win by ``PATTERN_MARGIN``.
