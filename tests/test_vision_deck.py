@@ -40,6 +40,35 @@ def test_near_identical_cards_are_told_apart(family):
             assert c.label == label, (seed, c)
 
 
+def test_a_look_alike_whose_outline_has_a_corner_out_on_the_table_is_never_read_as_another():
+    # An outline found with one corner out on the table (a side snapped to a wood grain line) cuts
+    # the card's top-left corner, where a maki card shows its count of rolls, out of the patch or
+    # squeezes it: a maki_2 or maki_3 must then read "unknown", never maki_1 (issue #6).
+    from companion.sim.faces import draw_card_face as draw_styled
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision.deck import classify_quads
+    from test_vision_synth import background, paste, photometric
+
+    deck = enroll_sim_deck(style="illustrated")
+    w, h = 80.0, 80.0 * 63 / 44  # card px, about a loose scene's
+    true = np.array([[80, 60], [80 + w, 60], [80 + w, 60 + h], [80, 60 + h]], np.float32)
+    for label in ("maki_2", "maki_3"):
+        img = background("wood", 240, 260, np.random.default_rng(1))
+        paste(img, draw_styled(label, 160, style="illustrated"), true)
+        img = photometric(img, np.random.default_rng(2), blur=1.0, noise=3.0, jpeg=85)
+        # A corner a pixel or three off is what a found outline usually shows: still named.
+        for off in ((0, 0), (-3, 3)):
+            quad = true.copy()
+            quad[0] += off
+            assert classify_quads(img, [quad], deck)[0].label == label, (label, off)
+        # 10-20 % of the card's width off: the rolls in that corner are cut or squeezed.
+        for off in ((-12, 12), (-8, 16), (-16, 8), (0, 16)):
+            quad = true.copy()
+            quad[0] += off
+            got = classify_quads(img, [quad], deck)[0].label
+            assert got in (label, UNKNOWN), (label, off, got)
+
+
 @pytest.mark.parametrize("bg", ["dark", "felt"])
 def test_cards_on_dark_and_textured_cloth_are_recognised(bg):
     # Dark title bands vanish against a dark table; the finder must still complete the card.

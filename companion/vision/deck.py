@@ -29,9 +29,13 @@ resolution (``FINE_W × FINE_H``), finds at enrolment the *look-alike pairs* (wh
 their fine templates above ``LOOKALIKE_MIN``) and, for each pair, the pixels where the two differ
 (the discriminative region). When a card's best labels include look-alikes within
 ``LOOKALIKE_BAND`` of each other, they are compared again on that region alone, at the fine
-resolution, over small shifts (± ``FINE_SHIFT`` px: a quad off by a pixel). This is what the eye
-does: it looks where the cards differ. It takes two looks at the region, as the eye compares
-both the marks (their pattern) and how much ink they hold (their level):
+resolution, once the card's face is lined up with the best label's template (ECC, an affine warp,
+then ±1 px shifts). This is what the eye does: it looks where the cards differ. A face that cannot
+be lined up so is not told apart from its look-alikes (``"unknown"``): its outline is off by more
+than a small shift or turn (a corner found out on the table), so the patch cuts or squeezes the
+marks in that corner, and the card reads as the look-alike with fewer marks. It takes two looks
+at the region, as the eye compares both the marks (their pattern) and how much ink they hold
+(their level):
 
 * by *pattern*: the region's ZNCC with each label's examples, each made zero-mean and unit
   length on the region alone; the winner must win by ``PATTERN_MARGIN``.
@@ -158,7 +162,8 @@ PATTERN_MARGIN = 0.08
 #: a cool light (tests/test_vision_deck.py), 0.047 ahead of the purple one, is read at 0.03 and
 #: not at 0.05 (its region is unmixed only 0.26 towards red).
 NEAR_BAND = 0.03
-#: Shifts (fine px, each way) tried in the look-alike comparison.
+#: Margin (fine px, each way) of the look-alike patch: room for its ECC alignment (:meth:`Deck._align`)
+#: and for the exposure look's shift search where that alignment fails.
 FINE_SHIFT = 4
 #: Fraction of a pair's largest difference above which a fine pixel belongs to its region.
 _REGION_LEVEL = 0.3
@@ -1081,7 +1086,9 @@ class Deck:
         return [(self.labels[i], self.labels[j]) for i, j in sorted(self._regions)]
 
     def settle_lookalikes(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, best: int) -> int:
-        """The look-alike stage (module doc) for one card; returns the label index, or −1.
+        """The look-alike stage (module doc) for one card; returns the label index, or −1 where
+        the look-alikes are not told apart (the two looks disagree or neither settles it, or the
+        face cannot be lined up with ``best``'s template to compare them where they differ).
 
         Args:
             image: (H, W, 3) uint8 BGR.
@@ -1119,11 +1126,18 @@ class Deck:
                     rivals.append(k)
         if not rivals:
             return best
+        if aligned is None:
+            # The face cannot be lined up with its best label's template (ECC failed or ran wild):
+            # the outline is off by more than the alignment mends, most often a corner placed out
+            # on the table (a side snapped to the table's grain). The patch then shows table where
+            # the card's corner marks are, or squeezes them, and both looks below see fewer marks
+            # than the card holds: a maki_2 read as maki_1 (bench/loose_scenes.py, illustrated,
+            # seed 615). A shift search cannot mend a turned or squeezed face, so the look-alikes
+            # are not told apart: undecided. (read_cards then searches for the card at the size of
+            # the others, card_search, where a window lined up with it is read afresh.)
+            return -1
         cands = [best] + rivals
-        if aligned is not None:  # aligned to the template: only a pixel of slack is left
-            big, reach = aligned, 1
-        else:
-            reach = FINE_SHIFT
+        big, reach = aligned, 1  # aligned to the template: only a pixel of slack is left
         pad = (big.shape[1] - FINE_H) // 2
         shifts = [(dy, dx) for dy in range(pad - reach, pad + reach + 1) for dx in range(pad - reach, pad + reach + 1)]
         regions = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
