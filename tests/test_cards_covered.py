@@ -162,3 +162,50 @@ def test_a_covered_card_never_enrolled_is_not_named(deck):
         assert all(o.label == UNKNOWN for o in read_cards(_uncovered(face, seed), deck))
         img, _ = _scene(face, seed, "book")
         assert all(o.label == UNKNOWN for o in read_cards(img, deck))
+
+
+def _runs_by_hand(pts, tol):
+    # The definition, point by point: from each corner, grow the chord while every corner it passes
+    # lies within tol px of it.
+    n = len(pts)
+    ends = []
+    for i in range(n):
+        j = 1
+        while j + 1 < n:
+            c = pts[(i + j + 1) % n] - pts[i]
+            ln = float(np.hypot(*c))
+            mids = [pts[(i + m) % n] - pts[i] for m in range(1, j + 1)]
+            if ln < 1e-9 or max(abs(c[0] * r[1] - c[1] * r[0]) for r in mids) > tol * ln:
+                break
+            j += 1
+        ends.append(pts[(i + j) % n])
+    return np.array(ends)
+
+
+def test_straight_runs_follow_their_definition_and_a_round_hull_costs_little_memory():
+    import tracemalloc
+
+    import cv2
+
+    from companion.vision.covered import _straight_runs
+
+    rng = np.random.default_rng(5)
+    for k in (3, 4, 9, 40):
+        hull = cv2.convexHull(rng.uniform(0, 400, (k, 2)).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        for tol in (0.5, 3.0):
+            start, end = _straight_runs(hull, tol)
+            assert np.array_equal(start, hull)
+            assert np.allclose(end, _runs_by_hand(hull, tol))
+    # A card's side in pixel steps is one run: its corners' runs reach the next corner.
+    side = np.round(np.stack([np.linspace(0, 200, 60), np.linspace(0, 13, 60)], 1))
+    card = np.concatenate([side, side[-1] + np.stack([-np.linspace(0, 13, 40)[1:], np.linspace(0, 280, 40)[1:]], 1)])
+    hull = cv2.convexHull(card.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    _, end = _straight_runs(hull, 1.5)
+    assert np.hypot(*(end - hull).T).max() >= 199
+    # A plate's round hull of 400 points: no (N, N, N) array (about 1 GB before).
+    th = np.linspace(0, 2 * np.pi, 400, endpoint=False)
+    tracemalloc.start()
+    _straight_runs(np.stack([640 + 300 * np.cos(th), 480 + 300 * np.sin(th)], 1), 2.0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20e6

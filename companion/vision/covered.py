@@ -398,18 +398,25 @@ def _straight_runs(pts: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]
     n = len(pts)
     if n < 3:
         return pts, np.roll(pts, -1, axis=0)
-    # rel[i, k] = pts[i + k] - pts[i]; the chord from i to i + j is rel[i, j], and the points it
-    # passes are rel[i, m], 0 < m < j: their distance from it is |rel[i, j] × rel[i, m]| / |rel[i, j]|.
-    rel = (pts[(np.arange(n)[:, None] + np.arange(n)[None, :]) % n] - pts[:, None, :]).astype(np.float32)
-    cross = np.abs(rel[:, :, None, 0] * rel[:, None, :, 1] - rel[:, :, None, 1] * rel[:, None, :, 0])  # (i, j, m)
-    between = (np.arange(n)[None, :] < np.arange(n)[:, None]) & (np.arange(n)[None, :] > 0)  # (j, m)
-    far = np.where(between[None], cross, 0.0).max(axis=2)  # (i, j)
-    ln = np.linalg.norm(rel, axis=2)
-    bad = (far > tol * ln) | (ln < 1e-9)
-    bad[:, :2] = False  # a chord over one edge always stands
-    # A run ends before the first chord that strays (the loop's extension stops there).
-    j = np.where(bad.any(axis=1), np.argmax(bad, axis=1) - 1, n - 1)
-    ends = pts[(np.arange(n) + j) % n]
+    # The chord from i to i + j passes the points i + m, 0 < m < j; their distance from it is
+    # |c × r_m| / |c| with c = pts[i + j] − pts[i], r_m = pts[i + m] − pts[i]. Chords are grown
+    # one point at a time, only for the points whose run has not ended: a round hull (a plate,
+    # 200–400 points) ends its runs within a few points, and no (N, N, N) array is made (at
+    # N = 400 that was about 1 GB).
+    idx = np.arange(n)
+    j_end = np.full(n, n - 1)
+    active = idx
+    for j in range(2, n):
+        if active.size == 0:
+            break
+        c = (pts[(active + j) % n] - pts[active]).astype(np.float32)  # (A, 2)
+        r = (pts[(active[:, None] + np.arange(1, j)[None, :]) % n] - pts[active][:, None, :]).astype(np.float32)
+        far = np.abs(c[:, None, 0] * r[:, :, 1] - c[:, None, 1] * r[:, :, 0]).max(axis=1)  # (A,)
+        ln = np.linalg.norm(c, axis=1)
+        bad = (far > tol * ln) | (ln < 1e-9)
+        j_end[active[bad]] = j - 1  # a run ends before the first chord that strays
+        active = active[~bad]
+    ends = pts[(idx + j_end) % n]
     return pts, ends
 
 
