@@ -69,6 +69,30 @@ def test_a_look_alike_whose_outline_has_a_corner_out_on_the_table_is_never_read_
             assert got in (label, UNKNOWN), (label, off, got)
 
 
+def test_a_card_sized_window_ecc_cannot_line_up_is_still_told_from_its_look_alikes(monkeypatch):
+    # The game's tracker reads windows of the card's known size (the mat's card rectangle through
+    # the homography): one whose face ECC cannot grip (a pale watercolour maki in a held-out game)
+    # is a face that will not align, not an outline a corner off, so the look-alikes are compared
+    # over small shifts, as before the line-up rule. A found outline is left undecided.
+    from companion.sim.faces import draw_card_face as draw_styled
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision import deck as deck_mod
+    from companion.vision.deck import classify_quads
+    from test_vision_synth import background, paste, photometric
+
+    deck = enroll_sim_deck(style="illustrated")
+    w, h = 80.0, 80.0 * 63 / 44
+    true = np.array([[80, 60], [80 + w, 60], [80 + w, 60 + h], [80, 60 + h]], np.float32)
+    img = background("wood", 240, 260, np.random.default_rng(1))
+    paste(img, draw_styled("maki_2", 160, style="illustrated"), true)
+    img = photometric(img, np.random.default_rng(2), blur=1.0, noise=3.0, jpeg=85)
+    quad = true + np.float32([1.5, -1.0])  # a window a pixel or two off, as a tracker's can be
+    assert classify_quads(img, [quad], deck, card_sized=True)[0].label == "maki_2"
+    monkeypatch.setattr(deck_mod.Deck, "_align", lambda self, big, label: None)  # ECC gives up
+    assert classify_quads(img, [quad], deck, card_sized=True)[0].label == "maki_2"
+    assert classify_quads(img, [quad], deck)[0].label == UNKNOWN
+
+
 @pytest.mark.parametrize("bg", ["dark", "felt"])
 def test_cards_on_dark_and_textured_cloth_are_recognised(bg):
     # Dark title bands vanish against a dark table; the finder must still complete the card.

@@ -33,7 +33,9 @@ resolution, once the card's face is lined up with the best label's template (ECC
 then ±1 px shifts). This is what the eye does: it looks where the cards differ. A face that cannot
 be lined up so is not told apart from its look-alikes (``"unknown"``): its outline is off by more
 than a small shift or turn (a corner found out on the table), so the patch cuts or squeezes the
-marks in that corner, and the card reads as the look-alike with fewer marks. It takes two looks
+marks in that corner, and the card reads as the look-alike with fewer marks. A window of the card's
+known size (the game's tracker, from the mat) that cannot be lined up holds a face ECC cannot grip
+(a pale one), and is compared over small shifts instead (± ``FINE_SHIFT`` px). It takes two looks
 at the region, as the eye compares both the marks (their pattern) and how much ink they hold
 (their level):
 
@@ -1085,7 +1087,8 @@ class Deck:
         """The look-alike label pairs this deck tells apart on their differing region."""
         return [(self.labels[i], self.labels[j]) for i, j in sorted(self._regions)]
 
-    def settle_lookalikes(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, best: int) -> int:
+    def settle_lookalikes(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, best: int,
+                          card_sized: bool = False) -> int:
         """The look-alike stage (module doc) for one card; returns the label index, or −1 where
         the look-alikes are not told apart (the two looks disagree or neither settles it, or the
         face cannot be lined up with ``best``'s template to compare them where they differ).
@@ -1095,6 +1098,11 @@ class Deck:
             quad: (4, 2) float px, clockwise from the face's top-left as the best match says.
             scores: (L,) best whole-card ZNCC per label.
             best: the whole-card winner's index.
+            card_sized: ``quad`` is a window of the card's known size and shape (the game's
+                tracker: the mat's card rectangle through the homography), not a found outline.
+                A face such a window holds that cannot be lined up is one ECC cannot grip (a pale
+                face), not an outline a corner off: it is compared over shifts of up to
+                ``FINE_SHIFT`` px rather than left undecided.
         """
         def pair(k: int) -> tuple[int, int]:
             return min(k, best), max(k, best)
@@ -1126,7 +1134,7 @@ class Deck:
                     rivals.append(k)
         if not rivals:
             return best
-        if aligned is None:
+        if aligned is None and not card_sized:
             # The face cannot be lined up with its best label's template (ECC failed or ran wild):
             # the outline is off by more than the alignment mends, most often a corner placed out
             # on the table (a side snapped to the table's grain). The patch then shows table where
@@ -1137,7 +1145,9 @@ class Deck:
             # the others, card_search, where a window lined up with it is read afresh.)
             return -1
         cands = [best] + rivals
-        big, reach = aligned, 1  # aligned to the template: only a pixel of slack is left
+        # Aligned to the template only a pixel of slack is left; a card-sized window ECC could not
+        # line up is compared over shifts instead.
+        big, reach = (aligned, 1) if aligned is not None else (big, FINE_SHIFT)
         pad = (big.shape[1] - FINE_H) // 2
         shifts = [(dy, dx) for dy in range(pad - reach, pad + reach + 1) for dx in range(pad - reach, pad + reach + 1)]
         regions = np.stack([big[:, dy:dy + FINE_H, dx:dx + FINE_W][:, region] for dy, dx in shifts])  # (S, 3, R)
@@ -1346,7 +1356,7 @@ def _order_portrait(quad: np.ndarray) -> np.ndarray:
 
 
 def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settle: bool = True,
-                   quick: bool = False, checks: bool = True) -> list[Classification]:
+                   quick: bool = False, checks: bool = True, card_sized: bool = False) -> list[Classification]:
     """Name the card inside each quad.
 
     Args:
@@ -1362,6 +1372,8 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
             (they can only make a name "unknown"; they change no score). False leaves them to
             :func:`checked`, for a caller that keeps one of several readings by score and needs
             the final name of that one only.
+        card_sized: the quads are windows of the card's known size and shape (the game's tracker),
+            not found outlines; see :meth:`Deck.settle_lookalikes`.
 
     Returns:
         One :class:`Classification` per quad, in order; the quad starts at the top-left of the
@@ -1381,7 +1393,7 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
         if idx[i] >= 0:
             if turned[i, idx[i]]:
                 q = np.roll(q, -2, axis=0)
-            settled = deck.settle_lookalikes(image, q, scores[i], int(idx[i])) if settle else int(idx[i])
+            settled = deck.settle_lookalikes(image, q, scores[i], int(idx[i]), card_sized) if settle else int(idx[i])
             if settled != idx[i]:
                 if settled >= 0 and turned[i, settled] != turned[i, idx[i]]:
                     q = np.roll(q, -2, axis=0)

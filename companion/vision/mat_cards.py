@@ -402,7 +402,7 @@ def _best_of(frame: np.ndarray, hyp_lists: list[list[np.ndarray]], deck) -> list
     """Classify every quad (one batch) and return the best-scoring Classification per list."""
     from companion.vision.deck import classify_quads
 
-    results = classify_quads(frame, [q for hyps in hyp_lists for q in hyps], deck)
+    results = classify_quads(frame, [q for hyps in hyp_lists for q in hyps], deck, card_sized=True)
     out, i = [], 0
     for hyps in hyp_lists:
         out.append(max(results[i : i + len(hyps)], key=lambda r: r.score))

@@ -343,7 +343,7 @@ class CardTracker:
 
         corners = np.stack([cv2.boxPoints(c.rect_mm) for c in still]).reshape(-1, 1, 2).astype(np.float64)
         quads = list(cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32))
-        now = classify_quads(frame, quads, self.deck)
+        now = classify_quads(frame, quads, self.deck, card_sized=True)
         lookalikes = {frozenset(p) for p in self.deck.lookalikes()}
         # The untouched cards stay as they were: dropped here, they were searched for afresh as if
         # gone, and one read near the bar (a noir wasabi kept at 0.778) could vanish under it.
@@ -638,7 +638,7 @@ class CardTracker:
         from companion.vision.cards import order_quad, refine_quads
         from companion.vision.deck import classify_quads
 
-        r = classify_quads(frame, [np.array(r.quad, np.float32)], self.deck)[0]  # with the look-alike stage
+        r = classify_quads(frame, [np.array(r.quad, np.float32)], self.deck, card_sized=True)[0]  # with the look-alike stage
         quad = order_quad(np.array(r.quad, np.float32))
         (snapped, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
         mm = cv2.perspectiveTransform(np.array([snapped], np.float64), homography)[0].astype(np.float32)
@@ -647,7 +647,7 @@ class CardTracker:
         # The outermost step can be a card's shadow: a snapped outline not of the card's size is not it.
         fits = all(abs(a - b) <= POLISH_SIZE_MM for a, b in zip(sides, sorted(self.layout.card_mm)))
         if support >= 1.0 and fits and float(np.abs(snapped - quad).max()) <= 2 * POLISH_PX:
-            again = classify_quads(frame, [snapped], self.deck)[0]
+            again = classify_quads(frame, [snapped], self.deck, card_sized=True)[0]
             if again.score >= r.score - POLISH_LOSS:
                 return TrackedCard(again.label, snapped_rect, again.score, again.confidence, _as_tuple(again.quad))
         return TrackedCard(r.label, rect, r.score, r.confidence, _as_tuple(r.quad))
@@ -682,7 +682,7 @@ class CardTracker:
 
         corners = np.stack([cv2.boxPoints(r) for r in rects]).reshape(-1, 1, 2).astype(np.float64)
         quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
-        return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick)
+        return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick, card_sized=True)
 
     def _windows(self, pts_mm: np.ndarray, rect: tuple) -> list[tuple]:
         """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm and their
