@@ -137,6 +137,27 @@ def test_design_size_dtype_read_only_and_labels(style):
         style.design("eel")
 
 
+@pytest.mark.parametrize("style", [faces_noir, faces_watercolour], ids=["noir", "watercolour"])
+def test_a_drawn_style_is_deterministic_distinct_chiral_with_a_point_symmetric_back(style):
+    # Every label drawn again (cache cleared) is the same; no two labels alike; a front turned
+    # half a turn differs from itself (the camera sees which way up a card lies), the back does not.
+    first = {label: style.design(label) for label in VISION_LABELS}
+    style.design.cache_clear()
+    for label in VISION_LABELS:
+        assert np.array_equal(style.design(label), first[label]), label
+    name = style.__name__.rsplit("_", 1)[1]
+    assert np.array_equal(draw_card_face("maki_2", 88, style=name), draw_card_face("maki_2", 88, style=name))
+    for a, b in itertools.combinations(VISION_LABELS, 2):
+        assert not np.array_equal(first[a], first[b]), (a, b)
+    for label in VISION_LABELS:
+        img = first[label]
+        turned = np.abs(img.astype(np.float32) - img[::-1, ::-1]).mean()
+        if label == "back":
+            assert turned == 0
+        else:
+            assert turned > 8, (label, turned)
+
+
 def test_illustrated_is_deterministic(ill):
     faces_illustrated.design.cache_clear()
     for label in VISION_LABELS:

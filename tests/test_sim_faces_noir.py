@@ -1,5 +1,5 @@
-"""The third simulated card style, "noir" (``companion.sim.faces_noir``): distinct, deterministic,
-chiral fronts and a point-symmetric back, look-alikes that differ only in a small detail, and
+"""The third simulated card style, "noir" (``companion.sim.faces_noir``; distinct, deterministic and chiral in
+tests/test_sim_faces.py): look-alikes that differ only in a small detail, and
 unlike the other two styles."""
 
 from __future__ import annotations
@@ -18,28 +18,6 @@ from companion.sim.faces import draw_card_face
 @pytest.fixture(scope="module")
 def noir() -> dict[str, np.ndarray]:
     return {label: faces_noir.design(label) for label in VISION_LABELS}
-
-
-def test_deterministic(noir):
-    faces_noir.design.cache_clear()
-    for label in VISION_LABELS:
-        assert np.array_equal(faces_noir.design(label), noir[label]), label
-    assert np.array_equal(draw_card_face("maki_2", 88, style="noir"), draw_card_face("maki_2", 88, style="noir"))
-
-
-def test_every_label_is_distinct(noir):
-    for a, b in itertools.combinations(VISION_LABELS, 2):
-        assert not np.array_equal(noir[a], noir[b]), (a, b)
-
-
-def test_fronts_are_chiral_and_the_back_is_point_symmetric(noir):
-    for label in VISION_LABELS:
-        img = noir[label]
-        turned = np.abs(img.astype(np.float32) - img[::-1, ::-1]).mean()
-        if label == "back":
-            assert turned == 0
-        else:
-            assert turned > 8, (label, turned)
 
 
 def test_maki_differ_only_in_the_bottom_right_count(noir):

@@ -1,5 +1,5 @@
-"""The fourth simulated card style, "watercolour" (``companion.sim.faces_watercolour``): distinct,
-deterministic, chiral fronts and a point-symmetric back, white card stock with a white border,
+"""The fourth simulated card style, "watercolour" (``companion.sim.faces_watercolour``; distinct, deterministic and chiral in
+tests/test_sim_faces.py): white card stock with a white border,
 look-alikes that differ only in a small detail, and unlike the other three styles."""
 
 from __future__ import annotations
@@ -23,29 +23,6 @@ def wc() -> dict[str, np.ndarray]:
 
 def _lightness(img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(img, cv2.COLOR_BGR2LAB)[..., 0]
-
-
-def test_deterministic(wc):
-    faces_watercolour.design.cache_clear()
-    for label in VISION_LABELS:
-        assert np.array_equal(faces_watercolour.design(label), wc[label]), label
-    assert np.array_equal(draw_card_face("maki_2", 88, style="watercolour"),
-                          draw_card_face("maki_2", 88, style="watercolour"))
-
-
-def test_every_label_is_distinct(wc):
-    for a, b in itertools.combinations(VISION_LABELS, 2):
-        assert not np.array_equal(wc[a], wc[b]), (a, b)
-
-
-def test_fronts_are_chiral_and_the_back_is_point_symmetric(wc):
-    for label in VISION_LABELS:
-        img = wc[label]
-        turned = np.abs(img.astype(np.float32) - img[::-1, ::-1]).mean()
-        if label == "back":
-            assert turned == 0
-        else:
-            assert turned > 8, (label, turned)
 
 
 def test_white_stock_and_border_as_light_as_the_mat(wc):
