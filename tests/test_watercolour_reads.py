@@ -57,3 +57,34 @@ def test_a_washed_out_pale_card_is_not_named_as_a_darker_one(deck, monkeypatch):
     for (label, _), r in zip(truth, readings):
         assert r.label in (label, UNKNOWN), (label, r.label, r.score)
     assert sum(r.label == label for (label, _), r in zip(truth, readings)) >= 10  # not all "unknown"
+
+
+def test_a_pale_card_whose_paper_is_a_shade_off_the_mat_is_found_by_the_blob_it_holds(deck):
+    # Seed 182, 3 players (held out, then looked at), round 2 turn 7: a new chopsticks' paper is
+    # about the change threshold lighter than the mat, so only its art and one rim changed (26 % of
+    # it) while the mat, shaded darker round it, made 64 % of it "not bare"; the window at its place
+    # (0.96) failed both "on changed pixels" tests, and the game waited for a card that lay there.
+    # The window holds the whole blob of change it was found in.
+    from test_table_cards import _assert_reads_truth, _play
+
+    from companion.rules.sushi_go.state import SushiGoOptions
+    from companion.sim.game_sim import NAMES, mat_for, simulate_game
+    from companion.vision.table_cards import CardTracker
+
+    options = SushiGoOptions(dummy=False)
+    frames = [st.frame for st in simulate_game(list(NAMES[:3]), 182, options, style="watercolour")
+              if st.round == 2 and st.turn in (6, 7)]
+    layout = mat_for(3, options)
+    tracker = CardTracker(layout, deck)
+    for s, f in zip(_play(tracker, layout, frames), frames):
+        _assert_reads_truth(s, f)
+
+
+def test_the_share_of_a_blob_inside_a_window():
+    from companion.vision.table_cards import _share_inside
+
+    quad = np.array([[0, 0], [44, 0], [44, 63], [0, 63]], np.float32)
+    pts = np.array([[1, 1], [43, 62], [22, 30], [50, 30], [-1, 10]], np.float32)
+    assert _share_inside(pts, quad) == pytest.approx(3 / 5)
+    assert _share_inside(pts, quad[::-1].copy()) == pytest.approx(3 / 5)  # either winding
+    assert _share_inside(np.zeros((0, 2), np.float32), quad) == 0.0

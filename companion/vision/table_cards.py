@@ -26,7 +26,7 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
    (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, or ``COVERED_OF_CARD``
    of what in it differs from the bare mat: a card as pale as the mat changes it only where its
-   art is; unless a card lay there before) and not on bare mat (``NOT_BARE_MIN``), both counted
+   art is; or holding ``BLOB_HELD`` of the blob it was found in; unless a card lay there before) and not on bare mat (``NOT_BARE_MIN``), both counted
    over its own part (what no card already taken lies on: a neighbour's strip inside a window is
    the neighbour's, so the bare mat a card has just left, beside a new card, is not a card); each
    is snapped to the card's own edges and read in full, look-alike stage included (one that reads
@@ -91,6 +91,13 @@ COVERED_MIN = 0.3
 #: the mat's own colour changes the mat only where its art is (a watercolour chopsticks: 22-30 % of
 #: it), and that art is all of it that is not bare mat.
 COVERED_OF_CARD = 0.5
+#: ... or it holds at least BLOB_HELD of the blob of change it was found in, and that change is at
+#: least HELD_MIN of its own part: a card whose paper is a shade lighter than the mat, about the
+#: change threshold, changes the mat only where its art is, and a mat shaded darker round it makes
+#: its paper "not bare" while it did not "change" (a watercolour chopsticks, held-out seed 182, 3
+#: players: 26 % changed, 41 % of what is not bare). A window that merely touches a blob (a
+#: neighbour's shadow, a word of the mat's print) does not hold all of it.
+BLOB_HELD, HELD_MIN = 0.9, 0.15
 #: ... and differ from the bare mat over this fraction of its own area.
 NOT_BARE_MIN = 0.15
 #: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
@@ -393,6 +400,7 @@ class CardTracker:
         windows: list[tuple] = []
         owner: list[int] = []
         blobs = []
+        blob_pts: list[np.ndarray] = []
         for c in gone:
             (x, y), size, angle = c.rect_mm
             for dx, dy in ((0, 0), (-WINDOW_STEP_MM / 2, 0), (WINDOW_STEP_MM / 2, 0), (0, -WINDOW_STEP_MM / 2),
@@ -410,6 +418,7 @@ class CardTracker:
             if not rects:
                 continue
             blobs.append((len(windows), len(rects), float(len(pts)) / (s * s), blob_rect))
+            blob_pts.append(pts)
             windows += rects
             owner += [len(blobs) - 1] * len(rects)
         if not windows:
@@ -484,7 +493,8 @@ class CardTracker:
             # (Not where a card lay before: a look-alike, or a card of the same kind, laid in its place
             # changes little.)
             where_one_lay = fine_owner[i] < 0 or before.any_over(box, 0.5 * cw * ch)
-            if not where_one_lay and on_change < min(COVERED_MIN * inside, COVERED_OF_CARD * on_card):
+            if not where_one_lay and on_change < min(COVERED_MIN * inside, COVERED_OF_CARD * on_card) and not (
+                    on_change >= HELD_MIN * inside and _share_inside(blob_pts[fine_owner[i]], box) >= BLOB_HELD):
                 continue
             # ... and must not look like bare mat: where a card was taken away, the mat's own pale
             # print can match a pale card's template.
@@ -719,6 +729,18 @@ class CardTracker:
                         if self.layout.zone_at(float(x), float(y)) is not None:
                             out.append(((float(x), float(y)), (w, h), angle))
         return out
+
+
+def _share_inside(pts: np.ndarray, quad: np.ndarray) -> float:
+    """The fraction of points (N, 2) that lie inside a convex quad (4, 2), both in mat mm."""
+    if not len(pts):
+        return 0.0
+    q = quad.astype(np.float64)
+    edge = np.roll(q, -1, axis=0) - q
+    rel = pts[:, None, :].astype(np.float64) - q[None]
+    cross = edge[None, :, 0] * rel[:, :, 1] - edge[None, :, 1] * rel[:, :, 0]
+    inside = np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+    return float(np.count_nonzero(inside)) / len(pts)
 
 
 def _centres(lo: float, hi: float, size: float, step: float = WINDOW_STEP_MM) -> np.ndarray:
