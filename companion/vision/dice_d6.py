@@ -1458,20 +1458,36 @@ def _holds_a_face(body: tuple[float, float, float], kept: list[tuple[float, int 
 def _faint_pips(grey: np.ndarray, bodies: list[Pip]) -> list[list[Pip]]:
     """Dark pips down to ``FAINT_PIP_CONTRAST`` on each body (:func:`find_pips` on the body's
     square, grown by a quarter and the closing's reach so that the morphology sees round each
-    pip), in image px: a list per body.
+    pip), in image px: a list per body. Bodies' squares overlap (two touching dice, or a die's
+    top face and its body seen apart), and a pip found again in a later one (centres within half
+    the larger diameter, as :func:`_dedupe` asks) is the same ``Pip`` object as where it was first
+    found: otherwise a faint one's face would hold its own pip's copy, a second pip, and be
+    refused as sharing its face.
 
     Args:
         grey: (H, W) uint8 working image.
         bodies: light blobs (:func:`_bodies`).
     """
     h, w = grey.shape
-    out = []
+    out: list[list[Pip]] = []
+    seen: list[Pip] = []
     for b in bodies:
         r = int(0.625 * b.major) + 12
         x0, y0 = max(0, int(b.x) - r), max(0, int(b.y) - r)
         x1, y1 = min(w, int(b.x) + r + 1), min(h, int(b.y) + r + 1)
-        found = find_pips(grey[y0:y1, x0:x1], min_contrast=FAINT_PIP_CONTRAST)
-        out.append([Pip(p.x + x0, p.y + y0, p.area, p.major, p.minor, p.angle, p.contrast, p.polarity) for p in found])
+        found = [Pip(p.x + x0, p.y + y0, p.area, p.major, p.minor, p.angle, p.contrast, p.polarity)
+                 for p in find_pips(grey[y0:y1, x0:x1], min_contrast=FAINT_PIP_CONTRAST)]
+        if seen and found:
+            sx = np.array([(q.x, q.y, q.diameter) for q in seen])  # (S, 3)
+            fx = np.array([(q.x, q.y, q.diameter) for q in found])  # (F, 3)
+            dist = np.hypot(fx[:, None, 0] - sx[None, :, 0], fx[:, None, 1] - sx[None, :, 1])
+            same = dist <= 0.5 * np.maximum(fx[:, None, 2], sx[None, :, 2])  # (F, S)
+            first = np.where(same.any(axis=1), same.argmax(axis=1), -1)
+            # (Two pips of this square may both be one found before: it is listed once.)
+            found = list({id(q): q for q in (seen[j] if j >= 0 else q for q, j in zip(found, first.tolist()))}.values())
+        known = {id(q) for q in seen}
+        seen += [q for q in found if id(q) not in known]
+        out.append(found)
     return out
 
 
@@ -1679,7 +1695,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
               if trace is not None or not _holds_a_face((b.x, b.y, b.major), kept)]
     if bodies:
         faint = _faint_pips(grey, bodies)
-        all_pips = pips + [q for on_body in faint for q in on_body]
+        all_pips = pips + list({id(q): q for on_body in faint for q in on_body}.values())  # each pip once
         all_xy = np.array([(p.x, p.y) for p in all_pips], np.float64).reshape(-1, 2)
         all_pol = np.array([p.polarity for p in all_pips])
         per_body = [_candidates(group_pips(on_body, FAINT_GROUP_REACH), grad) for on_body in faint]
