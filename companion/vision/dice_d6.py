@@ -1215,6 +1215,40 @@ MAX_LIGHT_PIP_BODY = 150.0
 MIN_LIGHT_PIP_CHROMA = 0.25
 
 
+#: A lone light pip on a grey or black body (chroma under ``MIN_LIGHT_PIP_CHROMA``) is still read
+#: as a black die's one when it looks painted, not reflected: as round as a top face's pip seen
+#: squarely (a glint on a cable or a key is a streak), ...
+DARK_ONE_MIN_ROUNDNESS = 0.8
+#: ... as contrasted as paint (a white pip on a black die is the starkest blob on the photo: 0.6 …
+#: 0.8 on the simulated ones; a reflection on a grey key or a lit fleck fainter), ...
+DARK_ONE_MIN_CONTRAST = 0.5
+#: ... ringed by a clear outline (:func:`outline_strength`, twice ``MIN_ONE_OUTLINE``: a black
+#: die's edge on a lighter table is a stark step; a two's pip taken for a one, its face centred on
+#: a corner of the die, has the die's edge on two sides only: 2.2 … 2.4 on the simulated twos), ...
+DARK_ONE_MIN_OUTLINE = 3.0
+#: ... and lying at its die's centre: along each of the face's axes the strongest edges on either
+#: side (:func:`_strongest_edge_distances`, out to 1.6 half-widths) lie at most this many times as
+#: far on one side as on the other (a one's side faces and perspective: up to 1.7 on the simulated
+#: black dice; a two's or three's corner pip has its die's far edge three times as far as the near).
+DARK_ONE_MAX_EDGE_RATIO = 1.8
+
+
+def _painted_dark_one(f: Face, value: int | None, grad) -> bool:
+    """Whether a lone light pip's face on a grey or black body is a black die's one
+    (``DARK_ONE_*``: a round, stark pip at the centre of a clearly outlined face) rather than a
+    reflection on a black or grey thing. ``grad``: the image's (gx, gy) gradients."""
+    p = f.pips[0]
+    if value != 1 or p.roundness < DARK_ONE_MIN_ROUNDNESS or p.contrast < DARK_ONE_MIN_CONTRAST:
+        return False
+    if outline_strength(f, grad) < DARK_ONE_MIN_OUTLINE:
+        return False
+    turn = math.atan2(f.frame[1, 0], f.frame[0, 0])
+    # The search runs out to 2.2 guesses: a guess of 1.6 / 2.2 half-widths reaches 1.6 of them.
+    d = _strongest_edge_distances([p], [1.6 / 2.2 * f.half_width], np.array([turn]), *grad)[0]  # (4,) px
+    ratio = max(d[0] / d[2], d[2] / d[0], d[1] / d[3], d[3] / d[1])
+    return bool(ratio <= DARK_ONE_MAX_EDGE_RATIO)
+
+
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
     """Median chroma (0..1) of the BGR image at each face's bare places: ``frames`` (N, 2, 3)
     float64 → (N,) float64."""
@@ -1386,7 +1420,7 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     if f.pips[0].polarity < 0 and len(f.pips) == 1:
         if body > MAX_LIGHT_PIP_BODY:
             return "glint"  # a lone light spot on a light die is a glint, not a one
-        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
+        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA and not _painted_dark_one(f, value, grad):
             return "grey"  # on black or grey things (cables, keys) light spots are reflections
     if f.large_one:
         if value not in (1, None):
