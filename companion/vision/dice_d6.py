@@ -22,7 +22,9 @@ camera and no set of dice:
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
-   no other pip. Of the faces of one die the one seen most square on (roundest pips) is the top.
+   no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
+   unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
+   outlined and centred between its die's edges, :func:`_painted_dark_one`). Of the faces of one die the one seen most square on (roundest pips) is the top.
    Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic
    regression over the reading's margin, pip contrast, size, roundness and fit, trained on the dev
    half of the real webcam photos by ``python -m companion.vision.train_d6_verifier``), which
