@@ -22,7 +22,9 @@ camera and no set of dice:
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
-   no other pip. Of the faces of one die the one seen most square on (roundest pips) is the top.
+   no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
+   unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
+   outlined and centred between its die's edges, :func:`_painted_dark_one`). Of the faces of one die the one seen most square on (roundest pips) is the top.
    Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic
    regression over the reading's margin, pip contrast, size, roundness and fit, trained on the dev
    half of the real webcam photos by ``python -m companion.vision.train_d6_verifier``), which
@@ -1215,6 +1217,40 @@ MAX_LIGHT_PIP_BODY = 150.0
 MIN_LIGHT_PIP_CHROMA = 0.25
 
 
+#: A lone light pip on a grey or black body (chroma under ``MIN_LIGHT_PIP_CHROMA``) is still read
+#: as a black die's one when it looks painted, not reflected: as round as a top face's pip seen
+#: squarely (a glint on a cable or a key is a streak), ...
+DARK_ONE_MIN_ROUNDNESS = 0.8
+#: ... as contrasted as paint (a white pip on a black die is the starkest blob on the photo: 0.6 …
+#: 0.8 on the simulated ones; a reflection on a grey key or a lit fleck fainter), ...
+DARK_ONE_MIN_CONTRAST = 0.5
+#: ... ringed by a clear outline (:func:`outline_strength`, twice ``MIN_ONE_OUTLINE``: a black
+#: die's edge on a lighter table is a stark step; a two's pip taken for a one, its face centred on
+#: a corner of the die, has the die's edge on two sides only: 2.2 … 2.4 on the simulated twos), ...
+DARK_ONE_MIN_OUTLINE = 3.0
+#: ... and lying at its die's centre: along each of the face's axes the strongest edges on either
+#: side (:func:`_strongest_edge_distances`, out to 1.6 half-widths) lie at most this many times as
+#: far on one side as on the other (a one's side faces and perspective: up to 1.7 on the simulated
+#: black dice; a two's or three's corner pip has its die's far edge three times as far as the near).
+DARK_ONE_MAX_EDGE_RATIO = 1.8
+
+
+def _painted_dark_one(f: Face, value: int | None, grad) -> bool:
+    """Whether a lone light pip's face on a grey or black body is a black die's one
+    (``DARK_ONE_*``: a round, stark pip at the centre of a clearly outlined face) rather than a
+    reflection on a black or grey thing. ``grad``: the image's (gx, gy) gradients."""
+    p = f.pips[0]
+    if value != 1 or p.roundness < DARK_ONE_MIN_ROUNDNESS or p.contrast < DARK_ONE_MIN_CONTRAST:
+        return False
+    if outline_strength(f, grad) < DARK_ONE_MIN_OUTLINE:
+        return False
+    turn = math.atan2(f.frame[1, 0], f.frame[0, 0])
+    # The search runs out to 2.2 guesses: a guess of 1.6 / 2.2 half-widths reaches 1.6 of them.
+    d = _strongest_edge_distances([p], [1.6 / 2.2 * f.half_width], np.array([turn]), *grad)[0]  # (4,) px
+    ratio = max(d[0] / d[2], d[2] / d[0], d[1] / d[3], d[3] / d[1])
+    return bool(ratio <= DARK_ONE_MAX_EDGE_RATIO)
+
+
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
     """Median chroma (0..1) of the BGR image at each face's bare places: ``frames`` (N, 2, 3)
     float64 → (N,) float64."""
@@ -1386,7 +1422,7 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     if f.pips[0].polarity < 0 and len(f.pips) == 1:
         if body > MAX_LIGHT_PIP_BODY:
             return "glint"  # a lone light spot on a light die is a glint, not a one
-        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA:
+        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA and not _painted_dark_one(f, value, grad):
             return "grey"  # on black or grey things (cables, keys) light spots are reflections
     if f.large_one:
         if value not in (1, None):
@@ -1458,20 +1494,36 @@ def _holds_a_face(body: tuple[float, float, float], kept: list[tuple[float, int 
 def _faint_pips(grey: np.ndarray, bodies: list[Pip]) -> list[list[Pip]]:
     """Dark pips down to ``FAINT_PIP_CONTRAST`` on each body (:func:`find_pips` on the body's
     square, grown by a quarter and the closing's reach so that the morphology sees round each
-    pip), in image px: a list per body.
+    pip), in image px: a list per body. Bodies' squares overlap (two touching dice, or a die's
+    top face and its body seen apart), and a pip found again in a later one (centres within half
+    the larger diameter, as :func:`_dedupe` asks) is the same ``Pip`` object as where it was first
+    found: otherwise a faint one's face would hold its own pip's copy, a second pip, and be
+    refused as sharing its face.
 
     Args:
         grey: (H, W) uint8 working image.
         bodies: light blobs (:func:`_bodies`).
     """
     h, w = grey.shape
-    out = []
+    out: list[list[Pip]] = []
+    seen: list[Pip] = []
     for b in bodies:
         r = int(0.625 * b.major) + 12
         x0, y0 = max(0, int(b.x) - r), max(0, int(b.y) - r)
         x1, y1 = min(w, int(b.x) + r + 1), min(h, int(b.y) + r + 1)
-        found = find_pips(grey[y0:y1, x0:x1], min_contrast=FAINT_PIP_CONTRAST)
-        out.append([Pip(p.x + x0, p.y + y0, p.area, p.major, p.minor, p.angle, p.contrast, p.polarity) for p in found])
+        found = [Pip(p.x + x0, p.y + y0, p.area, p.major, p.minor, p.angle, p.contrast, p.polarity)
+                 for p in find_pips(grey[y0:y1, x0:x1], min_contrast=FAINT_PIP_CONTRAST)]
+        if seen and found:
+            sx = np.array([(q.x, q.y, q.diameter) for q in seen])  # (S, 3)
+            fx = np.array([(q.x, q.y, q.diameter) for q in found])  # (F, 3)
+            dist = np.hypot(fx[:, None, 0] - sx[None, :, 0], fx[:, None, 1] - sx[None, :, 1])
+            same = dist <= 0.5 * np.maximum(fx[:, None, 2], sx[None, :, 2])  # (F, S)
+            first = np.where(same.any(axis=1), same.argmax(axis=1), -1)
+            # (Two pips of this square may both be one found before: it is listed once.)
+            found = list({id(q): q for q in (seen[j] if j >= 0 else q for q, j in zip(found, first.tolist()))}.values())
+        known = {id(q) for q in seen}
+        seen += [q for q in found if id(q) not in known]
+        out.append(found)
     return out
 
 
@@ -1679,7 +1731,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
               if trace is not None or not _holds_a_face((b.x, b.y, b.major), kept)]
     if bodies:
         faint = _faint_pips(grey, bodies)
-        all_pips = pips + [q for on_body in faint for q in on_body]
+        all_pips = pips + list({id(q): q for on_body in faint for q in on_body}.values())  # each pip once
         all_xy = np.array([(p.x, p.y) for p in all_pips], np.float64).reshape(-1, 2)
         all_pol = np.array([p.polarity for p in all_pips])
         per_body = [_candidates(group_pips(on_body, FAINT_GROUP_REACH), grad) for on_body in faint]

@@ -1,0 +1,87 @@
+"""A black die's one (issue #7 §1: "any dice colour"): a lone light spot on a grey or black body
+is usually a reflection (a cable, a keyboard key), so it is read as a one only when it looks
+painted (round, stark, at the centre of a clearly outlined face: ``dice_d6.DARK_ONE_*``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.sim.dice import DieSpec, draw_die, render_dice
+from companion.sim.table import ShotConditions
+from companion.vision import dice_d6
+from companion.vision.dice_d6 import read_d6
+
+WOOD = (60, 100, 150)  # BGR
+BLACK, WHITE = (20, 20, 20), (250, 250, 250)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_ones_of_black_dice_are_read(seed):
+    # 15 ones of black dice (60 px faces, far apart) on wood: before, every lone light pip on a
+    # body of little chroma was refused as a reflection.
+    specs = [DieSpec("d6", "1", (120.0 + 260 * (i % 5), 160.0 + 300 * (i // 5)), 17.0 * i + 5, 60.0,
+                     body_bgr=BLACK, pip_bgr=WHITE) for i in range(15)]
+    cond = dataclasses.replace(ShotConditions(), background="wood", background_bgr=WOOD)
+    shot = render_dice(specs, size=(1280, 960), rng=np.random.default_rng(seed), conditions=cond)
+    got = [o.face for o in read_d6(shot.image)]
+    assert set(got) <= {"1", None}, got
+    assert got.count("1") >= 12, got
+
+
+def _canvas() -> np.ndarray:
+    return np.full((300, 300, 3), WOOD, np.float32)
+
+
+def _photo(canvas: np.ndarray) -> np.ndarray:
+    return np.clip(cv2.GaussianBlur(canvas, (0, 0), 0.7), 0, 255).astype(np.uint8)
+
+
+def _face_on_top_left_pip(face: str, turn: float, k: float):
+    """A black die showing ``face`` drawn at 150, 150 (70 px, turned ``turn``°) and a one's face
+    fitted to its top-left light pip, turned like the die, ``k`` pip diameters in half-width:
+    (face, the image's gradients)."""
+    canvas = _canvas()
+    quad = np.asarray(draw_die(canvas, "d6", face, (150.0, 150.0), 70.0, turn, view=(0.05, -0.05),
+                               body_bgr=BLACK, pip_bgr=WHITE), np.float64)
+    grey = cv2.cvtColor(_photo(canvas), cv2.COLOR_BGR2GRAY)
+    p = min(dice_d6.find_pips(grey, light=True), key=lambda q: q.x + q.y)
+    e = quad[1] - quad[0]
+    t = math.atan2(e[1], e[0])
+    w = k * p.diameter
+    frame = np.array([[w * math.cos(t), -w * math.sin(t), p.x], [w * math.sin(t), w * math.cos(t), p.y]])
+    return dice_d6.Face(frame, (p,), 0.0, k == dice_d6.LARGE_ONE_HALF_WIDTH), dice_d6._gradients(grey)
+
+
+@pytest.mark.parametrize("turn", [10.0, 40.0])
+@pytest.mark.parametrize("k", [1.8, 2.0])
+def test_a_black_dies_one_looks_painted_and_a_twos_corner_pip_does_not(turn, k):
+    # A black two whose other pip is hidden (glare, a finger) shows a lone light pip in a corner
+    # of its die: a one's face centred there has the die's edge on two sides only.
+    one, one_grad = _face_on_top_left_pip("1", turn, k)
+    assert dice_d6._painted_dark_one(one, 1, one_grad)
+    assert not dice_d6._painted_dark_one(one, 3, one_grad)  # only a one
+    for face in ("2", "3"):
+        corner, grad = _face_on_top_left_pip(face, turn, k)
+        assert not dice_d6._painted_dark_one(corner, 1, grad)
+
+
+def test_a_round_light_spot_on_a_plain_black_surface_is_no_one():
+    # A reflection on a black thing larger than a die (a keyboard's case): no outline round it.
+    canvas = _canvas()
+    canvas[40:260, 20:280] = BLACK
+    cv2.circle(canvas, (150, 150), 8, WHITE, -1, cv2.LINE_AA)
+    assert read_d6(_photo(canvas)) == []
+
+
+def test_a_glint_streak_on_a_black_die_is_no_one():
+    # A black die's blank top (a face with its pip glare-hidden is not drawn: a plain black die
+    # square) with an elongated light streak across it, as a glint: not read as a one.
+    canvas = _canvas()
+    cv2.rectangle(canvas, (115, 115), (185, 185), BLACK, -1, cv2.LINE_AA)
+    cv2.ellipse(canvas, (150, 150), (14, 4), 30.0, 0, 360, WHITE, -1, cv2.LINE_AA)
+    assert [o.face for o in read_d6(_photo(canvas))] in ([], [None])
