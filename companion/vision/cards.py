@@ -961,7 +961,14 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     if size is None:
         guess = card_search.guess_card_size(frame, deck, readings, unread)
         if guess is None:
-            return readings
+            # Nothing named at all: a lone card on a pale table has no closed outline; look for
+            # one from its corners (two straight sides).
+            from companion.vision.card_corners import read_corner_cards
+
+            found = read_corner_cards(frame, deck, readings)
+            return _one_per_place([(False, r) for r in readings
+                                   if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
+                                  + [(False, f) for f in found])
         size, found = guess
         return _one_per_place([(False, r) for r in readings if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
                               + [(False, f) for f in found])
