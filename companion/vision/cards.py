@@ -34,17 +34,21 @@ Finding (:func:`find_cards`)
    whole card foreshortened by a slanted camera is offered both as found and completed.
 6. Reading (:func:`read_cards`): every find is named by the deck (if none is, the outlines are
    looked for again on a coarser edge map); a find that scores just under the deck's threshold
-   is lined up with its best label's nearest example and read again (:func:`_look_again`); then
-   the deck itself searches,
+   is lined up with its best label's nearest example and read again (:func:`_look_again`); an
+   outline that reads as no card and may be two cards touching along their long sides is cut in
+   two and each part read (:func:`_split_pairs`); then the deck itself searches,
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
    art sits in a panel the edge map takes for the card, is read whole. Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
-   part that shows (:mod:`companion.vision.covered`), where no card was named.
+   part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
+   nothing at all is named, a card is also looked for from a corner, two straight sides meeting
+   square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is.
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
-a few mm at table distance, is enough); a card cut by the image border is not reported; on a
+a few mm at table distance, is enough), except two cards touching along their long sides, whose
+one outline has a card's shape; a card cut by the image border is not reported; on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
 border region, or that the deck finds at the size of the others, are found; a card partly covered
 by something else is found only when one whole side of it shows, with the paper running from it
