@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from companion.rules.sushi_go.cards import UNKNOWN
-from companion.vision import covered
+from companion.vision import card_corners, covered
 from companion.vision.cards import order_quad, read_card_results, read_cards
 from companion.vision.deck import card_patches, describe, enroll_images
 from test_vision_deck import _pip_card
@@ -111,9 +111,12 @@ FACES = {"nine": (9, RED, "diamond"), "seven": (7, BLUE, "circle"), "five": (5, 
 @pytest.mark.parametrize("label,cover,seed", [("nine", "book", 1), ("seven", "book", 2), ("eight", "book", 3),
                                               ("five", "knife", 4), ("nine", "knife", 5),
                                               ("seven", "cable", 6), ("eight", "cable", 7)])
-def test_a_covered_card_is_found_and_named(deck, label, cover, seed):
+def test_a_covered_card_is_found_and_named(deck, label, cover, seed, monkeypatch):
     img, truth = _scene(_pip_card(*FACES[label]), seed, cover)
-    # The outline finder and the deck's search alone do not name it: its outline is broken.
+    # The outline finder and the deck's search alone do not name it: its outline is broken. (Nor,
+    # here, the corner finder of a photo where nothing is named: it may name a card a knife lies
+    # across from its two top corners, which this test leaves to the covered-card pass.)
+    monkeypatch.setattr(card_corners, "read_corner_cards", lambda frame, deck, readings: [])
     assert not any(r.label == label and _near(r.quad, truth) < 15 for r in read_card_results(img, deck))
     obs = read_cards(img, deck)
     named = [o for o in obs if o.label != UNKNOWN]

@@ -34,17 +34,21 @@ Finding (:func:`find_cards`)
    whole card foreshortened by a slanted camera is offered both as found and completed.
 6. Reading (:func:`read_cards`): every find is named by the deck (if none is, the outlines are
    looked for again on a coarser edge map); a find that scores just under the deck's threshold
-   is lined up with its best label's nearest example and read again (:func:`_look_again`); then
-   the deck itself searches,
+   is lined up with its best label's nearest example and read again (:func:`_look_again`); an
+   outline that reads as no card and may be two cards touching along their long sides is cut in
+   two and each part read (:func:`_split_pairs`); then the deck itself searches,
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
    art sits in a panel the edge map takes for the card, is read whole. Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
-   part that shows (:mod:`companion.vision.covered`), where no card was named.
+   part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
+   nothing at all is named, a card is also looked for from a corner, two straight sides meeting
+   square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is.
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
-a few mm at table distance, is enough); a card cut by the image border is not reported; on a
+a few mm at table distance, is enough), except two cards touching along their long sides, whose
+one outline has a card's shape; a card cut by the image border is not reported; on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
 border region, or that the deck finds at the size of the others, are found; a card partly covered
 by something else is found only when one whole side of it shows, with the paper running from it
@@ -831,6 +835,110 @@ def _look_again(frame: np.ndarray, readings: list, deck) -> list:
     return out
 
 
+def _halves(quad: np.ndarray, fracs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two parts of ``quad`` cut across its long sides at each fraction of ``fracs``.
+
+    Args:
+        quad: (4, 2) float32 px, :func:`order_quad` order.
+        fracs: (F,) float, where along the long sides (from the first corner's end) the cut lies.
+
+    Returns:
+        ``(first, second)``: (F, 4, 2) float32 each, clockwise; ``first`` holds the corner the long
+        sides start from, ``second`` the rest.
+    """
+    q = np.asarray(quad, np.float32)
+    s = _side_lengths(q[_NEXT] - q)
+    if s[0] + s[2] < s[1] + s[3]:
+        q = np.roll(q, -1, axis=0)  # sides 0 (q0 → q1) and 2 (q2 → q3) are the long ones
+    f = np.asarray(fracs, np.float32)[:, None]
+    top = q[0] + f * (q[1] - q[0])  # (F, 2) on side 0
+    bottom = q[3] + f * (q[2] - q[3])  # (F, 2) on side 2, the same way along
+    n = len(f)
+    first = np.stack([np.broadcast_to(q[0], (n, 2)), top, bottom, np.broadcast_to(q[3], (n, 2))], axis=1)
+    second = np.stack([top, np.broadcast_to(q[1], (n, 2)), np.broadcast_to(q[2], (n, 2)), bottom], axis=1)
+    return first.astype(np.float32), second.astype(np.float32)
+
+
+def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], deck) -> tuple[list, list]:
+    """Two cards that touch along their long sides, found as one outline, read as two.
+
+    With no gap between them, two cards side by side have one outline, and it has a card's shape:
+    two short sides (44 mm each) by one long side (63 mm) is 88:63, about a card's 63:44. The deck
+    names no card there. Such an outline (read "unknown" under the deck's threshold, or a too-square
+    find that read as nothing: ``unread``) is cut across its long sides at ``_SPLIT_FRACS`` of their
+    length (one card may lie partly under the other: the cut is where it meets the top card's
+    edge), and each part is read as a card, whole, with the deck's every stage and check. The part
+    on either side of the cut that reads best is reported if named ``card_search.WINDOW_MARGIN``
+    over the threshold (the best of many tries must clearly win: a white envelope's part read 0.01
+    over it); the outline gives way to what is named there. If one side only is named, the rest of
+    the outline is what shows of a card lying partly under it, read as a covered card
+    (:func:`companion.vision.covered.read_covered`). Where the photo's card size is known (cards named elsewhere), the outline must
+    be about two cards' area (``_PAIR_AREA``): a card read "unknown" is not cut in two, and a part
+    must be of a card's size, so half a card is never named as a card (a symbol card's half is a
+    card of half as many symbols).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        readings: :class:`companion.vision.deck.Classification` objects, as read so far.
+        unread: (4, 2) float32 quads of too-square finds no hypothesis of which read as a card.
+        deck: the enrolled deck.
+
+    Returns:
+        ``(readings, unread)`` with each outline cut so replaced by the cards named in it.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision import card_search
+    from companion.vision.covered import read_covered
+    from companion.vision.deck import classify_quads
+
+    size = card_search.card_size(readings)
+    card_area = None if size is None else size[0] * size[1]
+    outlines = [(i, np.asarray(r.quad, np.float32)) for i, r in enumerate(readings)
+                if r.label == UNKNOWN and r.score < deck.threshold] + [(-1 - j, q) for j, q in enumerate(unread)]
+    gone, new = set(), []
+    for key, q in outlines:
+        area = abs(cv2.contourArea(q))
+        if _aspect(q) < _PARTIAL_MIN or (card_area is not None
+                                        and not _PAIR_AREA[0] * card_area <= area <= _PAIR_AREA[1] * card_area):
+            continue
+        first, second = _halves(order_quad(q), _SPLIT_FRACS)
+        cand = [(k, j) for k, side in enumerate((first, second)) for j, p in enumerate(side)
+                if _ASPECT_TILT <= _aspect(p) <= _ASPECT_MAX and _square_enough(p)
+                and (card_area is None or _PART_AREA[0] * card_area <= abs(cv2.contourArea(p)) <= _PART_AREA[1] * card_area)]
+        if not cand:
+            continue
+        rs = classify_quads(frame, [(first, second)[k][j] for k, j in cand], deck)
+        named = {}
+        for (k, j), r in zip(cand, rs):
+            if r.label != UNKNOWN and r.score >= deck.threshold + card_search.WINDOW_MARGIN \
+                    and (k not in named or r.score > named[k][1].score):
+                named[k] = (j, r)
+        if not named:
+            continue
+        gone.add(key)
+        new += [r for _, r in named.values()]
+        if len(named) == 1:
+            # The other card may lie partly under the one named: what shows of it, the rest of
+            # the outline, is read as a covered card (that card may run under the named one).
+            (k, (j, r)), = named.items()
+            rest = (second, first)[k][j]
+            new += [c for c in read_covered(frame, deck, readings + [r], regions=[rest], under=[r])
+                    if c.label != UNKNOWN]
+    if not gone:
+        return readings, unread
+    readings = [r for i, r in enumerate(readings) if i not in gone] + new
+    return readings, [q for j, q in enumerate(unread) if -1 - j not in gone]
+
+
+#: Where :func:`_split_pairs` cuts an outline, as fractions of its long sides: a card partly under
+#: the other shows as a narrower part.
+_SPLIT_FRACS = np.arange(0.3, 0.701, 0.05)
+#: An outline cut in two is 1.5-2.5 named cards' area where the card size is known, and each part
+#: 0.6-1.4 of a card.
+_PAIR_AREA = (1.5, 2.5)
+_PART_AREA = (0.6, 1.4)
+
+
 def read_card_results(frame: np.ndarray, deck) -> list:
     """:func:`read_cards` as :class:`companion.vision.deck.Classification` objects (scores kept).
 
@@ -852,10 +960,19 @@ def read_card_results(frame: np.ndarray, deck) -> list:
         if card_search.card_size(coarse) is not None:
             readings, unread = coarse, coarse_unread
             size = card_search.card_size(readings)
+    readings, unread = _split_pairs(frame, readings, unread, deck)
+    size = card_search.card_size(readings)
     if size is None:
         guess = card_search.guess_card_size(frame, deck, readings, unread)
         if guess is None:
-            return readings
+            # Nothing named at all: a lone card on a pale table has no closed outline; look for
+            # one from its corners (two straight sides).
+            from companion.vision.card_corners import read_corner_cards
+
+            found = read_corner_cards(frame, deck, readings)
+            return _one_per_place([(False, r) for r in readings
+                                   if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
+                                  + [(False, f) for f in found])
         size, found = guess
         return _one_per_place([(False, r) for r in readings if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
                               + [(False, f) for f in found])

@@ -439,7 +439,7 @@ def _visible_masks(hull, quads: list[np.ndarray]) -> np.ndarray:
 
 
 def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.0015,
-                 max_area_frac: float = 0.4) -> list:
+                 max_area_frac: float = 0.4, regions: list[np.ndarray] | None = None, under=()) -> list:
     """Covered cards the outline finder left (module doc), as
     :class:`companion.vision.deck.Classification` objects with the completed quad.
 
@@ -449,6 +449,10 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         readings: the cards already read (Classification); regions inside a named one are skipped.
         min_area_frac, max_area_frac: card area bounds as fractions of the image area (as
             :func:`companion.vision.cards.find_card_groups`).
+        regions: the visible parts to complete ((K, 2) float32 image px, convex) in place of the
+            edge map's holes (step 1): what shows of a card beside the one an outline of two
+            touching cards was cut to (:func:`companion.vision.cards._split_pairs`).
+        under: readings of ``readings`` a completion may run under (that card, lying on it).
 
     Returns:
         New readings, named or ``"unknown"`` (confidence 0.5: undecided), one per region kept.
@@ -473,13 +477,16 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     undecided = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN and r.score >= deck.threshold]
     found = []
     taken = named + undecided
-    joined = _joined(frame, lo_card, hi_card, MIN_PIECE * (area if size is not None else lo_card), taken)
+    over = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN and not any(r is u for u in under)]
+    joined = [] if regions is not None else \
+        _joined(frame, lo_card, hi_card, MIN_PIECE * (area if size is not None else lo_card), taken)
+    holes = regions if regions is not None else _regions(frame, lo, hi, taken)
     # A joined region is read with the cover between its pieces left out, and with the whole hull
     # shown: a face card's pieces are the strips round its printed frame, whose hulls leave out
     # most of the art that shows (IMG_2530 of the real photos: a handle across a queen).
     completions: dict[int, list[np.ndarray]] = {}  # a joined hull's, read twice
     for joint, hull, shown in ([(True, hl, v) for hl, parts in joined for v in (parts, hl)]
-                               + [(False, hl, hl) for hl in _regions(frame, lo, hi, taken)]):
+                               + [(False, hl, hl) for hl in holes]):
         if id(hull) not in completions:
             hyps = hypotheses(hull)
             completions[id(hull)] = list(order_quads(np.stack(hyps))) if hyps else []
@@ -524,7 +531,7 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         # completion runs on under the cover, and may run onto a neighbour there).
         others = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN]
         if any(overlap_area(q, f.quad) > 0.3 * abs(cv2.contourArea(q)) for f in found) \
-                or any(overlap_area(q, r) > 0.3 * abs(cv2.contourArea(q)) for r in named):
+                or any(overlap_area(q, r) > 0.3 * abs(cv2.contourArea(q)) for r in over):
             continue
         if any(overlap_area(q, r) > 0.3 * min(abs(cv2.contourArea(q)), abs(cv2.contourArea(r)))
                and overlap_area(q, r) <= 0.5 * abs(cv2.contourArea(r)) for r in others):

@@ -1,0 +1,160 @@
+"""Cards whose outline the edge map does not close, found from one corner: two straight sides.
+
+A pale card on a pale table (a white sheet, a white box), or a card whose one side runs into a
+shadow, has no closed outline: the paper's region runs on into the table, and neither the outline
+finder (:func:`companion.vision.cards.find_card_groups`) nor the covered-card pass
+(:mod:`companion.vision.covered`) sees a card-shaped region. Two of its sides usually still show
+as straight steps where they meet at a corner (against a darker stretch of table, or as the card's
+own shadow). Here:
+
+1. **Sides**: straight segments of the photo's lightness (``cv2.createLineSegmentDetector``, the
+   LSD of R. Grompone von Gioi et al. 2010, at most ``WORK_PX`` px on the long side) at least
+   ``SEG_MIN`` of the photo's long side.
+2. **Corners**: two segments about square to each other (``SQUARE_TOL``) whose lines meet near an
+   end of each (``CORNER_GAP`` of the shorter one): a card's corner, its two sides running from it.
+3. **Cards**: from each corner the card runs along both sides, its long side along one or the
+   other, at least as far as each side shows and at a card's aspect (63:44): the smallest card
+   holding both sides, and ``GROW`` times larger (a side seen only in part).
+4. **Naming**: the ``MAX_READ`` cards that best match a label's centroid are read whole by the
+   deck, with its every stage and check; the best reading of each place is kept if it names a
+   card ``card_search.WINDOW_MARGIN`` over the deck's threshold (the best of many tries must
+   clearly win, as in :func:`companion.vision.card_search.search_cards`).
+
+It is run by :func:`companion.vision.cards.read_card_results` only on a photo where nothing else
+named a card (a lone card on a pale table), so a photo of cards the finder reads costs nothing more.
+Limits: a card with no two adjacent sides showing is not found; its place is the corner's, so a
+card bent or seen at a strong slant is read off by a few px.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: Segments are found on a copy at most this long (px): LSD's time grows with the pixel count.
+WORK_PX = 640
+#: A side's visible segment is at least this fraction of the photo's long side.
+SEG_MIN = 0.08
+#: Two sides meet at 90° ± this (degrees): a card seen at a slant.
+SQUARE_TOL = 15.0
+#: ... at a point within this fraction of the shorter segment (plus 3 px) of an end of each.
+CORNER_GAP = 0.15
+#: A card is tried at the smallest size holding both sides and at these multiples of it.
+GROW = (1.0, 1.15, 1.3)
+#: At most this many cards are read in full, best centroid score first (a rank's centroid, the mean of
+#: faces of four suits, scores far under its best face: 0.50 where the face read 0.86).
+MAX_READ = 60
+#: A card read here is at least this long (px, long side) and of this share of the photo at most.
+MIN_LONG = 60.0
+MAX_AREA = 0.4
+
+
+def corner_cards(frame: np.ndarray) -> list[np.ndarray]:
+    """Card quads built from corners of straight segments (steps 1-3 of the module doc).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+
+    Returns:
+        (4, 2) float32 quads, image px, clockwise (a corner, then along one side), inside the
+        photo; unsorted, possibly overlapping.
+    """
+    from companion.vision.cards import CARD_ASPECT
+
+    h, w = frame.shape[:2]
+    scale = min(1.0, WORK_PX / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    found = cv2.createLineSegmentDetector().detect(grey)[0]
+    if found is None:
+        return []
+    seg = found.reshape(-1, 4).astype(np.float64) / scale
+    a, b = seg[:, :2], seg[:, 2:]
+    ln = np.linalg.norm(b - a, axis=1)
+    keep = ln >= SEG_MIN * max(h, w)
+    a, b, ln = a[keep], b[keep], ln[keep]
+    n = len(a)
+    if n < 2:
+        return []
+    d = (b - a) / ln[:, None]
+    cos = np.abs(d @ d.T)
+    out = []
+    lim = np.cos(np.deg2rad(90.0 - SQUARE_TOL))
+    for i, j in zip(*np.nonzero(np.triu(cos <= lim, 1))):
+        # Where the two lines meet.
+        m = np.array([d[i], -d[j]]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            continue
+        along, _ = np.linalg.solve(m, a[j] - a[i])
+        c = a[i] + along * d[i]
+        gap = CORNER_GAP * min(ln[i], ln[j]) + 3.0
+        # The corner lies near one end of each segment, and each side runs away from it:
+        # directions ui, uj, visible lengths vi, vj.
+        ui, vi = _away(c, a[i], b[i], gap)
+        uj, vj = _away(c, a[j], b[j], gap)
+        if ui is None or uj is None:
+            continue
+        for long_u in (True, False):
+            # The smallest card holding both visible sides at a card's aspect, its long side
+            # along one side or the other: (extent along ui, extent along uj).
+            if long_u:
+                long0 = max(vi, vj * CARD_ASPECT)
+                sides = (long0, long0 / CARD_ASPECT)
+            else:
+                long0 = max(vj, vi * CARD_ASPECT)
+                sides = (long0 / CARD_ASPECT, long0)
+            for g in GROW:
+                su, sv = sides[0] * g, sides[1] * g
+                q = np.array([c, c + ui * su, c + ui * su + uj * sv, c + uj * sv], np.float32)
+                if max(su, sv) < MIN_LONG or su * sv > MAX_AREA * h * w:
+                    continue
+                if q[:, 0].min() < 0 or q[:, 1].min() < 0 or q[:, 0].max() >= w or q[:, 1].max() >= h:
+                    continue
+                if ui[0] * uj[1] - ui[1] * uj[0] < 0:
+                    q = q[[0, 3, 2, 1]]  # clockwise in image (y-down) coordinates
+                out.append(q)
+    return out
+
+
+def _away(c: np.ndarray, p: np.ndarray, q: np.ndarray, gap: float) -> tuple[np.ndarray | None, float]:
+    """The unit direction from corner ``c`` along segment ``p``–``q`` and how far the segment
+    reaches from ``c``, if one of its ends lies within ``gap`` px of ``c``; else ``(None, 0)``."""
+    dp, dq = np.linalg.norm(p - c), np.linalg.norm(q - c)
+    far = q if dp < dq else p
+    if min(dp, dq) > gap:
+        return None, 0.0
+    v = far - c
+    reach = float(np.linalg.norm(v))
+    return (v / max(reach, 1e-9), reach) if reach > 0 else (None, 0.0)
+
+
+def read_corner_cards(frame: np.ndarray, deck, readings) -> list:
+    """Cards named from their corners (module doc), as
+    :class:`companion.vision.deck.Classification` objects; none if none reads clearly.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        deck: the enrolled deck.
+        readings: what was read so far (none named): a card is not looked for where one lies.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.card_search import WINDOW_MARGIN, overlap_area
+    from companion.vision.deck import card_patches, classify_quads, describe
+
+    quads = corner_cards(frame)
+    if not quads:
+        return []
+    quick, _ = deck.match(describe(card_patches(frame, quads), deck.balanced), quick=True)
+    best = quick.max(axis=1)
+    order = [int(k) for k in np.argsort(-best, kind="stable")[:MAX_READ]]
+    rs = classify_quads(frame, [quads[k] for k in order], deck)
+    named = sorted((r for r in rs if r.label != UNKNOWN and r.score >= deck.threshold + WINDOW_MARGIN),
+                   key=lambda r: -r.score)
+    kept: list = []
+    for r in named:
+        area = abs(cv2.contourArea(np.asarray(r.quad, np.float32)))
+        if any(overlap_area(r.quad, k.quad) > 0.3 * area for k in kept):
+            continue
+        kept.append(r)
+    return kept
