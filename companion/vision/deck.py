@@ -279,6 +279,11 @@ MARK_INSET = 0.05
 #: named nine scored 0.15–0.24 under the nine; a queen miscounted as an ace's one pip, 0.5–0.7.
 MARK_AGREE = 0.6
 MARK_BAND = 0.3
+#: ... and only if no ink level of these gives the name's count either: a count that changes with
+#: where ink is drawn is not one to refuse by. On the symbol bench (``bench/symbol_cards.py``,
+#: boards 0–29, true quads) a pale open outline or a striped fill counted one symbol more or
+#: less at ``MARK_INK`` alone for 20 of 387 cards, costing 5 right names; with these levels none.
+MARK_INK_LEVELS = (0.6, 0.84)
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
@@ -1020,14 +1025,14 @@ class Deck:
 
     def _agreed_marks(self, label: int) -> set[int] | None:
         """The mark counts ``label``'s examples agree on (``MARK_AGREE``, module constants), or None
-        where they do not agree (a face card), the label has fewer than two examples or the deck
-        has no counts (enrolled before them)."""
+        where they do not agree (a face card), agree on none (symbols larger than ``MARK_AREA``),
+        the label has fewer than two examples or the deck has no counts (enrolled before them)."""
         if label not in self._agreed:
             agreed = None
             if self.marks is not None and self.fine_label is not None:
                 counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
                 values, n = np.unique(counts, return_counts=True)
-                if len(counts) >= 2 and n.max() >= MARK_AGREE * len(counts):
+                if len(counts) >= 2 and n.max() >= MARK_AGREE * len(counts) and values[np.argmax(n)] > 0:
                     agreed = {int(v) for v, k in zip(values, n) if k >= 2} | {int(values[np.argmax(n)])}
             self._agreed[label] = agreed
         return self._agreed[label]
@@ -1052,8 +1057,13 @@ class Deck:
                   if k != label and scores[k] >= scores[label] - MARK_BAND and self._agreed_marks(k) is not None]
         if not rivals:
             return True
-        count = mark_count(_upright(image, quad))
-        return count in agreed or not any(count in self._agreed_marks(k) for k in rivals)
+        face = _upright(image, quad)
+        count = mark_count(face)
+        if count in agreed or not any(count in self._agreed_marks(k) for k in rivals):
+            return True
+        # A count that changes with where ink is drawn (a pale open outline, a pip under glare) is
+        # not one the eye is sure of: any level that gives the label's count keeps the name.
+        return any(c in agreed for c in _mark_counts(face, MARK_INK_LEVELS))
 
     def _examples_bgr(self) -> np.ndarray:
         """(E, 3, FINE_H, FINE_W) float32 BGR 0..255: each look-alike example as its white-balanced
@@ -1678,33 +1688,42 @@ def _upright(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def mark_count(face: np.ndarray) -> int:
+def mark_count(face: np.ndarray, ink_level: float = MARK_INK) -> int:
     """How many marks a card's face shows (constants ``MARK_*``): connected parts of ink of
     ``MARK_AREA`` of the face inside its ``MARK_INSET`` margin.
 
     Args:
         face: (_CANON_H, _CANON_W, 3) uint8 BGR, the card warped upright (:func:`_upright`).
+        ink_level: a pixel darker than this times the paper round it is ink (``MARK_INK``).
 
     Returns:
         The count, ≥ 0.
     """
+    return _mark_counts(face, (ink_level,))[0]
+
+
+def _mark_counts(face: np.ndarray, levels) -> list[int]:
+    """:func:`mark_count` of one face at each ink level of ``levels`` (the paper found once)."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2Lab)
     light = lab[..., 0]
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MARK_PAPER_PX, MARK_PAPER_PX))
-    paper = cv2.morphologyEx(light, cv2.MORPH_CLOSE, disc)
-    ink = light.astype(np.float32) < MARK_INK * paper.astype(np.float32)
-    # ... or coloured away from the paper's own colour (its lightest quarter's median a, b): a
-    # webcam washes red pips out to a pink nearly as light as the paper.
+    paper = cv2.morphologyEx(light, cv2.MORPH_CLOSE, disc).astype(np.float32)
+    # Ink is also what is coloured away from the paper's own colour (its lightest quarter's median
+    # a, b): a webcam washes red pips out to a pink nearly as light as the paper.
     ab = lab[..., 1:].astype(np.float32)
     ref = np.median(ab[light >= np.percentile(light, 75)], axis=0)
-    ink = (ink | (np.linalg.norm(ab - ref, axis=-1) > MARK_CHROMA)).astype(np.uint8)
-    h, w = ink.shape
+    coloured = np.linalg.norm(ab - ref, axis=-1) > MARK_CHROMA
+    h, w = light.shape
     mx, my = int(MARK_INSET * w), int(MARK_INSET * h)
-    inner = np.zeros_like(ink)
-    inner[my:h - my, mx:w - mx] = 1
-    _, _, stats, _ = cv2.connectedComponentsWithStats(ink & inner, connectivity=8)
-    area = stats[1:, cv2.CC_STAT_AREA] / float(h * w)
-    return int(np.count_nonzero((area >= MARK_AREA[0]) & (area <= MARK_AREA[1])))
+    inner = np.zeros((h, w), bool)
+    inner[my:h - my, mx:w - mx] = True
+    out = []
+    for level in levels:
+        ink = ((light.astype(np.float32) < level * paper) | coloured) & inner
+        _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+        area = stats[1:, cv2.CC_STAT_AREA] / float(h * w)
+        out.append(int(np.count_nonzero((area >= MARK_AREA[0]) & (area <= MARK_AREA[1]))))
+    return out
 
 
 def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: float) -> list[np.ndarray]:
