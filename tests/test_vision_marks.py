@@ -74,6 +74,35 @@ def test_labels_whose_examples_disagree_are_not_judged():
     assert deck.marks_agree(photo, quad, np.float32([0.8, 0.8]), nine)
 
 
+def test_examples_that_agree_on_no_marks_at_all_are_not_judged():
+    # Symbols larger than a pip's MARK_AREA count 0 on every example: nothing to judge a card by.
+    deck = _deck()
+    nine = deck.labels.index("nine")
+    deck.marks = np.array([0, 0, 0, 10, 10, 10], np.int64)
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    assert deck.marks_agree(photo, quad, np.float32([0.8, 0.8]), nine)
+
+
+def test_a_count_that_changes_with_the_ink_level_refuses_nothing():
+    # A nine one of whose pips is so pale (glare) that only the loosest ink level draws it: at
+    # MARK_INK it shows 8, a count a rival's examples agree on, but a count that shifts with the
+    # level is not one to refuse the name by.
+    from companion.vision.deck import MARK_INK_LEVELS, _mark_counts
+
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    face = _pip_card(9, BLUE, "circle")
+    cv2.circle(face, (60, 70), 17, (185, 185, 185), -1)  # 0.78 of the paper's lightness, no colour
+    photo, quad = _photo(face, seed=3)
+    counts = _mark_counts(cv2.resize(face, _CANON, interpolation=cv2.INTER_AREA), (0.72,) + tuple(MARK_INK_LEVELS))
+    assert counts[0] == 8 and 9 in counts[1:]
+    deck.marks = np.array([9, 9, 9, 8, 8, 8], np.int64)  # a rival whose examples agree on 8
+    deck._agreed.clear()
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[nine], scores[ten] = 0.8, 0.75
+    assert deck.marks_agree(photo, quad, scores, nine)
+
+
 def test_mark_counts_round_trip_and_a_deck_without_them_loads_unjudged(tmp_path):
     deck = _deck()
     assert sorted(deck.marks.tolist()) == [9, 9, 9, 10, 10, 10]
