@@ -281,8 +281,9 @@ MARK_AGREE = 0.6
 MARK_BAND = 0.3
 #: ... and only if no ink level of these gives the name's count either: a count that changes with
 #: where ink is drawn is not one to refuse by. On the symbol bench (``bench/symbol_cards.py``,
-#: boards 0–29, true quads) a pale open outline or a striped fill counted one symbol more or
-#: less at ``MARK_INK`` alone for 20 of 387 cards, costing 5 right names; with these levels none.
+#: boards 0–29, true quads), at ``MARK_INK`` alone and with a count of 0 judged too, 20 of 387
+#: cards counted outside their label's agreed counts (pale open outlines, striped fills, symbols
+#: larger than ``MARK_AREA``) and 5 right names were lost; with these levels and 0 not judged, none.
 MARK_INK_LEVELS = (0.6, 0.84)
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
