@@ -1,0 +1,148 @@
+"""The mark count (deck.mark_count, Deck.marks_agree) and the enrolment's card finder for one-card
+photos (photo_card.find_photo_card through deck.crop_quad)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.deck import Deck, DeckError, crop_quad, enroll_images, mark_count
+from test_vision_deck import _pip_card
+from test_vision_synth import background, paste, photometric
+
+RED, BLUE, GREEN = (40, 40, 210), (200, 90, 30), (40, 160, 40)
+_CANON = (120, 172)  # the upright face's size (deck._CANON_W, _CANON_H)
+
+
+@pytest.mark.parametrize("count", [1, 2, 9, 10])
+def test_a_face_s_pips_are_counted_and_not_its_index(count):
+    face = cv2.resize(_pip_card(count, RED, "diamond"), _CANON, interpolation=cv2.INTER_AREA)
+    assert mark_count(face) == count
+
+
+def test_pips_washed_out_to_pink_are_still_ink():
+    # A webcam washes red pips out to a pink nearly as light as the paper: counted by their colour.
+    pink = (160, 140, 250)  # lighter than MARK_INK of the paper: ink only by its colour
+    face = cv2.resize(_pip_card(9, pink, "circle"), _CANON, interpolation=cv2.INTER_AREA)
+    assert mark_count(face) == 9
+
+
+def test_a_shadow_across_the_face_is_not_a_mark():
+    face = cv2.resize(_pip_card(9, (20, 20, 20), "circle"), _CANON, interpolation=cv2.INTER_AREA).astype(np.float32)
+    face[:, :50] *= 0.6  # a soft-edged shadow over a third of the card
+    face = cv2.GaussianBlur(face, (0, 0), 1.0).astype(np.uint8)
+    assert mark_count(face) == 9
+
+
+def _deck():
+    # Ranks enrolled from several faces, as a real deck's by rank: the nine of circles is enrolled,
+    # the ten of circles is not (a ten whose suit the rank's photos never show).
+    ex = {"nine": [_pip_card(9, c, s) for c, s in ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))],
+          "ten": [_pip_card(10, c, s) for c, s in ((RED, "diamond"), (GREEN, "triangle"), (RED, "triangle"))]}
+    return enroll_images(ex)
+
+
+def _photo(face: np.ndarray, seed: int = 0):
+    img = background("wood", 360, 420, np.random.default_rng(seed))
+    quad = np.float32([[90, 70], [250, 78], [244, 308], [84, 300]])
+    paste(img, face, quad)
+    return photometric(img, np.random.default_rng(seed + 1), blur=0.8, noise=3.0, jpeg=90), quad
+
+
+def test_a_ten_never_enrolled_is_not_kept_as_the_nine_it_looks_like():
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    close = np.zeros(len(deck.labels), np.float32)
+    close[nine], close[ten] = 0.80, 0.66  # the ten's own rank within MARK_BAND of the nine
+    assert not deck.marks_agree(photo, quad, close, nine)
+    # A rival far under the name is no rival: a miscount then refuses nothing.
+    far = close.copy()
+    far[ten] = 0.3
+    assert deck.marks_agree(photo, quad, far, nine)
+    # A nine of circles keeps its name.
+    photo9, _ = _photo(_pip_card(9, BLUE, "circle"), seed=3)
+    assert deck.marks_agree(photo9, quad, close, nine)
+
+
+def test_labels_whose_examples_disagree_are_not_judged():
+    deck = _deck()
+    nine = deck.labels.index("nine")
+    deck.marks = np.array([9, 4, 7, 10, 10, 10], np.int64)  # the nine's examples: no count agreed
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    assert deck.marks_agree(photo, quad, np.float32([0.8, 0.8]), nine)
+
+
+def test_examples_that_agree_on_no_marks_at_all_are_not_judged():
+    # Symbols larger than a pip's MARK_AREA count 0 on every example: nothing to judge a card by.
+    deck = _deck()
+    nine = deck.labels.index("nine")
+    deck.marks = np.array([0, 0, 0, 10, 10, 10], np.int64)
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    assert deck.marks_agree(photo, quad, np.float32([0.8, 0.8]), nine)
+
+
+def test_a_count_that_changes_with_the_ink_level_refuses_nothing():
+    # A nine one of whose pips is so pale (glare) that only the loosest ink level draws it: at
+    # MARK_INK it shows 8, a count a rival's examples agree on, but a count that shifts with the
+    # level is not one to refuse the name by.
+    from companion.vision.deck import MARK_INK_LEVELS, _mark_counts
+
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    face = _pip_card(9, BLUE, "circle")
+    cv2.circle(face, (60, 70), 17, (185, 185, 185), -1)  # 0.78 of the paper's lightness, no colour
+    photo, quad = _photo(face, seed=3)
+    counts = _mark_counts(cv2.resize(face, _CANON, interpolation=cv2.INTER_AREA), (0.72,) + tuple(MARK_INK_LEVELS))
+    assert counts[0] == 8 and 9 in counts[1:]
+    deck.marks = np.array([9, 9, 9, 8, 8, 8], np.int64)  # a rival whose examples agree on 8
+    deck._agreed.clear()
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[nine], scores[ten] = 0.8, 0.75
+    assert deck.marks_agree(photo, quad, scores, nine)
+
+
+def test_mark_counts_round_trip_and_a_deck_without_them_loads_unjudged(tmp_path):
+    deck = _deck()
+    assert sorted(deck.marks.tolist()) == [9, 9, 9, 10, 10, 10]
+    path = tmp_path / "deck.npz"
+    deck.save(path)
+    assert np.array_equal(Deck.load(path).marks, deck.marks)
+    with np.load(path) as z:
+        fields = {k: z[k] for k in z.files if k != "marks"}
+    old = tmp_path / "old.npz"
+    np.savez(old, **fields)
+    loaded = Deck.load(old)
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    nine = loaded.labels.index("nine")
+    assert loaded.marks is None and loaded.marks_agree(photo, quad, np.float32([0.8, 0.8]), nine)
+    for bad in (deck.marks[:-1], np.full(len(deck.marks), -1, np.int64), deck.marks.astype(np.float32)):
+        np.savez(old, **fields, marks=bad)
+        with pytest.raises(DeckError, match="marks"):
+            Deck.load(old)
+
+
+def test_a_close_slanted_card_on_wood_is_cropped_to_the_card_not_taken_whole():
+    # A phone held close over a card: its far side is 25 % shorter than its near one, past what
+    # the table finder takes as a card's outline, and the crop (card plus table) is not a card's
+    # shape, so it used to be enrolled whole, table and all.
+    face = _pip_card(9, RED, "diamond")
+    img = background("wood", 300, 330, np.random.default_rng(5))
+    truth = np.float32([[75, 40], [225, 44], [250, 290], [50, 284]])
+    paste(img, face, truth)
+    img = photometric(img, np.random.default_rng(6), blur=0.8, noise=3.0, jpeg=90)
+    q = crop_quad(img)
+    assert np.abs(np.sort(q, axis=0) - np.sort(truth, axis=0)).max() < 5.0, q
+
+
+def test_a_card_cut_off_by_the_photo_s_border_is_not_taken_as_found():
+    # Only the card's upper part is in the picture: no outline of the whole card to find, so
+    # the enrolment falls back to the whole picture (as before), not to the visible part.
+    face = _pip_card(9, RED, "diamond")
+    img = background("dark", 300, 260, np.random.default_rng(7))
+    paste(img, face, np.float32([[60, 40], [240, 40], [240, 300], [60, 300]]))
+    img = photometric(img[:200], np.random.default_rng(8), blur=0.8, noise=3.0, jpeg=90)
+    q = crop_quad(img)
+    whole = np.float32([[0, 0], [300, 0], [300, 200], [0, 200]])
+    assert np.abs(np.sort(q, axis=0) - np.sort(whole, axis=0)).max() < 1.0, q
