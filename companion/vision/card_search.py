@@ -107,17 +107,21 @@ def card_size(readings) -> tuple[float, float] | None:
     Args:
         readings: :class:`companion.vision.deck.Classification` objects.
     """
-    sides = []
-    for r in readings:
-        if r.label == UNKNOWN:
-            continue
-        q = np.asarray(r.quad, np.float32)
-        s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-        sides.append(sorted(((s[0] + s[2]) / 2.0, (s[1] + s[3]) / 2.0)))
-    if not sides:
+    named = [np.asarray(r.quad, np.float32).reshape(4, 2) for r in readings if r.label != UNKNOWN]
+    if not named:
         return None
-    w, h = np.median(np.array(sides), axis=0)
+    # All readings at once, in the float32 operations of np.linalg.norm over each quad's sides.
+    s = _sides(np.stack(named))
+    a, b = (s[:, 0] + s[:, 2]) / 2.0, (s[:, 1] + s[:, 3]) / 2.0
+    w, h = np.median(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1), axis=0)
     return float(w), float(h)
+
+
+def _sides(q: np.ndarray) -> np.ndarray:
+    """(N, 4) side lengths of (N, 4, 2) float32 quads, side i from corner i to i + 1: the values
+    ``np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)`` gives for each quad."""
+    d = q - q[:, [1, 2, 3, 0]]
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
 
 
 def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray]
@@ -177,20 +181,20 @@ def misfits(readings, card_wh: tuple[float, float]) -> list[int]:
     that matches a pale card, or a card whose outline took in a neighbour's shadow or lost its
     title band. The caller searches their places again.
     """
-    out = []
-    for i, r in enumerate(readings):
-        if r.label == UNKNOWN:
-            continue
-        q = np.asarray(r.quad, np.float32)
-        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-        short, long_ = sorted(card_wh)
-        want = np.array([short, long_, short, long_] if sides[0] + sides[2] <= sides[1] + sides[3]
-                        else [long_, short, long_, short])
-        u = (np.roll(q, -1, axis=0) - q) / np.maximum(sides, 1e-6)[:, None]
-        skew = np.abs((u * np.roll(u, 1, axis=0)).sum(axis=1)).max()  # |cos| of the worst corner
-        if np.abs(sides / want - 1.0).max() > MISFIT or skew > MISFIT_SKEW:
-            out.append(i)
-    return out
+    idx = [i for i, r in enumerate(readings) if r.label != UNKNOWN]
+    if not idx:
+        return []
+    # All readings at once, in the same float operations as one reading at a time.
+    q = np.stack([np.asarray(readings[i].quad, np.float32).reshape(4, 2) for i in idx])
+    sides = _sides(q)  # (N, 4)
+    short, long_ = sorted(card_wh)
+    tall = (sides[:, 0] + sides[:, 2] <= sides[:, 1] + sides[:, 3])[:, None]
+    want = np.where(tall, np.array([short, long_, short, long_]), np.array([long_, short, long_, short]))
+    u = (q[:, [1, 2, 3, 0]] - q) / np.maximum(sides, 1e-6)[..., None]
+    up = u[:, [3, 0, 1, 2]]
+    skew = np.abs(u[..., 0] * up[..., 0] + u[..., 1] * up[..., 1]).max(axis=1)  # |cos| of the worst corner
+    bad = (np.abs(sides / want - 1.0).max(axis=1) > MISFIT) | (skew > MISFIT_SKEW)
+    return [i for i, b in zip(idx, bad.tolist()) if b]
 
 
 def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings=()) -> np.ndarray | None:
