@@ -1,6 +1,6 @@
 """CPU time of ``read_cards`` (``companion read cards``) per frame, optionally against another tree, A/B.
 
-    .venv/bin/python bench/cards_cpu.py [--base DIR] [--rounds 3]
+    .venv/bin/python bench/cards_cpu.py [--base DIR] [--rounds 3] [--sets flat,illustrated,mat]
 
 Frames: the 20-card mat frame of ``bench/run.py`` (1280 × 960), and the loose scenes of
 ``bench/loose_scenes.py``, flat and illustrated, seeds 40–59 (the tuning seeds). Time is CPU time
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--base", type=Path, help="a tree with another version's companion package, read in turn")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--sets", default="flat,illustrated,mat", help="which of flat, illustrated, mat")
     a = p.parse_args(argv)
     names = ["new"] + (["base"] if a.base else [])
     mods = {"new": _load(ROOT)}
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.modules.update(mods[v])
         sets[v] = _frames(mods[v])
     print(f"load average before: {os.getloadavg()[0]:.1f}")
-    for name in ("flat", "illustrated", "mat"):
+    for name in a.sets.split(","):
         times = {v: [[] for _ in sets[v][name]] for v in names}
         reps = 3 if name == "mat" else 1
         for rd in range(a.rounds):
