@@ -264,3 +264,26 @@ def test_window_corners_in_one_batch_are_opencvs_box_points_bit_for_bit():
     for r, q in zip(rects, got):
         assert np.array_equal(q, cv2.boxPoints(r))
     assert card_search._quads([]).shape == (0, 4, 2)
+    # The (N, 5) array form gives the same corners.
+    arr = np.array([(x, y, w, h, a) for (x, y), (w, h), a in rects])
+    assert np.array_equal(card_search._quads(arr), got)
+
+
+def test_window_grid_arrays_are_the_windows_and_cells():
+    # The window search lays its windows as arrays; _windows gives the same ones as tuples, and
+    # each window's cell is its place on the region's grid: rows and columns one step apart.
+    rng = np.random.default_rng(4)
+    pts = (rng.uniform(0, 300, (200, 2)) + [400, 300]).astype(np.float32)
+    region = card_search.Region(pts, 300.0 * 300.0, "blob")
+    rects, cells = card_search._window_grid(region, (44.0, 63.0))
+    windows, cell_tuples = card_search._windows(region, (44.0, 63.0))
+    assert rects.shape == (len(windows), 5) and cells.shape == (len(windows), 3)
+    assert windows == [((x, y), (w, h), a) for x, y, w, h, a in rects.tolist()]
+    assert cell_tuples == [tuple(c) for c in cells.tolist()]
+    assert set(cells[:, 0].tolist()) == {0, 1}  # both turns
+    assert np.allclose(rects[:, 2:4], [44.0, 63.0])
+    for turn in (0, 1):
+        r, c = rects[cells[:, 0] == turn], cells[cells[:, 0] == turn]
+        step = np.hypot(*(r[1, :2] - r[0, :2]))  # neighbours along the first row
+        assert np.allclose(np.hypot(*(r[:, :2] - r[0, :2]).T) / step,
+                           np.hypot(*(c[:, 1:] - c[0, 1:]).T), atol=1e-6)

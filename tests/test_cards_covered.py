@@ -212,3 +212,26 @@ def test_straight_runs_follow_their_definition_and_a_round_hull_costs_little_mem
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 20e6
+
+
+def test_patches_balanced_in_one_batch_are_each_balanced_on_what_shows():
+    # The batch must give, bit for bit, what white-balancing each patch on its visible pixels
+    # alone gives (its paper is found among those), and leave a patch that shows nothing as it is.
+    from companion.vision.covered import _balanced_on
+    from companion.vision.deck import PATCH_H, PATCH_W, white_balance
+
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        n = int(rng.integers(1, 7))
+        p = rng.integers(0, 256, (n, PATCH_H, PATCH_W, 3)).astype(np.uint8)
+        if trial % 2:
+            p = (p // 40 * 40).astype(np.uint8)  # many equal brightnesses: ties at the percentile
+        p[0, :10] = (250, 235, 200)  # a tinted paper, so the gains are not all 1
+        m = rng.random((n, PATCH_H, PATCH_W)) < rng.uniform(0.05, 1.0, (n, 1, 1))
+        m[-1] = False
+        m[-1, 5, 6:6 + trial % 3] = True  # one to three visible pixels
+        if trial % 4 == 0:
+            m[0] = False  # shows nothing: not balanced
+        want = np.stack([white_balance(q, q[k][None]) if k.any() else q.astype(np.float32) for q, k in zip(p, m)])
+        got = _balanced_on(p, m)
+        assert got.dtype == np.float32 and np.array_equal(got, want)

@@ -107,17 +107,21 @@ def card_size(readings) -> tuple[float, float] | None:
     Args:
         readings: :class:`companion.vision.deck.Classification` objects.
     """
-    sides = []
-    for r in readings:
-        if r.label == UNKNOWN:
-            continue
-        q = np.asarray(r.quad, np.float32)
-        s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-        sides.append(sorted(((s[0] + s[2]) / 2.0, (s[1] + s[3]) / 2.0)))
-    if not sides:
+    named = [np.asarray(r.quad, np.float32).reshape(4, 2) for r in readings if r.label != UNKNOWN]
+    if not named:
         return None
-    w, h = np.median(np.array(sides), axis=0)
+    # All readings at once, in the float32 operations of np.linalg.norm over each quad's sides.
+    s = _sides(np.stack(named))
+    a, b = (s[:, 0] + s[:, 2]) / 2.0, (s[:, 1] + s[:, 3]) / 2.0
+    w, h = np.median(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1), axis=0)
     return float(w), float(h)
+
+
+def _sides(q: np.ndarray) -> np.ndarray:
+    """(N, 4) side lengths of (N, 4, 2) float32 quads, side i from corner i to i + 1: the values
+    ``np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)`` gives for each quad."""
+    d = q - q[:, [1, 2, 3, 0]]
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
 
 
 def guess_card_size(image: np.ndarray, deck, readings, unread: list[np.ndarray]
@@ -177,20 +181,20 @@ def misfits(readings, card_wh: tuple[float, float]) -> list[int]:
     that matches a pale card, or a card whose outline took in a neighbour's shadow or lost its
     title band. The caller searches their places again.
     """
-    out = []
-    for i, r in enumerate(readings):
-        if r.label == UNKNOWN:
-            continue
-        q = np.asarray(r.quad, np.float32)
-        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-        short, long_ = sorted(card_wh)
-        want = np.array([short, long_, short, long_] if sides[0] + sides[2] <= sides[1] + sides[3]
-                        else [long_, short, long_, short])
-        u = (np.roll(q, -1, axis=0) - q) / np.maximum(sides, 1e-6)[:, None]
-        skew = np.abs((u * np.roll(u, 1, axis=0)).sum(axis=1)).max()  # |cos| of the worst corner
-        if np.abs(sides / want - 1.0).max() > MISFIT or skew > MISFIT_SKEW:
-            out.append(i)
-    return out
+    idx = [i for i, r in enumerate(readings) if r.label != UNKNOWN]
+    if not idx:
+        return []
+    # All readings at once, in the same float operations as one reading at a time.
+    q = np.stack([np.asarray(readings[i].quad, np.float32).reshape(4, 2) for i in idx])
+    sides = _sides(q)  # (N, 4)
+    short, long_ = sorted(card_wh)
+    tall = (sides[:, 0] + sides[:, 2] <= sides[:, 1] + sides[:, 3])[:, None]
+    want = np.where(tall, np.array([short, long_, short, long_]), np.array([long_, short, long_, short]))
+    u = (q[:, [1, 2, 3, 0]] - q) / np.maximum(sides, 1e-6)[..., None]
+    up = u[:, [3, 0, 1, 2]]
+    skew = np.abs(u[..., 0] * up[..., 0] + u[..., 1] * up[..., 1]).max(axis=1)  # |cos| of the worst corner
+    bad = (np.abs(sides / want - 1.0).max(axis=1) > MISFIT) | (skew > MISFIT_SKEW)
+    return [i for i, b in zip(idx, bad.tolist()) if b]
 
 
 def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings=()) -> np.ndarray | None:
@@ -300,7 +304,22 @@ def _grown(quad: np.ndarray, k: float) -> np.ndarray:
 def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = STEP) -> tuple[list[tuple], list[tuple]]:
     """Step 2: card-sized rotated rects ``((cx, cy), (w, h), angle)`` over one region, about
     ``MAX_WINDOWS`` at most (a larger region gets sparser windows), and the grid cell of each:
-    ``(turn, row, column)``, turn 0 or 1, row and column counted from the region's centre."""
+    ``(turn, row, column)``, turn 0 or 1, row and column counted from the region's centre.
+    (:func:`_window_grid` as Python tuples.)"""
+    rects, cells = _window_grid(region, card_wh, step_frac)
+    return _rects(rects), [tuple(c) for c in cells.tolist()]
+
+
+def _rects(rects: np.ndarray) -> list[tuple]:
+    """(N, 5) ``cx, cy, w, h, angle`` rows → rotated rects ``((cx, cy), (w, h), angle)``."""
+    return [((x, y), (w, h), a) for x, y, w, h, a in rects.tolist()]
+
+
+def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float = STEP
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_windows` as arrays: (N, 5) float64 rects ``cx, cy, w, h, angle_deg`` (image px) and
+    (N, 3) int64 cells ``turn, row, column``. The window search lays a few thousand windows per
+    photo: a tuple per window cost more than the arithmetic."""
     cw, ch = card_wh
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
     # In the frame of the region turned by `ang` (+ 90°), the card lies cw wide along x, ch along y.
@@ -309,7 +328,7 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
     count = sum((2 * np.floor(rx / step + 0.5) + 1) * (2 * np.floor(ry / step + 0.5) + 1) for rx, ry in reach)
     if count > MAX_WINDOWS:  # a larger region gets sparser windows
         step *= np.sqrt(count / MAX_WINDOWS) * 1.05
-    out, cells = [], []
+    rects, cells = [], []
     for k, (turn, (rx, ry)) in enumerate(zip((0.0, 90.0), reach)):
         a = ang + turn
         t = np.deg2rad(a)
@@ -319,9 +338,11 @@ def _windows(region: Region, card_wh: tuple[float, float], step_frac: float = ST
         oy, ox = _offsets(ry + 0.5 * step, step), _offsets(rx + 0.5 * step, step)
         dy, dx = np.repeat(oy, len(ox)), np.tile(ox, len(oy))
         c = np.array([cx, cy])[None, :] + dx[:, None] * ux[None, :] + dy[:, None] * uy[None, :]
-        out += [((x, y), (cw, ch), float(a)) for x, y in c.tolist()]
-        cells += [(k, r, q) for r, q in zip(np.rint(dy / step).astype(int).tolist(), np.rint(dx / step).astype(int).tolist())]
-    return out, cells
+        r = np.empty((len(c), 5))
+        r[:, :2], r[:, 2], r[:, 3], r[:, 4] = c, cw, ch, float(a)
+        rects.append(r)
+        cells.append(np.column_stack([np.full(len(c), k), np.rint(dy / step).astype(int), np.rint(dx / step).astype(int)]))
+    return np.concatenate(rects), np.concatenate(cells).astype(np.int64)
 
 
 def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
@@ -388,12 +409,14 @@ def _plausible(quads: np.ndarray, image_shape: tuple[int, ...], differs: np.ndar
     if differs is None or not ok.any():
         return ok
     u, v = np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.1, 0.9, 7))
-    u, v = u.ravel()[None, :, None], v.ravel()[None, :, None]
-    p0, p1, p3 = quads[:, None, 0], quads[:, None, 1], quads[:, None, 3]
-    pts = p0 + u * (p1 - p0) + v * (p3 - p0)  # (N, 35, 2), a parallelogram is close enough
-    xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
-    yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-    return ok & (differs[yi, xi].mean(axis=1) >= NOT_BARE_MIN)
+    u, v = u.ravel()[None, :], v.ravel()[None, :]
+    # (N, 35) x and y, a parallelogram is close enough; each coordinate on its own (the same
+    # float operations as on (N, 35, 2) points, without numpy's slow inner loop of 2).
+    x, y = (quads[:, None, 0, i] + u * (quads[:, None, 1, i] - quads[:, None, 0, i])
+            + v * (quads[:, None, 3, i] - quads[:, None, 0, i]) for i in (0, 1))
+    xi = np.clip(np.round(x).astype(int), 0, w - 1)
+    yi = np.clip(np.round(y).astype(int), 0, h - 1)
+    return ok & (differs.reshape(-1)[yi * w + xi].mean(axis=1) >= NOT_BARE_MIN)
 
 
 def _offsets(reach: float, step: float) -> np.ndarray:
@@ -406,8 +429,9 @@ def _quad(rect: tuple) -> np.ndarray:
 
 
 def _quads(rects: list[tuple]) -> np.ndarray:
-    """:func:`_quad` of many rotated rects ``((cx, cy), (w, h), angle_deg)`` at once: (N, 4, 2)
-    float32 image px, the same values bit for bit.
+    """:func:`_quad` of many rotated rects ``((cx, cy), (w, h), angle_deg)`` at once (or of an
+    (N, 5) float64 array of ``cx, cy, w, h, angle_deg`` rows): (N, 4, 2) float32 image px, the same
+    values bit for bit.
 
     ``cv2.boxPoints`` (``cv::RotatedRect::points``) in numpy: the rect in float32, the angle's
     cosine and sine in double rounded to float32 and halved, each corner the centre plus or minus
@@ -416,7 +440,8 @@ def _quads(rects: list[tuple]) -> np.ndarray:
     """
     if len(rects) == 0:
         return np.zeros((0, 4, 2), np.float32)
-    v = np.array([(x, y, w, h, a) for (x, y), (w, h), a in rects], np.float64).astype(np.float32)
+    v = (rects if isinstance(rects, np.ndarray) else
+         np.array([(x, y, w, h, a) for (x, y), (w, h), a in rects], np.float64)).astype(np.float32)
     cx, cy, w, h = v[:, 0], v[:, 1], v[:, 2], v[:, 3]
     rad = v[:, 4].astype(np.float64) * np.pi / 180.0
     b = np.cos(rad).astype(np.float32) * np.float32(0.5)
@@ -500,21 +525,18 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
-    windows, owner, cells = [], [], []
-    for i, reg in enumerate(regions):
-        w, c = _windows(reg, card_wh)
-        windows += w
-        owner += [i] * len(w)
-        cells += [(i,) + cell for cell in c]
-    if not windows:
+    grids = [_window_grid(reg, card_wh) for reg in regions]
+    # (N, 5) rects, the region of each, and its (region, turn, row, column) cell.
+    windows = np.concatenate([r for r, _ in grids]) if grids else np.zeros((0, 5))
+    owner = np.concatenate([np.full(len(r), i) for i, (r, _) in enumerate(grids)]) if grids else np.zeros(0, int)
+    cells = np.concatenate([np.column_stack([np.full(len(c), i), c]) for i, (_, c) in enumerate(grids)]) \
+        if grids else np.zeros((0, 4), np.int64)
+    if not len(windows):
         return []
     corners = _quads(windows)  # (N, 4, 2), each window's corners once
     keep = _plausible(corners, image.shape, differs)
-    corners = corners[keep]
-    windows = [wd for wd, k in zip(windows, keep) if k]
-    owner = [o for o, k in zip(owner, keep) if k]
-    cells = [c for c, k in zip(cells, keep) if k]
-    if not windows:
+    corners, windows, owner, cells = corners[keep], windows[keep], owner[keep], cells[keep]
+    if not len(windows):
         return []
     cw, ch = card_wh
     # Windows are scored by the screen's estimate of the quick score in its place (about a fifth of
@@ -529,12 +551,12 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     for i in np.argsort(-scores):
         if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
             break
-        c = np.array(windows[i][0])
+        c = windows[i, :2]
         if len(seed_c) and (np.hypot(*(c - seed_c).T) < 0.35 * cw).any():
             continue
         seed_c = np.vstack([seed_c, c])
-        seeds.append(windows[i])
-        seed_owner.append(owner[i])
+        seeds += _rects(windows[i:i + 1])
+        seed_owner.append(int(owner[i]))
         seed_index.append(int(i))
     if not seeds:
         return []
