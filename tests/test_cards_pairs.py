@@ -24,10 +24,15 @@ def deck():
 
 def _pair(left: str, right: str, seed: int, tuck: float, angle: float = 5.0):
     """Two cards side by side on wood, long sides touching, the right one lying over the left one's
-    right ``tuck`` (fraction of a card's width), turned by ``angle`` degrees together. Returns
-    (photo (480, 560, 3) uint8 BGR, left card's true quad, right card's (4, 2) float32 TL, TR, BR, BL)."""
+    right ``tuck`` (fraction of a card's width), turned by ``angle`` degrees together, and a third
+    card of another label apart from them (a pair is cut only where the photo's card size is known
+    from a card named elsewhere). Returns (photo (480, 760, 3) uint8 BGR, left card's true quad,
+    right card's (4, 2) float32 TL, TR, BR, BL)."""
     rng = np.random.default_rng(seed)
-    img = background("wood", 560, 480, rng)
+    img = background("wood", 760, 480, rng)
+    third = next(k for k in FACES if k not in (left, right))
+    paste(img, _pip_card(*FACES[third]), np.array([[-W / 2, -H / 2], [W / 2, -H / 2], [W / 2, H / 2],
+                                                   [-W / 2, H / 2]]) + [650, 240])
     t = np.deg2rad(angle)
     rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
     shift = W * (1.0 - tuck)
@@ -56,11 +61,12 @@ def test_halves_cut_the_long_sides_where_asked():
 def test_two_touching_cards_found_as_one_outline_are_read_as_two(deck, left, right, seed, tuck):
     img, a, b = _pair(left, right, seed, tuck)
     # The finder sees one object there (the two white cards have no edge between them) ...
-    groups = find_card_groups(img)
+    groups = [g for g in find_card_groups(img) if g[0][0][:, 0].mean() < 500]
     assert len(groups) == 1 and abs(cv2.contourArea(groups[0][0][0])) > 1.5 * W * H * (1.0 - tuck)
     # ... and both cards are named, each at its place (the one underneath completed under the other).
     obs = read_cards(img, deck)
-    named = sorted((o for o in obs if o.label != UNKNOWN), key=lambda o: np.mean([x for x, _ in o.quad]))
+    named = sorted((o for o in obs if o.label != UNKNOWN and np.mean([x for x, _ in o.quad]) < 500),
+                   key=lambda o: np.mean([x for x, _ in o.quad]))
     assert [o.label for o in named] == [left, right]
     assert _near(named[0].quad, a) < 10.0 and _near(named[1].quad, b) < 6.0
 
@@ -93,3 +99,18 @@ def test_a_card_whose_halves_look_like_cards_is_not_cut_where_the_card_size_is_k
     monkeypatch.setattr(cards, "_PAIR_AREA", (0.0, 99.0))
     monkeypatch.setattr(cards, "_PART_AREA", (0.0, 99.0))
     assert "quad" in [o.label for o in read_cards(img, deck)]
+
+
+def test_a_lone_unknown_card_whose_halves_look_like_cards_is_not_cut():
+    # The same never-enrolled card alone: with no card named there is no card size, and a pair
+    # (88:63) has a lone card's shape (63:44), so nothing is cut and no half is named (the review
+    # found this case read as two "quad" cards).
+    half = cv2.resize(np.ascontiguousarray(np.rot90(_quad_face())), (220, 157))
+    double = np.vstack([half, half[::-1, ::-1]])
+    deck = enroll_images({"quad": [_quad_face()], "nine": [_pip_card(*FACES["nine"])]})
+    rng = np.random.default_rng(3)
+    img = background("wood", 560, 480, rng)
+    box = np.array([[-W / 2, -H / 2], [W / 2, -H / 2], [W / 2, H / 2], [-W / 2, H / 2]])
+    paste(img, double, box + [280, 240])
+    img = photometric(img, rng, blur=0.8, noise=3.0)
+    assert "quad" not in [o.label for o in read_cards(img, deck)]

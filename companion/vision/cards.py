@@ -791,8 +791,13 @@ def _one_per_place(out: list) -> list:
         if not any(_inside(c, k.quad) or _inside(kc, r.quad) for k, kc in zip(kept, centres)):
             kept.append(r)
             centres.append(c)
-    kept.sort(key=lambda r: (round(float(r.quad[:, 1].mean()) / 20.0), float(r.quad[:, 0].mean())))
+    kept.sort(key=_reading_order)
     return kept
+
+
+def _reading_order(r) -> tuple:
+    """Sort key of a reading: top to bottom (in rows 20 px high), then left to right."""
+    return round(float(r.quad[:, 1].mean()) / 20.0), float(r.quad[:, 0].mean())
 
 
 def _face_up(frame: np.ndarray, quad: np.ndarray, deck, label: int) -> np.ndarray:
@@ -879,7 +884,8 @@ def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], de
     over the threshold (the best of many tries must clearly win: a white envelope's part read 0.01
     over it); the outline gives way to what is named there. If one side only is named, the rest of
     the outline is what shows of a card lying partly under it, read as a covered card
-    (:func:`companion.vision.covered.read_covered`). Where the photo's card size is known (cards named elsewhere), the outline must
+    (:func:`companion.vision.covered.read_covered`). Only where the photo's card size is known (cards
+    named elsewhere: with none, a pair and a lone card have the same shape), and the outline must
     be about two cards' area (``_PAIR_AREA``): a card read "unknown" is not cut in two, and a part
     must be of a card's size, so half a card is never named as a card (a symbol card's half is a
     card of half as many symbols).
@@ -899,19 +905,23 @@ def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], de
     from companion.vision.deck import classify_quads
 
     size = card_search.card_size(readings)
-    card_area = None if size is None else size[0] * size[1]
+    if size is None:
+        # Two cards side by side (88:63) have about one card's shape (63:44): with no card named,
+        # nothing tells a pair from a lone card read "unknown", whose halves (44:31.5) are card-
+        # shaped too and may read as cards.
+        return readings, unread
+    card_area = size[0] * size[1]
     outlines = [(i, np.asarray(r.quad, np.float32)) for i, r in enumerate(readings)
                 if r.label == UNKNOWN and r.score < deck.threshold] + [(-1 - j, q) for j, q in enumerate(unread)]
     gone, new = set(), []
     for key, q in outlines:
         area = abs(cv2.contourArea(q))
-        if _aspect(q) < _PARTIAL_MIN or (card_area is not None
-                                        and not _PAIR_AREA[0] * card_area <= area <= _PAIR_AREA[1] * card_area):
+        if _aspect(q) < _PARTIAL_MIN or not _PAIR_AREA[0] * card_area <= area <= _PAIR_AREA[1] * card_area:
             continue
         first, second = _halves(order_quad(q), _SPLIT_FRACS)
         cand = [(k, j) for k, side in enumerate((first, second)) for j, p in enumerate(side)
                 if _ASPECT_TILT <= _aspect(p) <= _ASPECT_MAX and _square_enough(p)
-                and (card_area is None or _PART_AREA[0] * card_area <= abs(cv2.contourArea(p)) <= _PART_AREA[1] * card_area)]
+                and _PART_AREA[0] * card_area <= abs(cv2.contourArea(p)) <= _PART_AREA[1] * card_area]
         if not cand:
             continue
         rs = classify_quads(frame, [(first, second)[k][j] for k, j in cand], deck)
@@ -934,6 +944,8 @@ def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], de
     if not gone:
         return readings, unread
     readings = [r for i, r in enumerate(readings) if i not in gone] + new
+    # (In the order read_cards promises, as _one_per_place leaves it: top to bottom, left to right.)
+    readings.sort(key=_reading_order)
     return readings, [q for j, q in enumerate(unread) if -1 - j not in gone]
 
 
