@@ -91,19 +91,25 @@ def test_the_share_of_a_blob_inside_a_window():
 
 
 def test_a_card_whose_art_repeats_is_found_at_its_place_not_a_period_off(deck):
-    # Seed 201, 2 players (held out, then looked at), round 1 turn 5: a sashimi's slices repeat
-    # about 8 mm apart, and the window search found it 8.2 mm off its place (0.87 there, 0.97 in
-    # place; halfway 0.74): the compass search climbs the peak it starts on.
-    from test_table_cards import _assert_reads_truth, _play
+    # Seed 201, 2 players (held out, then looked at), round 1 turn 5, as the game reads it (its
+    # own mat tracking): a sashimi's slices repeat about 8 mm apart, and the window search found it
+    # 8.2 mm off its place (0.87 there, 0.97 in place; halfway 0.74): the compass search climbs
+    # the peak it starts on.
+    import cv2
 
+    from companion.app.table_game import TableGame
     from companion.rules.sushi_go.state import SushiGoOptions
     from companion.sim.game_sim import NAMES, mat_for, simulate_game
-    from companion.vision.table_cards import CardTracker
 
     options = SushiGoOptions(dummy=True)
-    frames = [st.frame for st in simulate_game(list(NAMES[:2]), 201, options, style="watercolour")
-              if st.round == 1 and st.turn in (4, 5)]
-    layout = mat_for(2, options)
-    tracker = CardTracker(layout, deck)
-    for s, f in zip(_play(tracker, layout, frames), frames):
-        _assert_reads_truth(s, f)
+    names = list(NAMES[:2])
+    game = TableGame(names, mat_for(2, options), deck, options)
+    for st in simulate_game(names, 201, options, style="watercolour"):
+        assert game.feed(st.frame.image).ok
+        if st.round == 1 and st.turn == 5:
+            break
+    seen = [np.array(c.rect_mm[0]) for c in game._sighting.cards if c.label == "sashimi"]
+    for label, quad in st.frame.cards:
+        if label == "sashimi":
+            centre = cv2.perspectiveTransform(quad[None].astype(np.float64), game.tracker.homography)[0].mean(axis=0)
+            assert min(np.linalg.norm(centre - c) for c in seen) < 2.0, (centre, seen)
