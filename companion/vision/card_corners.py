@@ -66,11 +66,10 @@ def corner_cards(frame: np.ndarray) -> list[np.ndarray]:
         photo; unsorted, possibly overlapping.
     """
     from companion.vision.cards import CARD_ASPECT
+    from companion.vision.imageio import working_copy
 
     h, w = frame.shape[:2]
-    scale = min(1.0, WORK_PX / max(h, w))
-    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
-        if scale < 1.0 else frame
+    small, scale = working_copy(frame, WORK_PX)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found = cv2.createLineSegmentDetector().detect(grey)[0]
     if found is None:

@@ -86,7 +86,10 @@ def _regions(small: np.ndarray) -> list[np.ndarray]:
         mask = np.zeros((h, w), np.uint8)
         bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
         try:
-            cv2.setRNGSeed(0)  # GrabCut's GMM initialisation draws from OpenCV's generator
+            # GrabCut's GMM initialisation draws from OpenCV's global generator: seeded, an
+            # enrolment gives the same deck every time (the generator is OpenCV's, not ours; the
+            # package draws from it nowhere else).
+            cv2.setRNGSeed(0)
             cv2.grabCut(small, mask, (m, m, w - 2 * m, h - 2 * m), bgd, fgd, _GRABCUT_ITERS, cv2.GC_INIT_WITH_RECT)
         except cv2.error:
             mask[:] = 0
@@ -111,7 +114,7 @@ def _hull_corners(contour: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _printed_frame(image: np.ndarray, quad: np.ndarray) -> bool:
+def _paper_round_it(image: np.ndarray, quad: np.ndarray) -> bool:
     """Whether paper as light as the quad's own margin lies just outside it on every side (a frame
     printed on a card, not the card's outline)."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -152,13 +155,12 @@ def find_photo_card(image: np.ndarray) -> np.ndarray | None:
         when no region passes.
     """
     from companion.vision.cards import _aspect, order_quad, refine_quads
+    from companion.vision.imageio import working_copy
 
     h, w = image.shape[:2]
     if min(h, w) < 16:
         return None
-    f = min(1.0, WORK_PX / max(h, w))
-    small = cv2.resize(image, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA) \
-        if f < 1.0 else image
+    small, f = working_copy(image, WORK_PX)
     area = float(h * w)
     quads = []
     for c in _regions(small):
@@ -177,7 +179,7 @@ def find_photo_card(image: np.ndarray) -> np.ndarray | None:
         if (q[:, 0].min() < BORDER_PX or q[:, 1].min() < BORDER_PX or q[:, 0].max() > w - 1 - BORDER_PX
                 or q[:, 1].max() > h - 1 - BORDER_PX):
             continue  # cut by the picture's border (or reaching past it): not the card's own outline
-        if _printed_frame(image, q):
+        if _paper_round_it(image, q):
             continue
         best, best_area = q.astype(np.float32), a
     return best
