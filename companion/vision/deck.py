@@ -1545,6 +1545,11 @@ def whole_image_quad(image: np.ndarray) -> np.ndarray:
 #: A picture within this of a card's aspect is taken for a scan or a tight crop of the card, and
 #: not searched for a card in it (a phone's 4:3 photo is 6.9 % off 63:44, a 3:2 one 4.8 %: photos).
 SCAN_ASPECT_TOLERANCE = 0.03
+#: ... and in a picture within 7 % of it (a phone's frame, or a crop with a margin of table round the
+#: card), a card found must cover at most this share of it: the real deck's one-card crops (the
+#: labelled box and 8 % round it, the card about 74 % of the crop) enrolled worse searched (one
+#: card lost and a spurious ace on the dev half), and were taken as the old code took them.
+PHOTO_CARD_MAX_SHARE = 0.6
 
 
 def _is_card_shaped(image: np.ndarray, tolerance: float = 0.07) -> bool:
@@ -1629,7 +1634,10 @@ def crop_quad(image: np.ndarray) -> np.ndarray:
         from companion.vision.photo_card import find_photo_card
 
         quad = find_photo_card(image)
-        if quad is not None:
+        # Nearly a card's shape (a phone's 4:3 or 3:2 frame, or a crop with a margin of table):
+        # only a card well inside it, not a region most of it (a crop's card or printed panel).
+        if quad is not None and (not _is_card_shaped(image) or abs(cv2.contourArea(quad)) <=
+                                 PHOTO_CARD_MAX_SHARE * image.shape[0] * image.shape[1]):
             return quad
     return _order_portrait(whole_image_quad(image))
 
