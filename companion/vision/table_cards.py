@@ -101,14 +101,15 @@ BLOB_HELD, HELD_MIN = 0.9, 0.15
 #: ... and that part differs from the bare mat over this fraction of it (a card's paper, even a
 #: shade off the mat, does: 64 % there; a coin or a die and its shadow, a blob held whole, does not).
 HELD_ON_CARD = 0.4
-#: A found card is also read this far (mm) each way along the mat's axes, and moved there (then
-#: refined) if its label reads PEAK_GAIN better: a sashimi's slices repeat about 8 mm apart, and a
-#: card found one period off its place read 0.87 there against 0.97 in place (watercolour,
-#: held-out seed 201, 2 players). A shift that reads PEAK_SLACK under the found place is not refined.
-PEAK_SHIFTS_MM = (6.0, 9.0)
-PEAK_SLACK, PEAK_GAIN = 0.05, 0.02
 #: ... and differ from the bare mat over this fraction of its own area.
 NOT_BARE_MIN = 0.15
+#: The cards a search finds are also read this far (mm) each way along the mat's axes, in one batch;
+#: a shift that reads over PEAK_SLACK better than the card's place is refined, and the card moved
+#: there if its label then reads PEAK_GAIN better (``CardTracker._at_best_peaks``): a sashimi's
+#: slices repeat about 8 mm apart, and a card found one period off its place read 0.87 there against
+#: 0.97 in place (watercolour, held-out seed 201, 2 players).
+PEAK_SHIFTS_MM = (6.0, 9.0)
+PEAK_SLACK, PEAK_GAIN = 0.0, 0.02
 #: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
 #: lose by it.
 POLISH_PX, POLISH_LOSS = 4.0, 0.02
@@ -510,19 +511,14 @@ class CardTracker:
             # print can match a pale card's template.
             if on_card < NOT_BARE_MIN * inside:
                 continue
-            rect, r = self._other_peak(frame, homography, fine[i], r)
-            if rect is not fine[i]:
-                moved = cv2.boxPoints(rect).astype(np.float32)
-                if taken_mm.any_over(moved, OVERLAP_MAX * cw * ch):
-                    rect, r = fine[i], fine_results[i]
-                else:
-                    box = moved
-            card = self._polish(frame, homography, rect, r)
+            card = self._polish(frame, homography, fine[i], r)
             if card.score < self.deck.threshold + WINDOW_MARGIN:
                 continue
             take(box)
             found_in.add(fine_owner[i])
             out.append(card)
+        if out:
+            out = self._at_best_peaks(frame, homography, out, kept_mm)
         # A card-sized blob in which nothing reads as enrolled: an unknown card, unless it is where a
         # card lay before (a card taken away leaves a card-sized change too).
         for bi, (start, count, area_mm, rect) in enumerate(blobs):
@@ -632,23 +628,41 @@ class CardTracker:
             run(peaks)
         return fine, fine_results, fine_seed
 
-    def _other_peak(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> tuple:
-        """``rect`` (a found card's rect, mat mm) and its reading ``r``, or a better place for the
-        same label a period of its art away (``PEAK_SHIFTS_MM``): art that repeats (a sashimi's
-        slices) reads well one period off its place too, and the compass search, which climbs
-        from where it starts, stays on that second peak."""
-        (x, y), size, angle = rect
-        tries = [((x + dx, y + dy), size, angle) for d in PEAK_SHIFTS_MM
-                 for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d))]
-        res = self._classify(frame, homography, tries)
-        k = max(range(len(tries)), key=lambda j: res[j].score)
-        if res[k].label != r.label or res[k].score < r.score - PEAK_SLACK:
-            return rect, r
-        rects, results, _ = self._refine(frame, homography, [tries[k]], [res[k]])
-        j = max(range(len(rects)), key=lambda j: results[j].score)
-        if results[j].label == r.label and results[j].score > r.score + PEAK_GAIN:
-            return rects[j], results[j]
-        return rect, r
+    def _at_best_peaks(self, frame: np.ndarray, homography: np.ndarray, cards: list[TrackedCard],
+                       kept_mm: list[np.ndarray]) -> list[TrackedCard]:
+        """The cards just found, each moved to a better place for its label a period of its art
+        away where there is one (``PEAK_SHIFTS_MM``): art that repeats (a sashimi's slices) reads
+        well one period off its place too, and the compass search, which climbs from where it
+        starts, stays on that second peak. All the cards' shifted windows are read in one batch; a
+        shift that reads better than the card's place is refined and the card polished there, kept
+        if it still has its label, reads no worse and overlaps no other card by over
+        ``OVERLAP_MAX``."""
+        rects: list[tuple] = []
+        for c in cards:
+            (x, y), size, angle = c.rect_mm
+            rects.append(c.rect_mm)
+            rects += [((x + dx, y + dy), size, angle) for d in PEAK_SHIFTS_MM
+                      for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d))]
+        res = self._classify(frame, homography, rects)
+        per = 1 + 4 * len(PEAK_SHIFTS_MM)
+        cw, ch = self.layout.card_mm
+        out = list(cards)
+        for n, c in enumerate(cards):
+            own = res[n * per]
+            j = max(range(n * per + 1, (n + 1) * per), key=lambda j: res[j].score)
+            if res[j].label != own.label or res[j].score <= own.score + PEAK_SLACK:
+                continue
+            fine, fine_results, _ = self._refine(frame, homography, [rects[j]], [res[j]])
+            b = max(range(len(fine)), key=lambda i: fine_results[i].score)
+            if fine_results[b].label != own.label or fine_results[b].score <= own.score + PEAK_GAIN:
+                continue
+            others = _Quads(kept_mm + [cv2.boxPoints(o.rect_mm).astype(np.float32) for m, o in enumerate(out) if m != n])
+            if others.any_over(cv2.boxPoints(fine[b]).astype(np.float32), OVERLAP_MAX * cw * ch):
+                continue
+            card = self._polish(frame, homography, fine[b], fine_results[b])
+            if card.label == c.label and card.score >= c.score:
+                out[n] = card
+        return out
 
     def _card_rect(self, quad_mm: np.ndarray) -> tuple:
         """A card-sized rect (mat mm) centred and turned like a found quad (a finder's quad can be a
