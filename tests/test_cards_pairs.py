@@ -81,19 +81,26 @@ def _quad_face(w: int = 220, h: int = 315) -> np.ndarray:
     return img
 
 
-def test_a_card_whose_halves_look_like_cards_is_not_cut_where_the_card_size_is_known(monkeypatch):
-    # A card never enrolled that is two "quad" faces, each turned and shrunk to half a card: cut
-    # across its long sides, each half reads as a "quad" card. Beside a card named whole (the
-    # photo's card size), it is one card's area, not two: it is not cut, and no "quad" is named.
+def _double_card(with_nine: bool):
+    """A card never enrolled that is two "quad" faces, each turned and shrunk to half a card, on
+    wood, with an enrolled nine beside it or alone. Returns (deck, photo (480, 560, 3) uint8 BGR)."""
     half = cv2.resize(np.ascontiguousarray(np.rot90(_quad_face())), (220, 157))
     double = np.vstack([half, half[::-1, ::-1]])
     deck = enroll_images({"quad": [_quad_face()], "nine": [_pip_card(*FACES["nine"])]})
     rng = np.random.default_rng(3)
     img = background("wood", 560, 480, rng)
     box = np.array([[-W / 2, -H / 2], [W / 2, -H / 2], [W / 2, H / 2], [-W / 2, H / 2]])
-    paste(img, _pip_card(*FACES["nine"]), box + [120, 240])
-    paste(img, double, box + [380, 240])
-    img = photometric(img, rng, blur=0.8, noise=3.0)
+    if with_nine:
+        paste(img, _pip_card(*FACES["nine"]), box + [120, 240])
+    paste(img, double, box + ([380, 240] if with_nine else [280, 240]))
+    return deck, photometric(img, rng, blur=0.8, noise=3.0)
+
+
+def test_a_card_whose_halves_look_like_cards_is_not_cut_where_the_card_size_is_known(monkeypatch):
+    # A card never enrolled that is two "quad" faces, each turned and shrunk to half a card: cut
+    # across its long sides, each half reads as a "quad" card. Beside a card named whole (the
+    # photo's card size), it is one card's area, not two: it is not cut, and no "quad" is named.
+    deck, img = _double_card(with_nine=True)
     assert sorted(o.label for o in read_cards(img, deck)) == ["nine", UNKNOWN]
     # (Without the size check it would be cut, and read as two "quad" cards.)
     monkeypatch.setattr(cards, "_PAIR_AREA", (0.0, 99.0))
@@ -105,12 +112,5 @@ def test_a_lone_unknown_card_whose_halves_look_like_cards_is_not_cut():
     # The same never-enrolled card alone: with no card named there is no card size, and a pair
     # (88:63) has a lone card's shape (63:44), so nothing is cut and no half is named (the review
     # found this case read as two "quad" cards).
-    half = cv2.resize(np.ascontiguousarray(np.rot90(_quad_face())), (220, 157))
-    double = np.vstack([half, half[::-1, ::-1]])
-    deck = enroll_images({"quad": [_quad_face()], "nine": [_pip_card(*FACES["nine"])]})
-    rng = np.random.default_rng(3)
-    img = background("wood", 560, 480, rng)
-    box = np.array([[-W / 2, -H / 2], [W / 2, -H / 2], [W / 2, H / 2], [-W / 2, H / 2]])
-    paste(img, double, box + [280, 240])
-    img = photometric(img, rng, blur=0.8, noise=3.0)
+    deck, img = _double_card(with_nine=False)
     assert "quad" not in [o.label for o in read_cards(img, deck)]
