@@ -116,7 +116,7 @@ def test_a_covered_card_is_found_and_named(deck, label, cover, seed, monkeypatch
     # The outline finder and the deck's search alone do not name it: its outline is broken. (Nor,
     # here, the corner finder of a photo where nothing is named: it may name a card a knife lies
     # across from its two top corners, which this test leaves to the covered-card pass.)
-    monkeypatch.setattr(card_corners, "read_corner_cards", lambda frame, deck, readings: [])
+    monkeypatch.setattr(card_corners, "read_corner_cards", lambda frame, deck: [])
     assert not any(r.label == label and _near(r.quad, truth) < 15 for r in read_card_results(img, deck))
     obs = read_cards(img, deck)
     named = [o for o in obs if o.label != UNKNOWN]

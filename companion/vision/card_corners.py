@@ -142,15 +142,13 @@ def _away(c: np.ndarray, p: np.ndarray, q: np.ndarray, gap: float) -> tuple[np.n
     return (v / max(reach, 1e-9), reach) if reach > 0 else (None, 0.0)
 
 
-def read_corner_cards(frame: np.ndarray, deck, readings) -> list:
+def read_corner_cards(frame: np.ndarray, deck) -> list:
     """Cards named from their corners (module doc), as
     :class:`companion.vision.deck.Classification` objects; none if none reads clearly.
 
     Args:
         frame: (H, W, 3) uint8 BGR.
         deck: the enrolled deck.
-        readings: what was read so far (none named; unused: kept for the caller's symmetry with
-            the other passes, which the caller itself clears where a corner card lies).
 
     Returns:
         Named readings, best first, none overlapping another by over 0.3 of its area.

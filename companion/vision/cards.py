@@ -192,9 +192,10 @@ _OPPONENT = np.array([[0.114, 0.587, 0.299, 0.0],
                       [0.5, -0.25, -0.25, 128.0]], np.float32)
 
 
-def _square_enough(q: np.ndarray) -> bool:
-    """Corner angles within 90° ± 16° and opposite sides within 25 % of each other: what a
-    rectangle looks like under the mild perspective of an overhead camera."""
+def _square_enough(q: np.ndarray, max_cos: float = 0.28, side_ratio: float = 1.25) -> bool:
+    """Corner angles within 90° ± 16° (|cos| under ``max_cos``) and opposite sides within 25 % of
+    each other (``side_ratio``): what a rectangle looks like under the mild perspective of an
+    overhead camera."""
     v = q[_NEXT] - q
     ln = _side_lengths(v)
     if ln.min() < 1e-3:
@@ -202,8 +203,8 @@ def _square_enough(q: np.ndarray) -> bool:
     u = v / ln[:, None]
     up = u[_PREV]
     cos = np.abs(u[:, 0] * up[:, 0] + u[:, 1] * up[:, 1])
-    return bool(cos.max() < 0.28 and max(ln[0], ln[2]) < 1.25 * min(ln[0], ln[2])
-                and max(ln[1], ln[3]) < 1.25 * min(ln[1], ln[3]))
+    return bool(cos.max() < max_cos and max(ln[0], ln[2]) < side_ratio * min(ln[0], ln[2])
+                and max(ln[1], ln[3]) < side_ratio * min(ln[1], ln[3]))
 
 
 def _edges(small: np.ndarray) -> np.ndarray:
@@ -978,7 +979,6 @@ def read_card_results(frame: np.ndarray, deck) -> list:
         coarse = _look_again(frame, coarse, deck)
         if card_search.card_size(coarse) is not None:
             readings, unread = coarse, coarse_unread
-            size = card_search.card_size(readings)
     readings, unread = _split_pairs(frame, readings, unread, deck)
     size = card_search.card_size(readings)
     if size is None:
@@ -988,13 +988,11 @@ def read_card_results(frame: np.ndarray, deck) -> list:
             # one from its corners (two straight sides).
             from companion.vision.card_corners import read_corner_cards
 
-            found = read_corner_cards(frame, deck, readings)
-            return _one_per_place([(False, r) for r in readings
-                                   if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
-                                  + [(False, f) for f in found])
-        size, found = guess
-        return _one_per_place([(False, r) for r in readings if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
-                              + [(False, f) for f in found])
+            found = read_corner_cards(frame, deck)
+        else:
+            _, found = guess
+        kept = [r for r in readings if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
+        return _one_per_place([(False, r) for r in kept + found])
     # A reading of the wrong size is looked at again as a part of something: a card the deck finds
     # there replaces it; if none is found, a weak one is reported as "unknown", a strong one stays.
     bad = card_search.misfits(readings, size)

@@ -246,33 +246,45 @@ def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = Fa
     return np.maximum(per[:n], per[n:]).astype(np.float32), per[n:] > per[:n]
 
 
+def _paper_holes(frame: np.ndarray, lo: float, hi: float, own_min: float = 0.0) -> list[tuple[float, np.ndarray]]:
+    """The holes of the outline finder's thickened edge map (:func:`companion.vision.cards.
+    thick_edge_contours`: thickened edges close the one-pixel gaps where a cover's edge meets the
+    card's outline, so the paper that shows is a hole of its own) that may be paper: of 5 points
+    or more, a hull area in [lo, hi] px² (image px), their own area at least ``own_min`` px² and
+    ``REGION_FILL`` of their hull. Each as ``(hull area px², hull (K, 2) float32 image px)``.
+    """
+    from companion.vision.cards import _boxes, thick_edge_contours
+
+    scale, contours, hier = thick_edge_contours(frame)
+    if hier is None:
+        return []
+    lo_s, hi_s, own_s = lo * scale * scale, hi * scale * scale, own_min * scale * scale
+    # Holes whose bounding box is of a region's size, told for all contours at once (as
+    # cv2.boundingRect gives each box); only those are looked at one by one.
+    boxes = _boxes(contours)
+    box_area = boxes[:, 2] * boxes[:, 3]
+    maybe = (hier[0][:, 3] >= 0) & (boxes[:, 4] >= 5) & ~(box_area < lo_s) & ~(box_area > 2.5 * hi_s)
+    out = []
+    for i in np.flatnonzero(maybe):
+        c = contours[i]
+        own = cv2.contourArea(c)
+        if own < own_s:
+            continue
+        hull = cv2.convexHull(c)
+        area = cv2.contourArea(hull)
+        if not lo_s <= area <= hi_s or own < REGION_FILL * area:
+            continue  # too small or large, or a ragged region rather than paper
+        out.append((area / scale / scale, hull.reshape(-1, 2).astype(np.float32) / scale))
+    return out
+
+
 def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -> list[np.ndarray]:
     """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1):
     of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``."""
-    from companion.vision.cards import _boxes, thick_edge_contours
+    from companion.vision.cards import _inside
 
-    # Thickened edges close the one-pixel gaps where a cover's edge meets the card's outline, so
-    # the paper that shows is a hole of its own (the outline finder's map, found once).
-    scale, contours, hier = thick_edge_contours(frame)
-    lo_s, hi_s = lo * scale * scale, hi * scale * scale
-    out = []
-    if hier is not None:
-        # Holes of 5 points or more whose bounding box is of a region's size, told for all contours
-        # at once (as cv2.boundingRect gives each box); only those are looked at one by one.
-        boxes = _boxes(contours)
-        box_area = boxes[:, 2] * boxes[:, 3]
-        maybe = ((hier[0][:, 3] >= 0) & (boxes[:, 4] >= 5)
-                 & ~(box_area < REGION_MIN * lo_s) & ~(box_area > 2.5 * hi_s))
-        for i in np.flatnonzero(maybe):
-            c = contours[i]
-            own = cv2.contourArea(c)
-            if own < 0.3 * REGION_MIN * lo_s:
-                continue
-            hull = cv2.convexHull(c)
-            area = cv2.contourArea(hull)
-            if not REGION_MIN * lo_s <= area <= hi_s or own < REGION_FILL * area:
-                continue  # too small or large, or a ragged region rather than paper
-            out.append((area / scale / scale, hull.reshape(-1, 2).astype(np.float32) / scale))
+    # The paper that shows is a hole of its own in the outline finder's thickened edge map.
+    out = _paper_holes(frame, REGION_MIN * lo, hi, own_min=0.3 * REGION_MIN * lo)
     out.sort(key=lambda ah: -ah[0])
     # Nested holes can give one region twice: keep one. A region inside a card already named is
     # that card's (a pip, its art).
@@ -284,7 +296,7 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
         n = len(kept)
         if n and np.any((np.abs(cs[:n] - c).max(axis=1) < 0.05 * np.sqrt(a)) & (areas[:n] < 1.15 * a)):
             continue
-        if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0 for q in taken):
+        if any(_inside(c, q) for q in taken):
             continue
         cs[n], areas[n] = c, a
         kept.append(hl)
@@ -304,30 +316,10 @@ def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: lis
     them, and the joined hull's area is in [lo, hi] px².
     """
     from companion.vision.card_search import overlap_area
-    from companion.vision.cards import _boxes, thick_edge_contours
+    from companion.vision.cards import _inside
 
-    scale, contours, hier = thick_edge_contours(frame)
-    if hier is None:
-        return []
-    lo_s, hi_s = piece_lo * scale * scale, hi * scale * scale
-    pieces = []
-    # Holes of 5 points or more whose bounding box is of a piece's size, told for all contours at
-    # once (as cv2.boundingRect gives each box); only those are looked at one by one.
-    boxes = _boxes(contours)
-    box_area = boxes[:, 2] * boxes[:, 3]
-    maybe = (hier[0][:, 3] >= 0) & (boxes[:, 4] >= 5) & ~(box_area < lo_s) & ~(box_area > 2.5 * hi_s)
-    for i in np.flatnonzero(maybe):
-        c = contours[i]
-        own = cv2.contourArea(c)
-        hull = cv2.convexHull(c)
-        area = cv2.contourArea(hull)
-        if not lo_s <= area <= hi_s or own < REGION_FILL * area:
-            continue
-        hl = hull.reshape(-1, 2).astype(np.float32) / scale
-        cx, cy = hl.mean(axis=0)
-        if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(cx), float(cy)), False) >= 0 for q in taken):
-            continue
-        pieces.append((area / scale / scale, hl))
+    pieces = [(a, hl) for a, hl in _paper_holes(frame, piece_lo, hi)
+              if not any(_inside(hl.mean(axis=0), q) for q in taken)]
     pieces.sort(key=lambda ah: -ah[0])
     pieces = pieces[:MAX_PIECES]
     boxes = np.array([[*hl.min(axis=0), *hl.max(axis=0)] for _, hl in pieces], np.float32).reshape(-1, 4)

@@ -55,18 +55,6 @@ FRAME_SIDES = 2
 _GRABCUT_ITERS = 4
 
 
-def _loose_square(q: np.ndarray) -> bool:
-    """Corner angles within ``arccos(CORNER_COS)`` of 90° and opposite sides within ``SIDE_RATIO``."""
-    v = np.roll(q, -1, axis=0) - q
-    ln = np.linalg.norm(v, axis=1)
-    if ln.min() < 1e-3:
-        return False
-    u = v / ln[:, None]
-    cos = np.abs((u * np.roll(u, 1, axis=0)).sum(axis=1))
-    return bool(cos.max() < CORNER_COS and max(ln[0], ln[2]) < SIDE_RATIO * min(ln[0], ln[2])
-                and max(ln[1], ln[3]) < SIDE_RATIO * min(ln[1], ln[3]))
-
-
 def _regions(small: np.ndarray) -> list[np.ndarray]:
     """Outlines (N, 1, 2) int32 px of ``small`` that may be the card: edge-map holes and GrabCut
     foreground parts."""
@@ -154,7 +142,7 @@ def find_photo_card(image: np.ndarray) -> np.ndarray | None:
         (4, 2) float32 px of ``image``, :func:`companion.vision.cards.order_quad` order, or None
         when no region passes.
     """
-    from companion.vision.cards import _aspect, order_quad, refine_quads
+    from companion.vision.cards import _aspect, _square_enough, order_quad, refine_quads
     from companion.vision.imageio import working_copy
 
     h, w = image.shape[:2]
@@ -174,7 +162,8 @@ def find_photo_card(image: np.ndarray) -> np.ndarray | None:
         q = order_quad(q)
         a = abs(cv2.contourArea(q))
         if (support < 1.0 or not MIN_AREA * area <= a <= 0.97 * area or a <= best_area
-                or not ASPECT_RANGE[0] <= _aspect(q) <= ASPECT_RANGE[1] or not _loose_square(q)):
+                or not ASPECT_RANGE[0] <= _aspect(q) <= ASPECT_RANGE[1]
+                or not _square_enough(q, CORNER_COS, SIDE_RATIO)):
             continue
         if (q[:, 0].min() < BORDER_PX or q[:, 1].min() < BORDER_PX or q[:, 0].max() > w - 1 - BORDER_PX
                 or q[:, 1].max() > h - 1 - BORDER_PX):

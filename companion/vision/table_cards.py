@@ -26,13 +26,16 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
    (greedy non-maximum suppression), each on changed pixels (``COVERED_MIN``, or ``COVERED_OF_CARD``
    of what in it differs from the bare mat: a card as pale as the mat changes it only where its
-   art is; or holding ``BLOB_HELD`` of the blob it was found in; unless a card lay there before) and not on bare mat (``NOT_BARE_MIN``), both counted
-   over its own part (what no card already taken lies on: a neighbour's strip inside a window is
-   the neighbour's, so the bare mat a card has just left, beside a new card, is not a card); each
+   art is; or holding ``BLOB_HELD`` of the blob it was found in; unless a card lay there before)
+   and not on bare mat (``NOT_BARE_MIN``), both counted over its own part (what no card already
+   taken lies on: a neighbour's strip inside a window is the neighbour's, so the bare mat a card
+   has just left, beside a new card, is not a card); each
    is snapped to the card's own edges and read in full, look-alike stage included (one that reads
    "unknown" or too weakly is moved and turned a little to where it reads best, ``TURN_STEPS``,
    and read again), and kept if it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the
-   best of many tries). The deck's templates thus say where a new card lies, and two new cards
+   best of many tries); last, the cards found are read a period of repeated art away
+   (``PEAK_SHIFTS_MM``) and moved where their label reads better (the compass search stays on the
+   peak it starts on). The deck's templates thus say where a new card lies, and two new cards
    side by side come out as two. A card-sized blob in which nothing reads as enrolled is one
    ``"unknown"`` card: the player put down something the deck does not know, and the game must
    say so rather than see nothing.
@@ -656,7 +659,8 @@ class CardTracker:
             b = max(range(len(fine)), key=lambda i: fine_results[i].score)
             if fine_results[b].label != own.label or fine_results[b].score <= own.score + PEAK_GAIN:
                 continue
-            others = _Quads(kept_mm + [cv2.boxPoints(o.rect_mm).astype(np.float32) for m, o in enumerate(out) if m != n])
+            others = _Quads(kept_mm + [cv2.boxPoints(o.rect_mm).astype(np.float32)
+                                       for m, o in enumerate(out) if m != n])
             if others.any_over(cv2.boxPoints(fine[b]).astype(np.float32), OVERLAP_MAX * cw * ch):
                 continue
             card = self._polish(frame, homography, fine[b], fine_results[b])
