@@ -24,7 +24,8 @@ camera and no set of dice:
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
-   outlined and centred between its die's edges, :func:`_painted_dark_one`). Of the faces of one die the one seen most square on (roundest pips) is the top.
+   outlined and centred between its die's edges, :func:`_painted_dark_one`). Of the faces of one
+   die the one seen most square on (roundest pips) is the top.
    Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic
    regression over the reading's margin, pip contrast, size, roundness and fit, trained on the dev
    half of the real webcam photos by ``python -m companion.vision.train_d6_verifier``), which
