@@ -152,3 +152,49 @@ def test_a_card_cut_off_by_the_photo_s_border_is_not_taken_as_found():
     q = crop_quad(img)
     whole = np.float32([[0, 0], [300, 0], [300, 200], [0, 200]])
     assert np.abs(np.sort(q, axis=0) - np.sort(whole, axis=0)).max() < 1.0, q
+
+
+def test_a_ten_never_enrolled_is_named_by_its_count_where_it_refuses_the_nine():
+    # The ten of circles lies nearest the nine of circles, and its count refuses that name; it
+    # shows ten pips at both ink levels, a count only the ten's examples agree on: a ten.
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    close = np.zeros(len(deck.labels), np.float32)
+    close[nine], close[ten] = 0.80, 0.66
+    assert deck.counted_label(photo, quad, close, nine) == ten
+    # A rival far under the name is not named so (nor did the count refuse the name).
+    far = close.copy()
+    far[ten] = 0.3
+    assert deck.counted_label(photo, quad, far, nine) == -1
+    # A nine's count names nothing: it is the nine's own.
+    photo9, _ = _photo(_pip_card(9, BLUE, "circle"), seed=3)
+    assert deck.counted_label(photo9, quad, close, nine) == -1
+
+
+def test_a_count_two_labels_agree_on_names_neither():
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    close = np.float32([0.80, 0.66])
+    assert deck.counted_label(photo, quad, close, nine) == ten
+    # A third label whose examples agree on ten marks too: the count no longer names one label.
+    deck.labels = deck.labels + ("also_ten",)
+    deck.fine_label = np.concatenate([deck.fine_label, [2, 2]])
+    deck.marks = np.concatenate([deck.marks, [10, 10]])
+    deck._agreed.clear()
+    assert deck.counted_label(photo, quad, np.float32([0.80, 0.66, 0.6]), nine) == -1
+
+
+def test_a_count_that_changes_with_the_ink_level_names_nothing():
+    # One pip so pale that the strict ink level loses it: 10 at MARK_INK, 9 at the strict level.
+    from companion.vision.deck import MARK_INK, MARK_INK_LEVELS, _mark_counts
+
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    face = _pip_card(10, BLUE, "circle")
+    cv2.circle(face, (110, 100), 17, (150, 150, 150), -1)
+    counts = _mark_counts(cv2.resize(face, _CANON, interpolation=cv2.INTER_AREA), (MARK_INK, min(MARK_INK_LEVELS)))
+    assert counts == [10, 9]
+    photo, quad = _photo(face)
+    assert deck.counted_label(photo, quad, np.float32([0.80, 0.66]), nine) == -1

@@ -1070,6 +1070,41 @@ class Deck:
         # not one the eye is sure of: any level that gives the label's count keeps the name.
         return any(c in agreed for c in others)
 
+    def counted_label(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
+        """The label the card's mark count names where it refuses ``label`` (:meth:`marks_agree`
+        False), or −1: as the eye counts ten pips on a card that looks most like a nine.
+
+        A rank's face in a suit its examples never show (a ten of clubs where only red tens were
+        enrolled) lies nearest the card of its suit one mark away (the nine of clubs), and the
+        mark count refuses that name. The count names the card itself only where it is sure: it
+        is the same at ``MARK_INK`` and at the strictest level of ``MARK_INK_LEVELS`` (a pip split
+        by glare or a shadow counted as ink changes with the level), it is a count the examples
+        of exactly one label agree on (``MARK_AGREE``), and that label is a rival of ``label``
+        (whole-card score within ``MARK_BAND``). Nothing else vouches for that label (the card
+        lies among none of its examples: that is why it was not named so), so a deck whose labels
+        do not agree on counts (one example each, face cards, symbols larger than ``MARK_AREA``)
+        never names a card so. On the real photos' dev half (``bench/real_cards.py``, enrolment
+        seeds 0 and 1) every ten read so showed 10 at both levels; no nine did (one showed 10 at
+        ``MARK_INK`` and 9 at the strict level).
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, the card's outline (any corner first: a count does not turn).
+            scores: (L,) float32, the card's whole-card score per label.
+            label: the label index the card was given and the count refused.
+        """
+        agreed = self._agreed_marks(label)
+        if agreed is None:
+            return -1
+        count, strict = _mark_counts(_upright(image, quad), (MARK_INK, min(MARK_INK_LEVELS)))
+        if count != strict or count in agreed:
+            return -1
+        named = [k for k in range(len(self.labels))
+                 if k != label and (self._agreed_marks(k) or set()) and count in self._agreed_marks(k)]
+        if len(named) != 1 or scores[named[0]] < scores[label] - MARK_BAND:
+            return -1
+        return named[0]
+
     def _examples_bgr(self) -> np.ndarray:
         """(E, 3, FINE_H, FINE_W) float32 BGR 0..255: each look-alike example as its white-balanced
         photo showed it (``fine`` with its Lab mean put back), made once."""
@@ -1433,8 +1468,10 @@ class Deck:
         up, turned = per[:, :n_l], per[:, n_l:]
         return np.maximum(up, turned), turned > up
 
-    def decide(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Label index (−1 for unknown), confidence and best score from per-label scores.
+    def decide(self, scores: np.ndarray, threshold: float | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Label index (−1 for unknown), confidence and best score from per-label scores
+        ((N, L) float32), against ``threshold`` (the deck's own where None).
 
         Confidence for a label is a softmax over per-label scores (temperature ``_SOFTMAX_T``,
         so it falls when a near-identical card scores almost as well) times a ramp that is 0.5 at
@@ -1445,8 +1482,9 @@ class Deck:
         top = scores[np.arange(len(scores)), best]
         z = (scores - top[:, None]) / _SOFTMAX_T
         p_best = 1.0 / np.exp(z).sum(axis=1)
-        ramp = np.clip(0.5 + 0.5 * (top - self.threshold) / _SCORE_RAMP, 0.0, 1.0)
-        known = top >= self.threshold
+        threshold = self.threshold if threshold is None else threshold
+        ramp = np.clip(0.5 + 0.5 * (top - threshold) / _SCORE_RAMP, 0.0, 1.0)
+        known = top >= threshold
         conf = np.where(known, p_best * ramp, 1.0 - ramp)
         return np.where(known, best, -1), conf, top
 
@@ -1458,7 +1496,8 @@ def _order_portrait(quad: np.ndarray) -> np.ndarray:
 
 
 def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settle: bool = True,
-                   quick: bool = False, checks: bool = True, card_sized: bool = False) -> list[Classification]:
+                   quick: bool = False, checks: bool = True, card_sized: bool = False,
+                   threshold: float | None = None) -> list[Classification]:
     """Name the card inside each quad.
 
     Args:
@@ -1476,6 +1515,9 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
             the final name of that one only.
         card_sized: the quads are windows of the card's known size and shape (the game's tracker),
             not found outlines; see :meth:`Deck.settle_lookalikes`.
+        threshold: the whole-card score a card must reach to be named (ZNCC); None for the deck's
+            own. Only the second look of :func:`companion.vision.cards.read_card_results` asks for
+            less, on an outline already lined up with its best label's example.
 
     Returns:
         One :class:`Classification` per quad, in order; the quad starts at the top-left of the
@@ -1489,7 +1531,7 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
     patches = card_patches(image, ordered)
     scores, turned = deck.match(describe(patches, deck.balanced), quick=quick)
     settle = settle and not quick
-    idx, conf, top = deck.decide(scores)
+    idx, conf, top = deck.decide(scores, threshold)
     out = []
     for i, q in enumerate(ordered):
         if idx[i] >= 0:
@@ -1503,8 +1545,12 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 if settled < 0:
                     conf[i] = 0.5  # "unknown" between two look-alikes: undecided, not "matches nothing"
                 idx[i] = settled
-            if settle and checks and idx[i] >= 0 and not _keeps_name(deck, image, q, scores[i], int(idx[i])):
-                idx[i], conf[i] = -1, 0.5  # undecided, see _keeps_name
+            if settle and checks and idx[i] >= 0:
+                final = _final_label(deck, image, q, scores[i], int(idx[i]))
+                if final != idx[i]:
+                    if final >= 0 and turned[i, final] != turned[i, idx[i]]:
+                        q = np.roll(q, -2, axis=0)
+                    idx[i], conf[i] = final, 0.5  # undecided, or named by its count alone: see _final_label
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
             label = UNKNOWN
@@ -1512,28 +1558,43 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
     return out
 
 
-def _keeps_name(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
-    """The last checks of :func:`classify_quads` on a card named ``label``: it lies within the
-    label's examples (like an enrolled card, but not one, is undecided), shows as many marks as
-    they agree on (:meth:`Deck.marks_agree`), and clipping does not hide what tells it from a rival
-    (:meth:`Deck.exposure_apart`)."""
-    return (deck.within_examples(image, quad, label) and deck.marks_agree(image, quad, scores, label)
-            and deck.exposure_apart(image, quad, scores, label))
+def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
+    """The last checks of :func:`classify_quads` on a card named ``label``: ``label`` if it lies
+    within the label's examples (like an enrolled card, but not one, is undecided), clipping does
+    not hide what tells it from a rival (:meth:`Deck.exposure_apart`) and it shows as many marks as
+    the examples agree on (:meth:`Deck.marks_agree`); where the count is what refuses it, the label
+    the count names instead (:meth:`Deck.counted_label`); else −1 (undecided)."""
+    if not deck.marks_agree(image, quad, scores, label):
+        return deck.counted_label(image, quad, scores, label)
+    if deck.within_examples(image, quad, label) and deck.exposure_apart(image, quad, scores, label):
+        return label
+    return -1
 
 
 def checked(image: np.ndarray, reading: Classification, deck: Deck) -> Classification:
     """A reading of ``classify_quads(..., checks=False)`` as ``classify_quads`` would have given it:
-    "unknown" (confidence 0.5, score and quad kept) if its name fails the checks it left out.
+    "unknown" (confidence 0.5, score and quad kept) if its name fails the checks it left out, or
+    named by its mark count (confidence 0.5, score kept, quad turned face up for that label) where
+    the count refused the name and names another (:func:`_final_label`).
 
     Args:
         image: (H, W, 3) uint8 BGR, the photo the reading was made on.
         reading: one :class:`Classification` of that call.
         deck: the enrolled deck.
     """
-    if reading.label == UNKNOWN or _keeps_name(deck, image, reading.quad, reading.scores,
-                                               deck.labels.index(reading.label)):
+    if reading.label == UNKNOWN:
         return reading
-    return replace(reading, label=UNKNOWN, confidence=0.5)
+    label = deck.labels.index(reading.label)
+    final = _final_label(deck, image, reading.quad, reading.scores, label)
+    if final == label:
+        return reading
+    if final < 0:
+        return replace(reading, label=UNKNOWN, confidence=0.5)
+    q = np.asarray(reading.quad, np.float32)
+    _, turned = deck.match(describe(card_patches(image, [q]), deck.balanced))
+    if turned[0, final] != turned[0, label]:
+        q = np.roll(q, -2, axis=0)
+    return replace(reading, label=deck.labels[final], confidence=0.5, quad=q)
 
 
 def whole_image_quad(image: np.ndarray) -> np.ndarray:
