@@ -236,3 +236,38 @@ def test_a_new_card_turned_a_few_degrees_is_searched_at_its_own_turn(noir_deck):
     want = fold(cv2.minAreaRect(true_mm)[2])
     got = [fold(c.rect_mm[2]) for c in s.cards if c.label == "tempura"][0]
     assert abs(got - want) < 2.0, (got, want)
+
+
+@pytest.fixture(scope="module")
+def watercolour_deck():
+    return enroll_sim_deck(style="watercolour")
+
+
+@pytest.mark.parametrize("label", ["maki_1", "maki_2", "maki_3"])
+def test_a_look_alike_found_a_period_off_its_place_is_moved_and_named(watercolour_deck, label):
+    # Issue #6, held-out seed 221 (5 players, watercolour): a pale maki_2 turned 180° was found 9 mm
+    # off its place, upside down (the cylinder's art, turned, reads 0.75-0.80 there against 0.95+ in
+    # place), and left there "unknown": the look-alike stage cannot count rolls on a face it sees
+    # upside down (here a maki_2 or maki_3 even reads maki_1 there: no rolls where they should be).
+    # The shifts that look for a better place were taken only where the whole-card label stayed the
+    # same and the card's name was kept, and a maki's whole-card label flips among its look-alikes
+    # from window to window. Here the search's find is given 9 mm off, as read there; it must end in
+    # place, named right.
+    import cv2
+
+    from companion.vision.table_cards import TrackedCard
+
+    layout = load_mat_layout(5)
+    rng = np.random.default_rng(3)
+    frame = render_table(layout, [Placement(label, (400, 300), 180.0)], rng=rng,
+                         conditions=ShotConditions.random(rng), style="watercolour")
+    tracker = CardTracker(layout, watercolour_deck)
+    to_mm = np.linalg.inv(frame.homography)
+    rect = ((400.0, 291.0), (44.0, 63.0), 0.0)
+    found = tracker._classify(frame.image, to_mm, [rect], quick=False)[0]
+    assert found.label != label  # not read right where it was found (the case to mend)
+    start = TrackedCard(found.label, rect, found.score, found.confidence, tuple(map(tuple, found.quad)))
+    card, = tracker._at_best_peaks(frame.image, to_mm, [start], [])
+    true_mm = cv2.perspectiveTransform(frame.cards[0][1][None].astype(np.float64), to_mm)[0].mean(axis=0)
+    assert np.linalg.norm(np.array(card.rect_mm[0]) - true_mm) < CENTRE_MM
+    assert card.label == label

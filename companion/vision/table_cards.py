@@ -110,7 +110,10 @@ NOT_BARE_MIN = 0.15
 #: a shift that reads over PEAK_SLACK better than the card's place is refined, and the card moved
 #: there if its label then reads PEAK_GAIN better (``CardTracker._at_best_peaks``): a sashimi's
 #: slices repeat about 8 mm apart, and a card found one period off its place read 0.87 there against
-#: 0.97 in place (watercolour, held-out seed 201, 2 players).
+#: 0.97 in place (watercolour, held-out seed 201, 2 players). "Its label" there is its label or a
+#: look-alike of it: the whole-card match does not tell look-alikes apart, so its label flips among
+#: them from window to window (a pale watercolour maki_2 found 9 mm off its place and upside down read
+#: maki_3 0.76 there and maki_2 0.95 in place, and was left there undecided: seed 221, 5 players).
 PEAK_SHIFTS_MM = (6.0, 9.0)
 PEAK_SLACK, PEAK_GAIN = 0.0, 0.02
 #: How far (px) a found card's sides may snap to its edges, and how much (ZNCC) its reading may
@@ -649,24 +652,38 @@ class CardTracker:
         res = self._classify(frame, homography, rects)
         per = 1 + 4 * len(PEAK_SHIFTS_MM)
         cw, ch = self.layout.card_mm
+        kin = self._kin()
         out = list(cards)
         for n, c in enumerate(cards):
             own = res[n * per]
+            alike = kin.get(own.label, {own.label})  # its label, as the whole-card match can tell it
             j = max(range(n * per + 1, (n + 1) * per), key=lambda j: res[j].score)
-            if res[j].label != own.label or res[j].score <= own.score + PEAK_SLACK:
+            if res[j].label not in alike or res[j].score <= own.score + PEAK_SLACK:
                 continue
             fine, fine_results, _ = self._refine(frame, homography, [rects[j]], [res[j]])
             b = max(range(len(fine)), key=lambda i: fine_results[i].score)
-            if fine_results[b].label != own.label or fine_results[b].score <= own.score + PEAK_GAIN:
+            if fine_results[b].label not in alike or fine_results[b].score <= own.score + PEAK_GAIN:
                 continue
             others = _Quads(kept_mm + [cv2.boxPoints(o.rect_mm).astype(np.float32)
                                        for m, o in enumerate(out) if m != n])
             if others.any_over(cv2.boxPoints(fine[b]).astype(np.float32), OVERLAP_MAX * cw * ch):
                 continue
             card = self._polish(frame, homography, fine[b], fine_results[b])
-            if card.label == c.label and card.score >= c.score:
+            # The name the look-alike stage gives where the card reads better stands (a look-alike of
+            # the one it had, or one where it was undecided); "unknown" there replaces no name.
+            if card.score >= c.score and (card.label == c.label or (
+                    card.label in alike and (c.label == UNKNOWN or c.label in alike))):
                 out[n] = card
         return out
+
+    def _kin(self) -> dict[str, set[str]]:
+        """Each label of a look-alike pair → itself and its look-alikes (``Deck.lookalikes``): the
+        labels a whole-card reading does not tell it from. A label not in the map has only itself."""
+        kin: dict[str, set[str]] = {}
+        for a, b in self.deck.lookalikes():
+            kin.setdefault(a, {a}).add(b)
+            kin.setdefault(b, {b}).add(a)
+        return kin
 
     def _card_rect(self, quad_mm: np.ndarray) -> tuple:
         """A card-sized rect (mat mm) centred and turned like a found quad (a finder's quad can be a
