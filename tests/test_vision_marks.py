@@ -154,10 +154,19 @@ def test_a_card_cut_off_by_the_photo_s_border_is_not_taken_as_found():
     assert np.abs(np.sort(q, axis=0) - np.sort(whole, axis=0)).max() < 1.0, q
 
 
+def _not_among_the_nines(deck):
+    # These drawn faces differ from the nines in one pip only, and the check on a label's
+    # examples takes the ten of circles for one of the nines; most real tens refused as nines on
+    # the dev photos lie among none of the nines' examples (13 of 18): such a ten is what is
+    # named by its count.
+    deck.within_examples = lambda image, quad, label: False
+    return deck
+
+
 def test_a_ten_never_enrolled_is_named_by_its_count_where_it_refuses_the_nine():
     # The ten of circles lies nearest the nine of circles, and its count refuses that name; it
     # shows ten pips at both ink levels, a count only the ten's examples agree on: a ten.
-    deck = _deck()
+    deck = _not_among_the_nines(_deck())
     nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
     photo, quad = _photo(_pip_card(10, BLUE, "circle"))
     close = np.zeros(len(deck.labels), np.float32)
@@ -170,10 +179,14 @@ def test_a_ten_never_enrolled_is_named_by_its_count_where_it_refuses_the_nine():
     # A nine's count names nothing: it is the nine's own.
     photo9, _ = _photo(_pip_card(9, BLUE, "circle"), seed=3)
     assert deck.counted_label(photo9, quad, close, nine) == -1
+    # A face among the nine's examples (here the drawn ten itself, as the check sees it) is a nine
+    # with one mark too many on it: it stays "unknown", never a ten.
+    del deck.within_examples
+    assert deck.counted_label(photo, quad, close, nine) == -1
 
 
 def test_a_count_two_labels_agree_on_names_neither():
-    deck = _deck()
+    deck = _not_among_the_nines(_deck())
     nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
     photo, quad = _photo(_pip_card(10, BLUE, "circle"))
     close = np.float32([0.80, 0.66])
@@ -198,3 +211,55 @@ def test_a_count_that_changes_with_the_ink_level_names_nothing():
     assert counts == [10, 9]
     photo, quad = _photo(face)
     assert deck.counted_label(photo, quad, np.float32([0.80, 0.66]), nine) == -1
+
+
+def test_an_enrolled_nine_with_a_crumb_on_it_is_not_named_the_ten_by_its_count():
+    # A crumb or a token the size of a pip on a nine counts ten at every ink level, but the card
+    # lies among the nine's examples: it is a nine with something on it, never a ten (the review
+    # found such nines named "ten" in every suit).
+    from companion.vision.deck import classify_quads
+
+    suits = ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))
+    deck = enroll_images({"nine": [_pip_card(9, c, s) for c, s in suits],
+                          "ten": [_pip_card(10, c, s) for c, s in suits]})
+    for colour, shape in suits:
+        face = _pip_card(9, colour, shape)
+        cv2.circle(face, (110, 270), 12, (30, 30, 30), -1)
+        photo, quad = _photo(face, seed=3)
+        reading = classify_quads(photo, [quad], deck)[0]
+        assert reading.label in ("nine", "unknown"), (shape, reading.label)
+
+
+def test_no_mark_at_all_names_nothing():
+    # Two of the ace's examples counted none (a crop taken whole), so 0 is among the counts its
+    # examples show; a nine whose pips are washed out counts 0 too, and must not become an ace.
+    suits = ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))
+    deck = enroll_images({"nine": [_pip_card(9, c, s) for c, s in suits],
+                          "ace": [_pip_card(1, c, s) for c, s in suits]
+                          + [_pip_card(1, RED, "circle"), _pip_card(1, GREEN, "circle")]})
+    nine, ace = deck.labels.index("nine"), deck.labels.index("ace")
+    marks = np.array(deck.marks)
+    marks[np.where(np.asarray(deck.fine_label) == ace)[0][:2]] = 0
+    deck.marks = marks
+    deck._agreed.clear()
+    face = np.full((315, 220, 3), 245, np.uint8)
+    cv2.putText(face, "9", (8, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, RED, 2)
+    photo, quad = _photo(face)
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[nine], scores[ace] = 0.80, 0.60
+    assert not deck.marks_agree(photo, quad, scores, nine)  # the count refuses the nine ...
+    assert deck.counted_label(photo, quad, scores, nine) == -1  # ... and names no ace
+
+
+def test_a_count_names_only_the_card_s_next_best_label():
+    deck = _not_among_the_nines(_deck())
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    photo, quad = _photo(_pip_card(10, BLUE, "circle"))
+    deck.labels = deck.labels + ("other",)
+    deck._agreed.clear()
+    # A third label (no counts of its own) reads between the nine and the ten: the count
+    # would name past it, so it names nothing.
+    scores = np.float32([0.80, 0.66, 0.70])
+    assert deck.counted_label(photo, quad, scores, nine) == -1
+    scores = np.float32([0.80, 0.66, 0.60])
+    assert deck.counted_label(photo, quad, scores, nine) == ten

@@ -105,7 +105,8 @@ _EVEN_PEAK = 8.0
 # rank seen under other light or through another camera than its examples' (a webcam's jack, the
 # examples all phone photos) stays a little under it however well lined up, while every check
 # behind the threshold (the look-alike stage, the check on the label's examples, the mark count,
-# the exposure look) and the even-difference test above still decide. On the real photos' dev
+# the exposure look) and the even-difference test above still decide; a card its mark count names
+# instead passes that count's own checks (Deck.counted_label). On the real photos' dev
 # half (bench/real_cards.py, enrolment seeds 0 and 1) the faces so named right lay 0.006-0.027
 # under the threshold once lined up; the tens never enrolled in their suit, nearest a nine, were
 # refused by those checks at any slack up to 0.15, and no reading of a thing that is not a card

@@ -341,7 +341,8 @@ class Classification:
 
     label: an enrolled label or ``"unknown"``.
     confidence: 0..1; for ``"unknown"`` how sure we are that it matches nothing enrolled.
-    score: best ZNCC against any template (−1..1), whatever the label.
+    score: best ZNCC against any template (−1..1), whatever the label; where the look-alike stage
+        or the mark count named another label than the best, that label's ZNCC.
     quad: (4, 2) float32 image px, clockwise from the card face's top-left corner (for
         ``"unknown"``: from the top-left as found, before orientation is known).
     scores: (L,) float32 best whole-card ZNCC per enrolled label (``Deck.labels`` order), or None.
@@ -1079,9 +1080,11 @@ class Deck:
         mark count refuses that name. The count names the card itself only where it is sure: it
         is the same at ``MARK_INK`` and at the strictest level of ``MARK_INK_LEVELS`` (a pip split
         by glare or a shadow counted as ink changes with the level), it is a count the examples
-        of exactly one label agree on (``MARK_AGREE``), and that label is a rival of ``label``
-        (whole-card score within ``MARK_BAND``). Nothing else vouches for that label (the card
-        lies among none of its examples: that is why it was not named so), so a deck whose labels
+        of exactly one label show most (never 0: a washed-out or cut-off face shows none), that
+        label is the card's next-best (whole-card score within ``MARK_BAND`` of ``label``'s), and
+        the card lies among none of ``label``'s examples (one of them with a crumb or a token on
+        it counts one mark more, and stays "unknown"). Nothing else vouches for the label named
+        (the card lies among none of its examples either: that is why it was not named so), so a deck whose labels
         do not agree on counts (one example each, face cards, symbols larger than ``MARK_AREA``)
         never names a card so. On the real photos' dev half (``bench/real_cards.py``, enrolment
         seeds 0 and 1) every ten read so showed 10 at both levels; no nine did (one showed 10 at
@@ -1097,13 +1100,31 @@ class Deck:
         if agreed is None:
             return -1
         count, strict = _mark_counts(_upright(image, quad), (MARK_INK, min(MARK_INK_LEVELS)))
-        if count != strict or count in agreed:
+        # No mark at all is what a washed-out or cut-off face shows too: it names nothing.
+        if count != strict or count <= 0 or count in agreed:
             return -1
-        named = [k for k in range(len(self.labels))
-                 if k != label and (self._agreed_marks(k) or set()) and count in self._agreed_marks(k)]
+        named = [k for k in range(len(self.labels)) if k != label and self._majority_mark(k) == count]
         if len(named) != 1 or scores[named[0]] < scores[label] - MARK_BAND:
             return -1
+        # Only the label read next-best: a count names among the card's rivals, never past them.
+        rivals = np.array(scores, np.float64).copy()
+        rivals[label] = -np.inf
+        if int(np.argmax(rivals)) != named[0]:
+            return -1
+        # A card within ``label``'s examples is one of them with something on it (a crumb, a token
+        # counted as a mark): only a face that lies among none of them is another card.
+        if self.within_examples(image, quad, label):
+            return -1
         return named[0]
+
+    def _majority_mark(self, label: int) -> int | None:
+        """The mark count most of ``label``'s examples show, where they agree on one
+        (:meth:`_agreed_marks`), else None."""
+        if self._agreed_marks(label) is None:
+            return None
+        counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
+        values, n = np.unique(counts, return_counts=True)
+        return int(values[np.argmax(n)])
 
     def _examples_bgr(self) -> np.ndarray:
         """(E, 3, FINE_H, FINE_W) float32 BGR 0..255: each look-alike example as its white-balanced
@@ -1550,6 +1571,7 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 if final != idx[i]:
                     if final >= 0 and turned[i, final] != turned[i, idx[i]]:
                         q = np.roll(q, -2, axis=0)
+                    top[i] = scores[i, final] if final >= 0 else top[i]
                     idx[i], conf[i] = final, 0.5  # undecided, or named by its count alone: see _final_label
             label = deck.labels[idx[i]] if idx[i] >= 0 else UNKNOWN
         else:
@@ -1594,7 +1616,7 @@ def checked(image: np.ndarray, reading: Classification, deck: Deck) -> Classific
     _, turned = deck.match(describe(card_patches(image, [q]), deck.balanced))
     if turned[0, final] != turned[0, label]:
         q = np.roll(q, -2, axis=0)
-    return replace(reading, label=deck.labels[final], confidence=0.5, quad=q)
+    return replace(reading, label=deck.labels[final], confidence=0.5, score=float(reading.scores[final]), quad=q)
 
 
 def whole_image_quad(image: np.ndarray) -> np.ndarray:
