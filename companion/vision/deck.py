@@ -1046,8 +1046,9 @@ class Deck:
     def marks_agree(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
         """Whether the card in ``quad`` may keep the name ``label`` by its mark count
         (:func:`mark_count`; ``MARK_AGREE``, ``MARK_BAND``): False only where ``label``'s examples
-        agree on a count, the card shows another, and a rival scoring within ``MARK_BAND`` of
-        ``label`` has examples that agree on the card's count. A label whose examples do not agree,
+        agree on a count, the card shows another, and another label's examples agree on the
+        card's count: a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
+        count is the same at every ink level and not 0. A label whose examples do not agree,
         or a deck without counts, is not judged (True). It can only make a name "unknown".
 
         Args:
@@ -1059,14 +1060,22 @@ class Deck:
         agreed = self._agreed_marks(label)
         if agreed is None:
             return True
-        rivals = [k for k in range(len(self.labels))
-                  if k != label and scores[k] >= scores[label] - MARK_BAND and self._agreed_marks(k) is not None]
-        if not rivals:
+        counted = [k for k in range(len(self.labels)) if k != label and self._agreed_marks(k) is not None]
+        rivals = [k for k in counted if scores[k] >= scores[label] - MARK_BAND]
+        if not counted:
             return True
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         count, *others = _mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS))
-        if count in agreed or not any(count in self._agreed_marks(k) for k in rivals):
+        if count in agreed:
             return True
+        if not any(count in self._agreed_marks(k) for k in rivals):
+            # A count sure at every level, that another label's examples agree on, refuses the
+            # name however far under it that label reads: a ten of a suit no ten was enrolled in
+            # can read a nine by far and show ten pips (the review's drawn ten of circles).
+            sure = count > 0 and all(c == count for c in others)
+            if not (sure and any(count in self._agreed_marks(k) for k in counted)):
+                return True
+            return False
         # A count that changes with where ink is drawn (a pale open outline, a pip under glare) is
         # not one the eye is sure of: any level that gives the label's count keeps the name.
         return any(c in agreed for c in others)

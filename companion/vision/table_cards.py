@@ -641,8 +641,10 @@ class CardTracker:
         well one period off its place too, and the compass search, which climbs from where it
         starts, stays on that second peak. All the cards' shifted windows are read in one batch; a
         shift that reads better than the card's place is refined and the card polished there, kept
-        if it still has its label, reads no worse and overlaps no other card by over
-        ``OVERLAP_MAX``."""
+        if it still has its label or a look-alike of it (:meth:`_kin`: the whole-card match does not
+        tell look-alikes apart, and the look-alike stage's name where the card reads better stands,
+        as does a name where the card's own place was "unknown"), reads no worse and overlaps no
+        other card by over ``OVERLAP_MAX``."""
         rects: list[tuple] = []
         for c in cards:
             (x, y), size, angle = c.rect_mm
