@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -138,6 +139,33 @@ def test_leftover_blobs_are_found_with_more_components_than_16_bit_labels_hold()
     assert len(regions) == 1 and regions[0].source == "blob"
     pts = regions[0].points
     assert pts[:, 0].min() == 202 and pts[:, 0].max() == 260 and pts[:, 1].min() == 100 and pts[:, 1].max() == 188
+
+
+def test_leftover_blobs_are_labelled_on_the_reduced_mask_as_on_the_full_size_one():
+    # "Differs from the table" is enlarged from a reduced mask; its blobs are labelled on that
+    # mask. Each blob's points are pixels of the full-size mask, with the hull and pixel count of
+    # its component there (a 4 × 4 block per reduced px: a blob's corner px are under the 4 000
+    # points a region keeps at most).
+    rng = np.random.default_rng(3)
+    img = np.full((960, 1280, 3), 120, np.uint8)
+    img[100:190, 200:262] = (40, 200, 230)  # a card-sized patch
+    img[300:340, 420:470] = (200, 60, 60)  # a smaller one
+    img = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
+    differs = card_search.differs_from_table(img, (60.0, 86.0))
+    assert differs is not None
+    regions = sorted(card_search.leftover_regions(img, [], [], (60.0, 86.0), differs), key=lambda g: g.area)
+    n, labels = cv2.connectedComponents(differs.astype(np.uint8), connectivity=8)
+    comps = sorted((np.column_stack(np.nonzero(labels == b)[::-1]).astype(np.float32) for b in range(1, n)), key=len)
+    assert len(regions) == len(comps) == 2
+    for r, pix in zip(regions, comps):
+        p = r.points.astype(int)
+        assert differs[p[:, 1], p[:, 0]].all()  # pixels of the blob
+        assert r.area == len(pix)
+        assert np.array_equal(np.sort(cv2.convexHull(r.points).reshape(-1, 2), axis=0),
+                              np.sort(cv2.convexHull(pix).reshape(-1, 2), axis=0))
+    # A mask made otherwise (here a copy) is labelled at full size, as before.
+    assert [g.area for g in sorted(card_search.leftover_regions(img, [], [], (60.0, 86.0), differs.copy()),
+                                   key=lambda g: g.area)] == [r.area for r in regions]
 
 
 def test_windows_between_the_coarse_grid_are_read_only_near_a_promising_one(monkeypatch):

@@ -37,6 +37,8 @@ Nothing here guesses a name: every card reported was read by the deck like any o
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 
 import cv2
@@ -64,8 +66,12 @@ OVERLAP_MAX = 0.2
 #: A found card's sides must be backed by a card's outline this well (``refine_quads`` support,
 #: 0..1) after snapping: a pattern on the table can resemble a card's art, never its outline.
 SUPPORT_MIN = 0.75
-#: Compass-search steps: (fraction of the card width, degrees), coarse to fine.
-REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5), (0.012, 0.6))
+#: Compass-search steps: (fraction of the card width, degrees), coarse to fine. A third, finer step
+#: (0.012, 0.6°: a px or two on a card 80 px wide) was dropped: the snap to the card's own edges
+#: that follows (``refine_quads``, ±5 % of the card width) moves a window that far anyway. On the
+#: tuning photos (loose scenes of four styles 40-59, symbol boards 0-29, the real deck's dev half,
+#: the mat frame) every name stayed; window-search cards' corners moved by up to 4 px.
+REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5))
 REFINE_ROUNDS = 3
 #: With no card named, a part's short side times these is a guess at the card's short side.
 GUESS_STEPS = (1.0, 1.3, 1.6)
@@ -242,7 +248,34 @@ def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings
         return None
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # 0/1 bytes are valid booleans: viewed as such, not compared into a second full-size array.
-    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST).view(np.bool_)
+    full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST).view(np.bool_)
+    _small_masks.last = (weakref.ref(full), mask)  # for leftover_regions (see _reduced)
+    return full
+
+
+# The reduced mask each photo's "differs from the table" was enlarged from (nearest neighbour), kept
+# for the full-size mask it gave (a weak reference, per thread): :func:`leftover_regions` labels
+# its blobs on it (a sixteenth of the pixels of a 1280 × 960 photo) instead of on the full-size copy.
+_small_masks = threading.local()
+
+
+def _reduced(differs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The (h, w) uint8 0/1 mask ``differs`` was enlarged from by ``cv2.resize(...,
+    cv2.INTER_NEAREST)``, and for each of its columns and rows the first and last full-size px that
+    copy it: ``(mask, x_span (w, 2), y_span (h, 2))`` int64; None for a mask made otherwise."""
+    last = getattr(_small_masks, "last", None)
+    if last is None or last[0]() is not differs:
+        return None
+    mask = last[1]
+    spans = []
+    for full, small in ((differs.shape[1], mask.shape[1]), (differs.shape[0], mask.shape[0])):
+        # OpenCV's nearest neighbour: source index floor(x / (full / small)), in double, clipped.
+        src = np.minimum(np.floor(np.arange(full) * (1.0 / (full / small))).astype(np.int64), small - 1)
+        k = np.arange(small)
+        spans.append(np.column_stack([np.searchsorted(src, k, "left"), np.searchsorted(src, k, "right") - 1]))
+    if (spans[0][:, 1] < spans[0][:, 0]).any() or (spans[1][:, 1] < spans[1][:, 0]).any():
+        return None  # (a reduced px no full-size px copies: not an enlargement)
+    return mask, spans[0], spans[1]
 
 
 def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card_wh: tuple[float, float],
@@ -257,6 +290,9 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
         differs: :func:`differs_from_table` of the photo, or None.
         recheck: named readings whose outline is in doubt (:func:`misfits`): searched as if
             they read "unknown".
+
+    A ``differs`` that :func:`differs_from_table` just made is labelled on the reduced mask it
+    was enlarged from (:func:`_reduced_blobs`); any other full-size mask as it is.
     """
     regions = [Region(np.asarray(q, np.float32), abs(cv2.contourArea(np.asarray(q, np.float32))), "part")
                for q in unread]
@@ -264,6 +300,9 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
                 for r in [r for r in readings if r.label == UNKNOWN] + list(recheck)]
     if differs is None:
         return regions
+    small = _reduced(differs)
+    if small is not None:
+        return regions + _reduced_blobs(small, readings, card_wh)
     free = differs.astype(np.uint8)
     for r in readings:
         if r.label != UNKNOWN:
@@ -294,6 +333,44 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
             pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
         regions.append(Region(pts, float(stats[b, cv2.CC_STAT_AREA]), "blob"))
     return regions
+
+
+def _reduced_blobs(small: tuple, readings, card_wh: tuple[float, float]) -> list[Region]:
+    """:func:`leftover_regions`' blobs labelled on the reduced mask the full-size one was enlarged
+    from (:func:`_reduced`): the named cards, grown as there, are painted out at that size (a
+    reduced px goes with its centre), and each blob's points are the corner px of the full-size
+    blocks its reduced px became: pixels of the blob, with its hull, a quarter of a block's px.
+    Its area is the full-size px count of those blocks."""
+    mask, xs, ys = small
+    free = mask.copy()
+    sx = mask.shape[1] / float(xs[-1, 1] + 1)  # reduced px per full-size px
+    sy = mask.shape[0] / float(ys[-1, 1] + 1)
+    for r in readings:
+        if r.label != UNKNOWN:
+            q = _grown(np.asarray(r.quad, np.float32), 1.25) * np.float32([sx, sy])
+            # Reduced px i covers [i, i + 1) of these coordinates: its centre is i + 0.5.
+            cv2.fillConvexPoly(free, np.round(q - 0.5).astype(np.int32), 0)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=8, ltype=cv2.CV_32S)
+    bw, bh = xs[:, 1] - xs[:, 0] + 1, ys[:, 1] - ys[:, 0] + 1
+    least = BLOB_MIN * card_wh[0] * card_wh[1]
+    out = []
+    for b in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] * (bw.max() * bh.max()) >= least):
+        if b == 0:
+            continue  # (the background)
+        x, y, w, h = (int(v) for v in stats[b, :4])
+        yy, xx = np.nonzero(labels[y:y + h, x:x + w] == b)
+        yy, xx = yy + y, xx + x
+        area = float((bw[xx] * bh[yy]).sum())
+        if area < least:
+            continue
+        # (Where a block is one px wide its corners coincide: each block still counts four times.)
+        pts = np.empty((4 * len(xx), 2), np.float32)
+        for k, (i, j) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1))):
+            pts[k::4, 0], pts[k::4, 1] = xs[xx, i], ys[yy, j]
+        if len(pts) > 4000:  # the outline is enough for its rectangle
+            pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
+        out.append(Region(pts, area, "blob"))
+    return out
 
 
 def _grown(quad: np.ndarray, k: float) -> np.ndarray:

@@ -246,22 +246,32 @@ def masked_scores(deck, patches: np.ndarray, masks: np.ndarray, quick: bool = Fa
     return np.maximum(per[:n], per[n:]).astype(np.float32), per[n:] > per[:n]
 
 
-def _paper_holes(frame: np.ndarray, lo: float, hi: float, own_min: float = 0.0) -> list[tuple[float, np.ndarray]]:
+def _edge_holes(frame: np.ndarray) -> tuple:
+    """The outline finder's thickened edge map's contours (:func:`companion.vision.cards.
+    thick_edge_contours`) with each one's box and point count (:func:`companion.vision.cards._boxes`):
+    ``(scale, contours, hierarchy, boxes)``, told once per photo for both of :func:`_paper_holes`'
+    callers (the boxes of 1 000-2 000 contours cost a few ms)."""
+    from companion.vision.cards import _boxes, thick_edge_contours
+
+    scale, contours, hier = thick_edge_contours(frame)
+    return scale, contours, hier, (None if hier is None else _boxes(contours))
+
+
+def _paper_holes(frame: np.ndarray, lo: float, hi: float, own_min: float = 0.0, edge_holes: tuple | None = None
+                 ) -> list[tuple[float, np.ndarray]]:
     """The holes of the outline finder's thickened edge map (:func:`companion.vision.cards.
     thick_edge_contours`: thickened edges close the one-pixel gaps where a cover's edge meets the
     card's outline, so the paper that shows is a hole of its own) that may be paper: of 5 points
     or more, a hull area in [lo, hi] px² (image px), their own area at least ``own_min`` px² and
     ``REGION_FILL`` of their hull. Each as ``(hull area px², hull (K, 2) float32 image px)``.
+    ``edge_holes``: :func:`_edge_holes` of ``frame`` if already told.
     """
-    from companion.vision.cards import _boxes, thick_edge_contours
-
-    scale, contours, hier = thick_edge_contours(frame)
+    scale, contours, hier, boxes = _edge_holes(frame) if edge_holes is None else edge_holes
     if hier is None:
         return []
     lo_s, hi_s, own_s = lo * scale * scale, hi * scale * scale, own_min * scale * scale
     # Holes whose bounding box is of a region's size, told for all contours at once (as
     # cv2.boundingRect gives each box); only those are looked at one by one.
-    boxes = _boxes(contours)
     box_area = boxes[:, 2] * boxes[:, 3]
     maybe = (hier[0][:, 3] >= 0) & (boxes[:, 4] >= 5) & ~(box_area < lo_s) & ~(box_area > 2.5 * hi_s)
     out = []
@@ -278,13 +288,15 @@ def _paper_holes(frame: np.ndarray, lo: float, hi: float, own_min: float = 0.0) 
     return out
 
 
-def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -> list[np.ndarray]:
+def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray], edge_holes: tuple | None = None
+             ) -> list[np.ndarray]:
     """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1):
-    of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``."""
+    of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``
+    (``edge_holes`` as for :func:`_paper_holes`)."""
     from companion.vision.cards import _inside
 
     # The paper that shows is a hole of its own in the outline finder's thickened edge map.
-    out = _paper_holes(frame, REGION_MIN * lo, hi, own_min=0.3 * REGION_MIN * lo)
+    out = _paper_holes(frame, REGION_MIN * lo, hi, own_min=0.3 * REGION_MIN * lo, edge_holes=edge_holes)
     out.sort(key=lambda ah: -ah[0])
     # Nested holes can give one region twice: keep one. A region inside a card already named is
     # that card's (a pip, its art).
@@ -303,8 +315,8 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray]) -
     return kept[:MAX_REGIONS]
 
 
-def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: list[np.ndarray]
-            ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
+def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: list[np.ndarray],
+            edge_holes: tuple | None = None) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
     """Two pieces of paper joined across a thin cover: a cable across a card cuts what shows of it
     in two, neither piece a card's share (step 1b). Each as ``(hull of both, (piece, piece))``,
     (K, 2) float32 image px each.
@@ -313,13 +325,16 @@ def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: lis
     fill ``REGION_FILL`` of their hull (a face card's paper is the strip between its edge and its
     printed frame), not centred in a quad of ``taken``. Two are joined when they do not overlap,
     lie at most ``JOIN_GAP`` of the joined hull's side apart, fill ``JOIN_FILL`` of it between
-    them, and the joined hull's area is in [lo, hi] px².
+    them, and the joined hull's area is in [lo, hi] px² (``edge_holes`` as for :func:`_paper_holes`).
     """
     from companion.vision.card_search import overlap_area
     from companion.vision.cards import _inside
 
-    pieces = [(a, hl) for a, hl in _paper_holes(frame, piece_lo, hi)
-              if not any(_inside(hl.mean(axis=0), q) for q in taken)]
+    pieces = []
+    for a, hl in _paper_holes(frame, piece_lo, hi, edge_holes=edge_holes):
+        c = hl.mean(axis=0)  # once per piece, not once per quad it is tested against
+        if not any(_inside(c, q) for q in taken):
+            pieces.append((a, hl))
     pieces.sort(key=lambda ah: -ah[0])
     pieces = pieces[:MAX_PIECES]
     boxes = np.array([[*hl.min(axis=0), *hl.max(axis=0)] for _, hl in pieces], np.float32).reshape(-1, 4)
@@ -516,9 +531,10 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     found = []
     taken = named + undecided
     over = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN and not any(r is u for u in under)]
+    edge_holes = None if regions is not None else _edge_holes(frame)
     joined = [] if regions is not None else \
-        _joined(frame, lo_card, hi_card, MIN_PIECE * (area if size is not None else lo_card), taken)
-    holes = regions if regions is not None else _regions(frame, lo, hi, taken)
+        _joined(frame, lo_card, hi_card, MIN_PIECE * (area if size is not None else lo_card), taken, edge_holes)
+    holes = regions if regions is not None else _regions(frame, lo, hi, taken, edge_holes)
     # A joined region is read with the cover between its pieces left out, and with the whole hull
     # shown: a face card's pieces are the strips round its printed frame, whose hulls leave out
     # most of the art that shows (IMG_2530 of the real photos: a handle across a queen).
