@@ -153,6 +153,10 @@ def test_leftover_blobs_are_labelled_on_the_reduced_mask_as_on_the_full_size_one
     img = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
     differs = card_search.differs_from_table(img, (60.0, 86.0))
     assert differs is not None
+    assert card_search._reduced(differs) is not None  # the reduced path is the one taken ...
+    assert card_search._reduced(differs.copy()) is None  # ... and a copy carries no reduced mask
+    with pytest.raises(ValueError):
+        differs[0, 0] = True  # read-only: an edit in place cannot leave the reduced mask stale
     regions = sorted(card_search.leftover_regions(img, [], [], (60.0, 86.0), differs), key=lambda g: g.area)
     n, labels = cv2.connectedComponents(differs.astype(np.uint8), connectivity=8)
     comps = sorted((np.column_stack(np.nonzero(labels == b)[::-1]).astype(np.float32) for b in range(1, n)), key=len)

@@ -37,8 +37,6 @@ Nothing here guesses a name: every card reported was read by the deck like any o
 
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass
 
 import cv2
@@ -248,25 +246,31 @@ def differs_from_table(image: np.ndarray, card_wh: tuple[float, float], readings
         return None
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # 0/1 bytes are valid booleans: viewed as such, not compared into a second full-size array.
-    full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST).view(np.bool_)
-    _small_masks.last = (weakref.ref(full), mask)  # for leftover_regions (see _reduced)
+    full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST).view(np.bool_).view(_Enlarged)
+    full.reduced = mask  # for leftover_regions (see _reduced)
+    full.flags.writeable = False  # an edit in place would leave ``reduced`` stale
     return full
 
 
-# The reduced mask each photo's "differs from the table" was enlarged from (nearest neighbour), kept
-# for the full-size mask it gave (a weak reference, per thread): :func:`leftover_regions` labels
-# its blobs on it (a sixteenth of the pixels of a 1280 × 960 photo) instead of on the full-size copy.
-_small_masks = threading.local()
+class _Enlarged(np.ndarray):
+    """A full-size (H, W) bool mask that carries the reduced uint8 0/1 mask it was enlarged from
+    (nearest neighbour) as ``reduced``: :func:`leftover_regions` labels its blobs on that (a
+    sixteenth of the pixels of a 1280 × 960 photo) instead of on the full-size copy. Read-only; a
+    copy, view or slice of it carries no ``reduced`` (None) and is labelled at full size."""
+
+    reduced: np.ndarray | None = None
+
+    def __array_finalize__(self, obj) -> None:
+        self.reduced = None
 
 
 def _reduced(differs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The (h, w) uint8 0/1 mask ``differs`` was enlarged from by ``cv2.resize(...,
     cv2.INTER_NEAREST)``, and for each of its columns and rows the first and last full-size px that
     copy it: ``(mask, x_span (w, 2), y_span (h, 2))`` int64; None for a mask made otherwise."""
-    last = getattr(_small_masks, "last", None)
-    if last is None or last[0]() is not differs:
+    mask = getattr(differs, "reduced", None)
+    if mask is None:
         return None
-    mask = last[1]
     spans = []
     for full, small in ((differs.shape[1], mask.shape[1]), (differs.shape[0], mask.shape[0])):
         # OpenCV's nearest neighbour: source index floor(x / (full / small)), in double, clipped.
