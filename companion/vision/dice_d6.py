@@ -16,7 +16,7 @@ camera and no set of dice:
    face whose other pips were missed); a lone pip is a one, turned and sized by the edges round
    it and by a one's usual proportions, a pip alone in its group also as a large one's
    (``LARGE_ONE_HALF_WIDTH``; also when squashed like its face, or rounder than a side face's
-   pips grouped with it, and each pip of a round pair: two touching dice's ones); two
+   pips grouped with it); two
    bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
    split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
