@@ -71,7 +71,8 @@ def _refusal(f: Face, pips: list[Pip]) -> str | None:
     grad = dice_d6._gradients(img)
     xy = np.array([(q.x, q.y) for q in pips])
     pol = np.array([q.polarity for q in pips])
-    return dice_d6._refusal(f, 1, 0.5, 100.0, False, 1.0, {id(f): 0.5}, pips, xy, pol, grad, None)
+    return dice_d6._refusal(f, 1, 0.5, 100.0, False, 1.0, {id(f): 0.5}, pips, xy, pol, grad,
+                            dice_d6._sampler(img), None)
 
 
 def test_a_large_one_is_not_refused_for_a_side_faces_pip_on_its_face_but_for_a_like_pip():

@@ -24,7 +24,8 @@ camera and no set of dice:
    everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
-   outlined and centred between its die's edges, :func:`_painted_dark_one`). Of the faces of one
+   outlined, centred between its die's edges and on a square body, not a round one (a coin, a
+   bottle cap): :func:`_painted_dark_one`). Of the faces of one
    die the one seen most square on (roundest pips) is the top.
    Each reading must also pass a learned verifier (:mod:`companion.vision.dice_verify`: a logistic
    regression over the reading's margin, pip contrast, size, roundness and fit, trained on the dev
@@ -357,18 +358,30 @@ def _two_apart_alike(dist: np.ndarray, d: np.ndarray) -> bool:
     return bool(np.any(apart & alike))
 
 
+#: A blob holding one round candidate of the other polarity this near its centre (in the blob's
+#: diameters) and of this size (per the blob's diameter) is a die showing a one, not a pip: a
+#: black die's whole body is a dark blob at a coarse octave, its one's pip 0.15 … 0.2 of it across
+#: and at its centre. (No reading of the real dev photos changes: a glint in a dark pip is not
+#: found so.)
+ONE_IN_BLOB = (0.12, (0.1, 0.3))
+
+
 def _face_blobs(blobs: list[Pip], pips: list[Pip]) -> set[int]:
     """The ids of the ``blobs`` that hold two of the ``pips`` (other candidates, e.g. of the
     other polarity) as :func:`_holders` asks: within half the blob's diameter, smaller, round,
-    alike and apart. Such a blob is a die's face, not a pip."""
+    alike and apart; or one round one at its centre, a one's size (``ONE_IN_BLOB``). Such a blob
+    is a die's face, not a pip (two black dice showing ones, taken for pips, read as a two as
+    wide as the gap between them)."""
     held = [q for q in pips if q.roundness >= TOP_MIN_ROUNDNESS]
-    if not blobs or len(held) < 2:
+    if not blobs or not held:
         return set()
     bx, by, bd = np.array([(p.x, p.y, p.diameter) for p in blobs]).T
     px, py, pd = np.array([(q.x, q.y, q.diameter) for q in held]).T
-    inside = ((np.hypot(px[:, None] - bx[None], py[:, None] - by[None]) <= 0.5 * bd[None])
-              & (pd[:, None] < bd[None]))  # (held, blobs)
-    out = set()
+    dist = np.hypot(px[:, None] - bx[None], py[:, None] - by[None])  # (held, blobs)
+    near, size = ONE_IN_BLOB
+    one = (dist <= near * bd[None]) & (pd[:, None] >= size[0] * bd[None]) & (pd[:, None] <= size[1] * bd[None])
+    out = {id(blobs[j]) for j in np.flatnonzero(one.any(axis=0)).tolist()}
+    inside = (dist <= 0.5 * bd[None]) & (pd[:, None] < bd[None])  # (held, blobs)
     for j in np.flatnonzero(inside.sum(axis=0) >= 2).tolist():
         k = np.flatnonzero(inside[:, j])
         if _two_apart_alike(np.hypot(px[k][:, None] - px[k][None], py[k][:, None] - py[k][None]), pd[k]):
@@ -1234,12 +1247,22 @@ DARK_ONE_MIN_OUTLINE = 3.0
 #: far on one side as on the other (a one's side faces and perspective: up to 1.7 on the simulated
 #: black dice; a two's or three's corner pip has its die's far edge three times as far as the near).
 DARK_ONE_MAX_EDGE_RATIO = 1.8
+#: ... and on a square body, not a round one (a dark coin, a bottle cap, a round button with a
+#: light dot at its centre all passed the rules above, and the verifier, as ones):
+#: :func:`_squareness` at least this. On the simulated black dice's ones 0.2 … 0.6 (3 of 164
+#: below), on dark coins and bottle caps 0 … 0.2 (11 of 165 above).
+DARK_ONE_MIN_SQUARENESS = 0.2
+#: The circles round the pip that :func:`_squareness` samples, in face half-widths: just outside
+#: a square face's sides, which its corners (√2 out, less their rounding) still reach.
+SQUARENESS_RADII = (1.05, 1.15, 1.3)
+_SQUARENESS_TURNS = np.arange(32) * (2 * math.pi / 32)
 
 
-def _painted_dark_one(f: Face, value: int | None, grad) -> bool:
+def _painted_dark_one(f: Face, value: int | None, grad, sample) -> bool:
     """Whether a lone light pip's face on a grey or black body is a black die's one
-    (``DARK_ONE_*``: a round, stark pip at the centre of a clearly outlined face) rather than a
-    reflection on a black or grey thing. ``grad``: the image's (gx, gy) gradients."""
+    (``DARK_ONE_*``: a round, stark pip at the centre of a clearly outlined, square face) rather
+    than a reflection on a black or grey thing or a dot on a round one. ``grad``: the image's
+    (gx, gy) gradients; ``sample``: its :func:`_sampler`."""
     p = f.pips[0]
     if value != 1 or p.roundness < DARK_ONE_MIN_ROUNDNESS or p.contrast < DARK_ONE_MIN_CONTRAST:
         return False
@@ -1249,7 +1272,29 @@ def _painted_dark_one(f: Face, value: int | None, grad) -> bool:
     # The search runs out to 2.2 guesses: a guess of 1.6 / 2.2 half-widths reaches 1.6 of them.
     d = _strongest_edge_distances([p], [1.6 / 2.2 * f.half_width], np.array([turn]), *grad)[0]  # (4,) px
     ratio = max(d[0] / d[2], d[2] / d[0], d[1] / d[3], d[3] / d[1])
-    return bool(ratio <= DARK_ONE_MAX_EDGE_RATIO)
+    return bool(ratio <= DARK_ONE_MAX_EDGE_RATIO) and _squareness(f, sample) >= DARK_ONE_MIN_SQUARENESS
+
+
+def _squareness(f: Face, sample) -> float:
+    """How square the dark body round a lone light pip is: on circles round the pip
+    (``SQUARENESS_RADII`` half-widths of ``f``, 32 points each, grey levels from ``sample``, a
+    :func:`_sampler`) a square body's corners are body and the middles of its sides lie beyond it,
+    so the grey level swings four times round the circle; a round body's circle is all body or all
+    beyond. The swing is the circle's fourth Fourier harmonic (its amplitude, grey levels: it does
+    not depend on the square's turn, which the face's own turn may have wrong) per the step from
+    the body (the median grey 1.4 pip diameters from the pip's centre, on the face) to the
+    lightest tenth of the circle (at least 10 grey levels); the largest over the circles, ≥ 0
+    (about 0.6 for a square's sharp swing, 0 for a disc; a touching die or a side face's pips
+    lower a die's, a coin's rim raises a disc's)."""
+    p = f.pips[0]
+    unit = np.stack([np.cos(_SQUARENESS_TURNS), np.sin(_SQUARENESS_TURNS)], axis=1)  # (32, 2)
+    centre = np.array([p.x, p.y])
+    body = float(np.median(sample(centre + 1.4 * p.diameter * unit, 1.0)))
+    radii = np.array(SQUARENESS_RADII) * f.half_width
+    grey = sample(centre + radii[:, None, None] * unit[None], 1.0)  # (R, 32)
+    swing = np.abs(grey @ np.exp(-4j * _SQUARENESS_TURNS)) * (2 / len(_SQUARENESS_TURNS))  # (R,)
+    step = np.maximum(np.percentile(grey, 90, axis=1) - body, 10.0)
+    return float(np.max(swing / step))
 
 
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
@@ -1413,17 +1458,18 @@ def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, squash: float,
              chroma: dict[int, float], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray, grad,
-             verifier) -> str | None:
+             sample, verifier) -> str | None:
     """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds
-    the reading unlike a die's top face of that value."""
+    the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's
+    gradients (:func:`_gradients`) and :func:`_sampler`."""
     if squash < least_squash(f):
         return "squash"
     if f.pips[0].polarity < 0 and len(f.pips) == 1:
         if body > MAX_LIGHT_PIP_BODY:
             return "glint"  # a lone light spot on a light die is a glint, not a one
-        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA and not _painted_dark_one(f, value, grad):
+        if chroma[id(f)] < MIN_LIGHT_PIP_CHROMA and not _painted_dark_one(f, value, grad, sample):
             return "grey"  # on black or grey things (cables, keys) light spots are reflections
     if f.large_one:
         if value not in (1, None):
@@ -1701,7 +1747,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             f = hypotheses[k]
             k += 1
             value, margin, body, cut, squash = read[id(f)]
-            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, verifier)
+            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier)
             if why == "shares":
                 # One pip of a face whose other pips were grouped apart (perspective or blur
                 # made them look unlike): not a one; the face is read again with them.
