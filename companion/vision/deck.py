@@ -1066,19 +1066,24 @@ class Deck:
             return True
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         count, *others = _mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS))
-        if count in agreed:
+        # A count two of the label's examples show (a crop cut off, a pip lost) is the label's
+        # unless it is what most of another label's examples show: two nines' examples that
+        # counted 10 must not keep a ten a nine.
+        def owns(c: int) -> bool:
+            return c in agreed and (c == self._majority_mark(label)
+                                    or not any(self._majority_mark(k) == c for k in counted))
+
+        if owns(count):
             return True
-        if not any(count in self._agreed_marks(k) for k in rivals):
-            # A count sure at every level, that another label's examples agree on, refuses the
-            # name however far under it that label reads: a ten of a suit no ten was enrolled in
-            # can read a nine by far and show ten pips (the review's drawn ten of circles).
-            sure = count > 0 and all(c == count for c in others)
-            if not (sure and any(count in self._agreed_marks(k) for k in counted)):
-                return True
-            return False
-        # A count that changes with where ink is drawn (a pale open outline, a pip under glare) is
-        # not one the eye is sure of: any level that gives the label's count keeps the name.
-        return any(c in agreed for c in others)
+        # A count another label's examples agree on refuses the name: that of a rival within
+        # ``MARK_BAND``, or of any label where the count is not 0 (a ten of a suit no ten was
+        # enrolled in can read a nine by far and show ten pips: the review's drawn ten of circles).
+        if not any(count in self._agreed_marks(k) for k in (counted if count > 0 else rivals)):
+            return True
+        # ... unless the laxest ink level, which takes paler ink for marks, gives the label's
+        # count (a pip split by glare, a pale outline broken). A pale extra mark shows at that level
+        # too, so a count the strict level alone gives the label is no reason to keep it.
+        return owns(others[-1])
 
     def counted_label(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
         """The label the card's mark count names where it refuses ``label`` (:meth:`marks_agree`
