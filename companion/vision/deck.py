@@ -272,15 +272,17 @@ MARK_INSET = 0.05
 #: counts they agree on are that one and any at least two examples show (the spread the examples
 #: themselves have). A card named so that shows another count is "unknown" if that count is one a
 #: rival label's examples agree on and the rival scores within ``MARK_BAND`` (whole-card ZNCC) of
-#: the name: never enrolled but one pip away from an enrolled card (a ten where only the nine of
-#: its suit was enrolled), it shows the count its own rank's examples agree on. A count no label
-#: agrees on (a pip lost to glare, a face card's art in parts) says nothing and refuses nothing.
+#: the name, or any label where the count is not 0 (:meth:`Deck.marks_agree`): never enrolled but
+#: one pip away from an enrolled card (a ten where only the nine of its suit was enrolled), it
+#: shows the count its own rank's examples agree on. A count no label agrees on (a pip lost to
+#: glare, a face card's art in parts) says nothing and refuses nothing.
 #: Tuned on the real photos' dev half (``bench/real_cards.py``, enrolment seeds 0 and 1): the tens
 #: named nine scored 0.15–0.24 under the nine; a queen miscounted as an ace's one pip, 0.5–0.7.
 MARK_AGREE = 0.6
 MARK_BAND = 0.3
-#: ... and only if no ink level of these gives the name's count either: a count that changes with
-#: where ink is drawn is not one to refuse by. On the symbol bench (``bench/symbol_cards.py``,
+#: ... and only if the lax level of these (the last, which takes paler ink for marks) does not give
+#: the name's count: a pip split by glare or a broken outline is not one to refuse by, while a
+#: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol bench (``bench/symbol_cards.py``,
 #: boards 0–29, true quads), at ``MARK_INK`` alone and with a count of 0 judged too, 20 of 387
 #: cards counted outside their label's agreed counts (pale open outlines, striped fills, symbols
 #: larger than ``MARK_AREA``) and 5 right names were lost; with these levels and 0 not judged, none.
