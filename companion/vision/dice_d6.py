@@ -361,8 +361,9 @@ def _two_apart_alike(dist: np.ndarray, d: np.ndarray) -> bool:
 #: A blob holding one round candidate of the other polarity this near its centre (in the blob's
 #: diameters) and of this size (per the blob's diameter) is a die showing a one, not a pip: a
 #: black die's whole body is a dark blob at a coarse octave, its one's pip 0.15 … 0.2 of it across
-#: and at its centre. (No reading of the real dev photos changes: a glint in a dark pip is not
-#: found so.)
+#: and at its centre. (No reading of the real dev photos changes. A glint at the centre of a large
+#: dark pip, faces of 90 px and more, is found so: the pip is then a "face", and only
+#: :func:`_painted_dark_one`'s square body refuses it as a one.)
 ONE_IN_BLOB = (0.12, (0.1, 0.3))
 
 
@@ -1255,6 +1256,9 @@ DARK_ONE_MIN_SQUARENESS = 0.2
 #: The circles round the pip that :func:`_squareness` samples, in face half-widths: just outside
 #: a square face's sides, which its corners (√2 out, less their rounding) still reach.
 SQUARENESS_RADII = (1.05, 1.15, 1.3)
+#: ... and a circle counts only where its lightest tenth is this much lighter than the body (grey
+#: levels): one that never leaves the body sees no square.
+SQUARENESS_MIN_STEP = 15.0
 _SQUARENESS_TURNS = np.arange(32) * (2 * math.pi / 32)
 
 
@@ -1283,9 +1287,9 @@ def _squareness(f: Face, sample) -> float:
     beyond. The swing is the circle's fourth Fourier harmonic (its amplitude, grey levels: it does
     not depend on the square's turn, which the face's own turn may have wrong) per the step from
     the body (the median grey 1.4 pip diameters from the pip's centre, on the face) to the
-    lightest tenth of the circle (at least 10 grey levels); the largest over the circles, ≥ 0
-    (about 0.6 for a square's sharp swing, 0 for a disc; a touching die or a side face's pips
-    lower a die's, a coin's rim raises a disc's)."""
+    lightest tenth of the circle (a circle whose step is under ``SQUARENESS_MIN_STEP`` scores 0);
+    the largest over the circles, ≥ 0 (about 0.6 for a square's sharp swing, near 0 for a disc;
+    a touching die or a side face's pips lower a die's, a coin's rim raises a disc's)."""
     p = f.pips[0]
     unit = np.stack([np.cos(_SQUARENESS_TURNS), np.sin(_SQUARENESS_TURNS)], axis=1)  # (32, 2)
     centre = np.array([p.x, p.y])
@@ -1293,8 +1297,11 @@ def _squareness(f: Face, sample) -> float:
     radii = np.array(SQUARENESS_RADII) * f.half_width
     grey = sample(centre + radii[:, None, None] * unit[None], 1.0)  # (R, 32)
     swing = np.abs(grey @ np.exp(-4j * _SQUARENESS_TURNS)) * (2 / len(_SQUARENESS_TURNS))  # (R,)
-    step = np.maximum(np.percentile(grey, 90, axis=1) - body, 10.0)
-    return float(np.max(swing / step))
+    step = np.percentile(grey, 90, axis=1) - body
+    # A circle that never leaves the body (a glint in a large dark pip, its face guessed smaller
+    # than the pip) sees no square, only the body's noise: it scores 0 (the review found such
+    # glints in an ivory five's pips read as a one).
+    return float(np.max(np.where(step >= SQUARENESS_MIN_STEP, swing / np.maximum(step, 1.0), 0.0)))
 
 
 def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
