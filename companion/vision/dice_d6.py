@@ -1258,7 +1258,7 @@ DARK_ONE_MIN_SQUARENESS = 0.2
 SQUARENESS_RADII = (1.05, 1.15, 1.3)
 #: ... and a circle counts only where its lightest tenth is this much lighter than the body (grey
 #: levels): one that never leaves the body sees no square.
-SQUARENESS_MIN_STEP = 15.0
+SQUARENESS_MIN_STEP = 12.0
 _SQUARENESS_TURNS = np.arange(32) * (2 * math.pi / 32)
 
 
