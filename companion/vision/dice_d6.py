@@ -60,7 +60,7 @@ import os
 import statistics
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import cv2
@@ -399,12 +399,15 @@ class Face:
     """A fitted die face: ``frame`` (2, 3) float64 maps face coordinates (−1 … 1 on both axes)
     to image px; ``pips`` the candidates it was fitted to; ``residual`` the fit's RMS error in face
     half-widths; ``large_one`` whether it is a large one's face (``LARGE_ONE_HALF_WIDTH``, asked
-    of :func:`_refusal`)."""
+    of :func:`_refusal`); ``partners`` the other pips of the pairs its one pip was grouped in, when
+    it is a pip of a pair tried as a one (:func:`_group_faces`; kept only with a partner's one,
+    :func:`_top_faces`)."""
 
     frame: np.ndarray
     pips: tuple[Pip, ...]
     residual: float
     large_one: bool = False
+    partners: tuple[Pip, ...] = ()
 
     @cached_property
     def half_width(self) -> float:
@@ -564,6 +567,19 @@ LARGE_ONE_HALF_WIDTH = 2.0
 #: (reach in the large one's half-widths, max-norm; least diameter per the one's pip) of a round
 #: pip that makes a large one's face crowded (:func:`_crowded`).
 LARGE_ONE_CLEAR = (1.4, 0.7)
+#: Two round pips grouped as a pair (:func:`_group_faces`) are each also tried as a one (a large
+#: one's face) when this many of its half-widths (``LARGE_ONE_HALF_WIDTH``) or more apart: two
+#: touching dice's ones lie two of their own half-widths apart (1.8 … 2 of the large one's face
+#: on the simulated dice), a two's pips 1.5 … 1.6 on the dev photos (its face's turn may be found
+#: 45° wrong, its other pip then out of reach of :func:`_crowded`).
+PAIRED_ONE_MIN_APART = 1.7
+#: ... and only when centred between its die's edges (:func:`_edge_ratio` at most this): 1.0 …
+#: 1.1 for the simulated touching ones, 1.8 for a simulated two's pip (its die's far edges beyond
+#: the search, a side face's nearer).
+PAIRED_ONE_MAX_EDGE_RATIO = 1.4
+#: ... and clearly outlined (:func:`outline_strength`): 4.8 … 27 for the simulated touching ones,
+#: 2.5 … 3.7 for the simulated twos' pips that the rules above let through.
+PAIRED_ONE_MIN_OUTLINE = 4.2
 
 
 def _lone_faces(p: Pip, grad) -> list[Face]:
@@ -1004,12 +1020,19 @@ class _HypothesisBatch:
     def __init__(self) -> None:
         self._ones: list[tuple[Pip, list[Face]]] = []
         self._placements: list[tuple[list[Pip], list, object]] = []
+        self._large_only: dict[int, tuple[Pip, ...]] = {}  # id(into) -> the pip's partners
 
-    def faces_of(self, p: Pip, into: list[Face] | None = None, alone: bool = False) -> list[Face]:
+    def faces_of(self, p: Pip, into: list[Face] | None = None, alone: bool = False,
+                 large_only: tuple[Pip, ...] = ()) -> list[Face]:
         """The list ``into`` (a new one if None), to have ``p``'s one's faces put at its front
-        by :meth:`resolve` (``alone``: the pip is alone in its group, see :func:`_lone_faces_many`)."""
+        by :meth:`resolve` (``alone``: the pip is alone in its group, see :func:`_lone_faces_many`;
+        ``large_only``: the pip's partners in the pairs it was grouped in; if any, only its large
+        one's face, ``LARGE_ONE_HALF_WIDTH``, and only if centred between its die's edges and
+        clearly outlined, ``PAIRED_ONE_*``, its ``partners`` set)."""
         into = [] if into is None else into
-        self._ones.append((p, into, alone))
+        self._ones.append((p, into, alone or bool(large_only)))
+        if large_only:
+            self._large_only[id(into)] = large_only
         return into
 
     def placements_of(self, g: list[Pip], into: list[Face] | None = None) -> list[Face]:
@@ -1030,8 +1053,14 @@ class _HypothesisBatch:
             into[k : k + 1] = faces
         for (_, into, _), faces in zip(self._ones, _lone_faces_many([p for p, _, _ in self._ones], grad,
                                                                        [a for _, _, a in self._ones])):
+            if id(into) in self._large_only:
+                # A pip of a pair tried as a one: only at its die's centre (a two's pip is at a
+                # corner of its die).
+                faces = [replace(f, partners=self._large_only[id(into)]) for f in faces
+                         if f.large_one and _edge_ratio(f, grad) <= PAIRED_ONE_MAX_EDGE_RATIO
+                         and outline_strength(f, grad) >= PAIRED_ONE_MIN_OUTLINE]
             into[0:0] = faces
-        self._ones, self._placements = [], []
+        self._ones, self._placements, self._large_only = [], [], {}
 
 
 #: The most roundness of a bar: a six's column of three pips merged into one blob by blur
@@ -1197,7 +1226,17 @@ def _group_faces(group: list[Pip], grad, depth: int = 0,
             pairs = [(a, b) for a, b in itertools.combinations(g, 2)
                      if min(a.roundness, b.roundness) >= PAIR_MIN_ROUNDNESS]
             if pairs:
-                return [faces] + [batch.placements_of([a, b]) for a, b in pairs]
+                # Each of them may also be a one of its own (two touching dice showing ones,
+                # their pips grouped as a two's): its large one's face, a group of its own, which
+                # a two's other pip refuses as crowded (_crowded); a two read on two such ones
+                # is dropped (_top_faces).
+                apart: dict[int, tuple[Pip, tuple[Pip, ...]]] = {}  # id(pip) -> (pip, its partners)
+                for a, b in pairs:
+                    for p, q in ((a, b), (b, a)):
+                        if math.hypot(p.x - q.x, p.y - q.y) >= PAIRED_ONE_MIN_APART * LARGE_ONE_HALF_WIDTH * p.diameter:
+                            apart[id(p)] = (p, apart.get(id(p), (p, ()))[1] + (q,))
+                return ([faces] + [batch.placements_of([a, b]) for a, b in pairs]
+                        + [batch.faces_of(p, large_only=qs) for p, qs in apart.values()])
         keeps = np.array(list(itertools.combinations(range(len(g)), len(g) - drop)))
         res, frames = first_fit if drop == 0 and first_fit is not None else _fit_many(xy[keeps], len(g) - drop)
         # A fit squashed more than a top face can be (pips of two touching dice) is no fit: it
@@ -1272,11 +1311,18 @@ def _painted_dark_one(f: Face, value: int | None, grad, sample) -> bool:
         return False
     if outline_strength(f, grad) < DARK_ONE_MIN_OUTLINE:
         return False
+    return _edge_ratio(f, grad) <= DARK_ONE_MAX_EDGE_RATIO and _squareness(f, sample) >= DARK_ONE_MIN_SQUARENESS
+
+
+def _edge_ratio(f: Face, grad) -> float:
+    """How far off its die's centre a one's face ``f`` lies: along each of the face's axes the
+    strongest edges on either side of its pip (:func:`_strongest_edge_distances`, out to 1.6
+    half-widths), the larger of the two distances per the smaller; the largest of the two axes'
+    (1 for a pip at the centre of a square; about 3 for a two's or three's corner pip)."""
     turn = math.atan2(f.frame[1, 0], f.frame[0, 0])
     # The search runs out to 2.2 guesses: a guess of 1.6 / 2.2 half-widths reaches 1.6 of them.
-    d = _strongest_edge_distances([p], [1.6 / 2.2 * f.half_width], np.array([turn]), *grad)[0]  # (4,) px
-    ratio = max(d[0] / d[2], d[2] / d[0], d[1] / d[3], d[3] / d[1])
-    return bool(ratio <= DARK_ONE_MAX_EDGE_RATIO) and _squareness(f, sample) >= DARK_ONE_MIN_SQUARENESS
+    d = _strongest_edge_distances([f.pips[0]], [1.6 / 2.2 * f.half_width], np.array([turn]), *grad)[0]  # (4,) px
+    return float(max(d[0] / d[2], d[2] / d[0], d[1] / d[3], d[3] / d[1]))
 
 
 def _squareness(f: Face, sample) -> float:
@@ -1501,7 +1547,16 @@ def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float
     """Of each die's read faces ``(margin, value, face)`` (one per pip group), its top face: a
     die's side faces lie within 1.6 half-widths of its top face's centre, a touching die's top face
     2 or more away, and the top face is the one seen most square on (its pips are the roundest).
-    Dark pips first: light "pips" on a light die are glints."""
+    Dark pips first: light "pips" on a light die are glints. A pip of a pair read as a one
+    (``Face.partners``) is kept only when a partner of it reads as a one too: two touching ones
+    come in twos, while a two's corner pip may pass every paired-one check alone (a translucent
+    die's). A two whose two pips are each read as a large one's face (:func:`_crowded` found no
+    like pip near either: two touching dice's ones) is no die."""
+    ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
+    scored = [t for t in scored if not (t[1] == 1 and t[2].partners and not any(id(q) in ones for q in t[2].partners))]
+    ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
+    if ones:
+        scored = [t for t in scored if not (t[1] == 2 and all(id(p) in ones for p in t[2].pips))]
     kept: list[tuple[float, int | None, Face]] = []
     for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
         cx, cy = f.center
