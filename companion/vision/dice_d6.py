@@ -7,7 +7,8 @@ camera and no set of dice:
    closing minus image, on a pyramid so any pip size from 4 px up costs the same) and, for coloured
    dice with light pips, lighter ones (a top-hat); each fitted with an ellipse. A blob holding two
    round, alike pips (a die's whole face, lighter or darker than the table, at a coarse octave;
-   a six's column) is no pip (:func:`_holders`, :func:`_face_blobs`). A pip on the top
+   a six's column), or one round pip of the other polarity at its centre (a black die showing a
+   one, ``ONE_IN_BLOB``), is no pip (:func:`_holders`, :func:`_face_blobs`). A pip on the top
    face of a die seen from above is round; a pip on a side face is squashed by the perspective, so
    only round pips (``TOP_MIN_ROUNDNESS``) make top faces.
 2. **Faces** (:func:`group_pips`, :func:`_candidates`): pips of like size, shape and polarity
@@ -1289,8 +1290,8 @@ DARK_ONE_MIN_OUTLINE = 3.0
 DARK_ONE_MAX_EDGE_RATIO = 1.8
 #: ... and on a square body, not a round one (a dark coin, a bottle cap, a round button with a
 #: light dot at its centre all passed the rules above, and the verifier, as ones):
-#: :func:`_squareness` at least this. On the simulated black dice's ones 0.2 … 0.6 (3 of 164
-#: below), on dark coins and bottle caps 0 … 0.2 (11 of 165 above).
+#: :func:`_squareness` at least this. On the simulated black dice's ones mostly 0.2 … 0.6 (3 of
+#: 164 below), on dark coins and bottle caps mostly under it (11 of 165 at or above it).
 DARK_ONE_MIN_SQUARENESS = 0.2
 #: The circles round the pip that :func:`_squareness` samples, in face half-widths: just outside
 #: a square face's sides, which its corners (√2 out, less their rounding) still reach.
