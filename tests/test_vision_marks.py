@@ -302,3 +302,32 @@ def test_a_count_two_of_a_label_s_examples_show_keeps_no_card_another_label_s_co
     assert not deck.marks_agree(photo, quad, scores, nine)
     photo9, _ = _photo(_pip_card(9, BLUE, "circle"), seed=3)
     assert deck.marks_agree(photo9, quad, scores, nine)
+
+
+def _ones_and_twos():
+    # Ranks whose faces differ in count: one pip (an ace's) and two (as a queen's examples mostly show).
+    ex = {"one": [_pip_card(1, c, s) for c, s in ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))],
+          "two": [_pip_card(2, c, s) for c, s in ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))]}
+    return enroll_images(ex)
+
+
+def test_marks_run_together_keep_their_name_where_the_strict_level_pulls_them_apart():
+    # Two pips joined by a grey smear (ink spread into the paper by blur or a dim light), darker than
+    # MARK_INK of the paper but lighter than the strict level: one mark at MARK_INK and the lax level,
+    # two at the strict one. The count rises to the label's as the level gets stricter: marks run
+    # together, not a one-pip card, and the "two" keeps its name though the ones agree on 1.
+    from companion.vision.deck import MARK_INK, MARK_INK_LEVELS, _mark_counts
+
+    deck = _ones_and_twos()
+    one, two = deck.labels.index("one"), deck.labels.index("two")
+    face = _pip_card(2, BLUE, "circle")
+    cv2.rectangle(face, (52, 80), (68, 120), (150, 150, 150), -1)
+    photo, quad = _photo(face, seed=5)
+    counts = _mark_counts(cv2.resize(face, _CANON, interpolation=cv2.INTER_AREA), (MARK_INK,) + tuple(MARK_INK_LEVELS))
+    assert counts[0] == 1 and counts[1] == 2 and counts[2] <= 1  # MARK_INK, strict, lax
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[two], scores[one] = 0.9, 0.4  # the ones far under: refused by "any label" before
+    assert deck.marks_agree(photo, quad, scores, two)
+    # A card of one pip read as a two stays refused: its count is 1 at every level.
+    photo1, _ = _photo(_pip_card(1, BLUE, "circle"), seed=5)
+    assert not deck.marks_agree(photo1, quad, scores, two)
