@@ -287,7 +287,7 @@ MARK_BAND = 0.3
 #: cards counted outside their label's agreed counts (pale open outlines, striped fills, symbols
 #: larger than ``MARK_AREA``) and 5 right names were lost; with these levels and 0 not judged, none.
 #: The strict level keeps a name only where the card shows fewer marks than its label's examples
-#: most do and the count rises to the label's as the level gets stricter (lax ≤ ``MARK_INK`` <
+#: most do and the count rises to the label's as the level gets stricter (lax < ``MARK_INK`` <
 #: strict): marks run together by blur or a dim light, which a stricter level pulls apart (real
 #: photos' dev half: a queen of hearts counted 0 / 1 / 2, its examples' 2, refused for the aces' 1).
 MARK_INK_LEVELS = (0.6, 0.84)
@@ -1055,8 +1055,9 @@ class Deck:
         agree on a count, the card shows another, and another label's examples agree on the
         card's count: a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
         count is the same at every ink level and not 0; but not where the laxest ink level gives
-        the label's count, nor where the card shows fewer marks than the label's examples most do
-        and the strictest level gives the label's count (marks run together: ``MARK_INK_LEVELS``).
+        the label's count, nor where the card shows fewer marks than the label's examples most do,
+        the strictest level gives the label's count and the laxest fewer still (marks run together:
+        ``MARK_INK_LEVELS``).
         A label whose examples do not agree, or a deck without counts, is not judged (True). It can
         only make a name "unknown".
 
@@ -1099,9 +1100,12 @@ class Deck:
         # together (ink spread into the paper between them by focus blur or a dim light, which the
         # laxer levels merge further: a queen's face counted 0 / 1 / 2 at the lax, MARK_INK and
         # strict levels): the count rises as the level gets stricter. A pale extra mark's count
-        # falls at the strict level instead, never rises to the label's from below.
+        # falls at the strict level instead, never rises to the label's from below. The rise must
+        # show at both steps: a count the lax level leaves as it is and the strict level alone
+        # raises by one is also what one mark split by a glare line looks like (a nine read "ten"
+        # counting 9 / 10 / 9 at MARK_INK / strict / lax), so that keeps no name.
         lax, strict = others[-1], others[0]
-        return lax <= count < strict and count < self._majority_mark(label) and owns(strict)
+        return lax < count < strict and count < self._majority_mark(label) and owns(strict)
 
     def counted_label(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
         """The label the card's mark count names where it refuses ``label`` (:meth:`marks_agree`
