@@ -302,3 +302,51 @@ def test_a_count_two_of_a_label_s_examples_show_keeps_no_card_another_label_s_co
     assert not deck.marks_agree(photo, quad, scores, nine)
     photo9, _ = _photo(_pip_card(9, BLUE, "circle"), seed=3)
     assert deck.marks_agree(photo9, quad, scores, nine)
+
+
+def _ones_and_twos():
+    # Ranks whose faces differ in count: one pip (an ace's) and two (as a queen's examples mostly show).
+    ex = {"one": [_pip_card(1, c, s) for c, s in ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))],
+          "two": [_pip_card(2, c, s) for c, s in ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))]}
+    return enroll_images(ex)
+
+
+def _run_together(halo: bool) -> np.ndarray:
+    # A "two" whose pips are joined by a grey smear (ink spread into the paper by blur or a dim
+    # light: darker than MARK_INK of the paper, lighter than the strict level), and with ``halo``
+    # a paler spread around both (lighter than MARK_INK, darker than the lax level).
+    face = _pip_card(2, BLUE, "circle")
+    if halo:
+        cv2.rectangle(face, (25, 50), (95, 150), (200, 200, 200), -1)
+        pips = _pip_card(2, BLUE, "circle")
+        ink = np.abs(pips.astype(int) - 245).sum(axis=-1) > 60
+        face[ink] = pips[ink]
+    cv2.rectangle(face, (52, 80), (68, 120), (150, 150, 150), -1)
+    return face
+
+
+def test_marks_run_together_keep_their_name_where_the_count_rises_at_both_steps():
+    # The smear and the halo: 0 marks at the lax level (one blob too large to be a mark), 1 at
+    # MARK_INK, 2 at the strict level. The count rises with every stricter level, to the label's:
+    # marks run together, not a one-pip card, and the "two" keeps its name though the ones agree on 1
+    # (the real photos' webcam queen counted 0 / 1 / 2).
+    from companion.vision.deck import MARK_INK, MARK_INK_LEVELS, _mark_counts
+
+    levels = (MARK_INK,) + tuple(MARK_INK_LEVELS)  # MARK_INK, strict, lax
+    deck = _ones_and_twos()
+    one, two = deck.labels.index("one"), deck.labels.index("two")
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[two], scores[one] = 0.9, 0.4  # the ones far under: refused by "any label" before
+    face = _run_together(halo=True)
+    assert _mark_counts(cv2.resize(face, _CANON, interpolation=cv2.INTER_AREA), levels) == [1, 2, 0]
+    photo, quad = _photo(face, seed=5)
+    assert deck.marks_agree(photo, quad, scores, two)
+    # The smear alone counts 1 at the lax level too: the strict level alone raises the count, which
+    # is also what one pip split by a glare line looks like. That keeps no name.
+    face = _run_together(halo=False)
+    assert _mark_counts(cv2.resize(face, _CANON, interpolation=cv2.INTER_AREA), levels) == [1, 2, 1]
+    photo, quad = _photo(face, seed=5)
+    assert not deck.marks_agree(photo, quad, scores, two)
+    # A card of one pip read as a two stays refused: its count is 1 at every level.
+    photo1, _ = _photo(_pip_card(1, BLUE, "circle"), seed=5)
+    assert not deck.marks_agree(photo1, quad, scores, two)
