@@ -136,3 +136,19 @@ def test_side_snapping_takes_more_quads_than_one_remap_can():
     alone = refine_quads(img, [card])[0]
     assert len(out) == n
     assert all(np.array_equal(o[0], alone[0]) and o[1:] == alone[1:] for o in out)
+
+
+def test_edge_map_is_the_union_of_the_lightness_and_chroma_edges():
+    """The finder's edge map is the union of Canny's edges on each opponent plane of the blurred
+    photo, lightness at 30/80 and each chroma plane at 12/32: worked out here plane by plane."""
+    from companion.vision.cards import _OPPONENT, _edges
+
+    img = table_scene(["tempura", "sashimi", "wasabi"], "wood", 7)[0]
+    opp = cv2.transform(cv2.GaussianBlur(img, (5, 5), 1.0), _OPPONENT)
+    want = cv2.Canny(np.ascontiguousarray(opp[:, :, 0]), 30, 80, L2gradient=True)
+    for c in (1, 2):
+        want |= cv2.Canny(np.ascontiguousarray(opp[:, :, c]), 12, 32, L2gradient=True)
+    got = _edges(img)
+    assert got.shape == img.shape[:2] and got.dtype == np.uint8
+    assert 0 < np.count_nonzero(got) < got.size // 4  # an edge map, not an empty or full one
+    assert np.array_equal(got, want)

@@ -220,16 +220,17 @@ def _square_enough(q: np.ndarray, max_cos: float = 0.28, side_ratio: float = 1.2
 
 
 def _edges(small: np.ndarray) -> np.ndarray:
-    # The opponent transform in place of the blur, and one plane and one edge map reused for the
-    # three channels: a frame's worth of fresh memory is several hundred page faults per photo.
+    # The opponent transform in place of the blur, and one edge map reused for the two chroma
+    # channels: a frame's worth of fresh memory is several hundred page faults per photo.
     buf = cv2.GaussianBlur(small, (5, 5), 1.0)
     cv2.transform(buf, _OPPONENT, dst=buf)
-    plane = cv2.extractChannel(buf, 0)
-    e = cv2.Canny(plane, 30, 80, L2gradient=True)
+    # The three planes in one pass (cv2.split): a third of the cost of three cv2.extractChannel
+    # calls, each of which reads the whole frame.
+    planes = cv2.split(buf)
+    e = cv2.Canny(planes[0], 30, 80, L2gradient=True)
     more = np.empty_like(e)
-    for c in (1, 2):
+    for plane in planes[1:]:
         # Chroma swings are smaller than lightness ones, hence the lower thresholds.
-        cv2.extractChannel(buf, c, dst=plane)
         cv2.Canny(plane, 12, 32, edges=more, L2gradient=True)
         cv2.bitwise_or(e, more, dst=e)
     return e
