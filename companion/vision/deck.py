@@ -88,8 +88,6 @@ A camera can clip a card's paper at 255, and the faint tint a fine pattern becom
 Clipping only takes ink away, so a clipped card named as the paler of two labels of one ink is
 checked once more, against both labels' examples as this card's own exposure and clipping would
 show them (:meth:`Deck.exposure_apart`); where they cannot be told apart so, it is ``"unknown"``.
-A rival of another ink (:meth:`Deck._other_hue`) is not judged so: clipping pales an ink, it does
-not turn it into another.
 
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
@@ -251,9 +249,6 @@ EXPOSURE_MARGIN = 0.45
 #: solid) lie within 0.94 of their hue, the colour pairs (red against purple) below 0.25.
 INK_GAP = 2.0
 INK_HUE = 0.7
-#: A label's ink has a hue (:meth:`Deck._other_hue`) when its mean colour on where two labels differ
-#: lies at least this far from grey (CIE a, b; the paper between the strokes dilutes it).
-INK_CHROMA = 3.0
 
 #: The mark count (:func:`mark_count`, :meth:`Deck.marks_agree`): what the eye counts on a card (the
 #: pips of a nine against a ten's, the symbols of a symbol card), as connected parts of ink on the
@@ -1214,18 +1209,6 @@ class Deck:
         size = float(np.linalg.norm(shift) * np.linalg.norm(hue))
         return size < 1.0 or float(shift @ hue) >= INK_HUE * size  # a grey ink, or the label's own hue
 
-    def _other_hue(self, label: int, rival: int, region: np.ndarray) -> bool:
-        """Whether ``rival``'s examples show another ink than ``label``'s on ``region``: both mean
-        colours (CIE a, b) at least ``INK_CHROMA`` from grey and more than ``arccos(INK_HUE)`` (about
-        45°) apart in hue. On the symbol bench's enrolled deck the pairs of two inks lie at
-        cos −1.0 to 0.66 and chroma 3.9 and up; those of one ink (fill, shape) at 0.92 and up."""
-        def mean_ab(k: int) -> np.ndarray:
-            rows = self.fine_label == k
-            return (self.fine[rows, 1:] + self.fine_mean[rows, 1:, None, None])[:, :, region].mean(axis=(0, 2))
-        mine, theirs = mean_ab(label), mean_ab(rival)
-        a, b = float(np.linalg.norm(mine)), float(np.linalg.norm(theirs))
-        return min(a, b) >= INK_CHROMA and float(mine @ theirs) < INK_HUE * a * b
-
     def exposure_apart(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
         """Whether the card in ``quad`` can be told from every rival of ``label`` as its own exposure
         and clipping let it show (the exposure look); True when the card is not clipped.
@@ -1235,8 +1218,7 @@ class Deck:
         fill. So for a card with ``CLIP_SHARE`` of its pixels clipped in some channel
         (``CLIP_LEVEL``), each label within ``EXPOSURE_BAND`` of ``label``'s whole-card score that
         holds more of ``label``'s own ink where the two differ (:meth:`_more_ink`: clipping can
-        only have taken such ink away), and each that is not its look-alike unless its ink is of
-        another hue (:meth:`_other_hue`), is compared as this card would show both: each example
+        only have taken such ink away) is compared as this card would show both: each example
         (BGR, white-balanced) scaled channel by channel by the gain that best fits the card, the
         clipped pixels taken as at least ``CLIP_LEVEL``, then clipped at 255
         (:func:`_censored_fit`), and compared with the card on where the two labels differ, both
@@ -1270,13 +1252,7 @@ class Deck:
             # A paler rival too, unless it is the label's look-alike: the whole-card correlation
             # scales a washed-out card's faint remains up until they match a darker label (a clipped
             # pale nigiri read as a maki), which the rendering shows the card does not hold.
-            # Not a rival of another hue, though: clipping pales an ink towards the paper's white, it
-            # does not turn it into another (a clipped purple pales, it does not redden), so the
-            # whole-card look and the look-alike stage have judged such a pair already, and thin
-            # outlines of two inks under clipping are too alike for the rendering to tell (the
-            # symbol bench's red and purple outlines led by 0.24–0.6 when right).
-            unlike_same_hue = pair not in self._regions and not self._other_hue(label, k, region)
-            if self._more_ink(label, k, region) or unlike_same_hue:
+            if self._more_ink(label, k, region) or pair not in self._regions:
                 rivals.append((k, region))
         if not rivals:
             return True
