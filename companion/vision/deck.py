@@ -286,10 +286,6 @@ MARK_BAND = 0.3
 #: boards 0–29, true quads), at ``MARK_INK`` alone and with a count of 0 judged too, 20 of 387
 #: cards counted outside their label's agreed counts (pale open outlines, striped fills, symbols
 #: larger than ``MARK_AREA``) and 5 right names were lost; with these levels and 0 not judged, none.
-#: The strict level keeps a name only where the card shows fewer marks than its label's examples
-#: most do and the count rises to the label's as the level gets stricter (lax < ``MARK_INK`` <
-#: strict): marks run together by blur or a dim light, which a stricter level pulls apart (real
-#: photos' dev half: a queen of hearts counted 0 / 1 / 2, its examples' 2, refused for the aces' 1).
 MARK_INK_LEVELS = (0.6, 0.84)
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
@@ -1054,12 +1050,8 @@ class Deck:
         (:func:`mark_count`; ``MARK_AGREE``, ``MARK_BAND``): False only where ``label``'s examples
         agree on a count, the card shows another, and another label's examples agree on the
         card's count: a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
-        count is the same at every ink level and not 0; but not where the laxest ink level gives
-        the label's count, nor where the card shows fewer marks than the label's examples most do,
-        the strictest level gives the label's count and the laxest fewer still (marks run together:
-        ``MARK_INK_LEVELS``).
-        A label whose examples do not agree, or a deck without counts, is not judged (True). It can
-        only make a name "unknown".
+        count is the same at every ink level and not 0. A label whose examples do not agree,
+        or a deck without counts, is not judged (True). It can only make a name "unknown".
 
         Args:
             image: (H, W, 3) uint8 BGR.
@@ -1092,20 +1084,8 @@ class Deck:
             return True
         # ... unless the laxest ink level, which takes paler ink for marks, gives the label's
         # count (a pip split by glare, a pale outline broken). A pale extra mark shows at that level
-        # too, so a count the strict level alone gives the label is no reason to keep it ...
-        if owns(others[-1]):
-            return True
-        # ... where the card shows *more* marks than the label's. Fewer marks that become the
-        # label's count at the strictest level, which takes only the darkest ink, are marks run
-        # together (ink spread into the paper between them by focus blur or a dim light, which the
-        # laxer levels merge further: a queen's face counted 0 / 1 / 2 at the lax, MARK_INK and
-        # strict levels): the count rises as the level gets stricter. A pale extra mark's count
-        # falls at the strict level instead, never rises to the label's from below. The rise must
-        # show at both steps: a count the lax level leaves as it is and the strict level alone
-        # raises by one is also what one mark split by a glare line looks like (a nine read "ten"
-        # counting 9 / 10 / 9 at MARK_INK / strict / lax), so that keeps no name.
-        lax, strict = others[-1], others[0]
-        return lax < count < strict and count < self._majority_mark(label) and owns(strict)
+        # too, so a count the strict level alone gives the label is no reason to keep it.
+        return owns(others[-1])
 
     def counted_label(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
         """The label the card's mark count names where it refuses ``label`` (:meth:`marks_agree`
