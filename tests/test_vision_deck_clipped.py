@@ -191,3 +191,64 @@ def test_the_censored_fit_refits_only_changed_rows_with_the_same_result():
         x = (rng.random((30, 500)) * 255).astype(np.float32)
         y = np.clip(x * rng.uniform(0.6, 2.2, (30, 1)) + rng.normal(0, 15, x.shape), 0, 255).astype(np.float32)
         assert every_row(x, y, 250.0).tobytes() == _censored_fit(x, y, 250.0).tobytes()
+
+
+def test_a_fill_with_more_of_the_ink_s_colour_but_no_darker_is_a_rival_of_the_exposure_look():
+    # A striped fill of a light ink need not be darker than the open fill on the region where the
+    # two differ: that region holds outlines a pixel apart as well as the fill. It is more
+    # saturated in the ink's hue there, and clipping can take that away. Means (CIE L, a, b) as the
+    # symbol bench's one purple wave shows them, open and striped (bench/symbol_cards.py,
+    # enrolled from 5 photos per card): a warm-cast, over-exposed striped card (B x0.85, R x1.15,
+    # 1.3 times the light) was read as the open one because the striped label was never compared.
+    means = {"open": (76.7, 6.9, -5.7), "striped": (77.7, 10.4, -11.1),
+             "other ink": (66.0, 7.6, 2.4), "paler": (80.0, 4.0, -3.0),
+             "grey": (70.0, 0.2, 0.1), "darker grey": (60.0, 0.3, 0.2)}
+    names = list(means)
+
+    class Stub:  # what Deck._more_ink reads: each example's zero-mean fine patch and its Lab mean
+        fine = np.zeros((len(names), 3, 4, 4), np.float32)
+        fine_mean = np.array([means[n] for n in names], np.float32)
+        fine_label = np.arange(len(names))
+
+    region = np.ones((4, 4), bool)
+
+    def more_ink(label: str, rival: str) -> bool:
+        return deck_mod.Deck._more_ink(Stub(), names.index(label), names.index(rival), region)
+
+    assert more_ink("open", "striped")  # more of the ink's own colour, though a little lighter
+    assert not more_ink("open", "other ink")  # darker, but of another hue: not clipping's doing
+    assert not more_ink("open", "paler")  # less colour and lighter
+    assert not more_ink("striped", "open")
+    assert more_ink("grey", "darker grey")  # a grey ink: darkness alone
+
+
+def _symbol_bench():
+    """bench/symbol_cards.py as a module (its drawn faces and enrolment photos)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "symbol_cards.py"
+    spec = importlib.util.spec_from_file_location("symbol_cards_for_tests", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_warm_cast_clipped_striped_wave_is_not_read_as_the_open_one():
+    # The symbol bench's one purple striped wave, its face under a warm light (B x0.85, R x1.15:
+    # the edge of the bench's own white-balance range) and photographed at 1.3 times the light:
+    # the paper clips in every channel, so the white balance cannot take the cast out. Enrolled
+    # alongside its open and solid siblings and the same three in red.
+    sc = _symbol_bench()
+    labels = [f"1-{c}-{f}-wave" for c in ("purple", "red") for f in ("open", "striped", "solid")]
+    deck = enroll_images({lb: sc.enrolment_photos(lb, 5, 0) for lb in labels})
+
+    def read(seed: int, cast, exposure: float) -> str:
+        face = sc.draw_face("1-purple-striped-wave", np.random.default_rng(seed)).astype(np.float32)
+        img, quad = _photo(face * np.float32(cast), np.random.default_rng(seed), exposure)
+        return classify_quads(img, [quad], deck)[0].label
+
+    # Under ordinary light the deck reads the card.
+    assert [read(s, (1, 1, 1), 1.0) for s in range(300, 303)] == ["1-purple-striped-wave"] * 3
+    names = [read(s, (0.85, 1.0, 1.15), 1.3) for s in range(300, 306)]
+    assert set(names) <= {"1-purple-striped-wave", UNKNOWN}, names

@@ -243,7 +243,10 @@ EXPOSURE_MARGIN = 0.45
 
 #: A rival is judged by the exposure look only where it holds more of the label's own ink on where
 #: the two differ (:meth:`Deck._more_ink`): darker there by at least ``INK_GAP`` (mean CIE L,
-#: 0..100) and, as a colour, no more than ``arccos(INK_HUE)`` (about 45°) from the label's own hue.
+#: 0..100) or more saturated by as much in the label's own hue (a/b units along it), and, as a
+#: colour, no more than ``arccos(INK_HUE)`` (about 45°) from the label's own hue. (Darkness alone
+#: missed 10 of the symbol bench's 27 open/striped pairs, e.g. the one purple wave, striped 1.0
+#: lighter but 6.1 more saturated: a warm-cast clipped striped card was read open.)
 #: Clipping takes a faint tint away, never adds one, so only a reading as the paler of two labels
 #: of one ink can be clipping's doing. On the symbol bench the fill pairs (open against striped or
 #: solid) lie within 0.94 of their hue, the colour pairs (red against purple) below 0.25.
@@ -1176,17 +1179,24 @@ class Deck:
 
     def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
-        differ): darker there by at least ``INK_GAP`` (mean CIE L) and, where they differ in colour,
-        towards the label's own hue (within ``INK_HUE`` as a cosine in the a/b plane). A striped
-        fill is so to an open one; a red outline is not so to a purple one."""
+        differ): darker there by at least ``INK_GAP`` (mean CIE L) or more saturated by as much in
+        the label's own hue (a/b units along it), and, where they differ in colour, towards the
+        label's own hue (within ``INK_HUE`` as a cosine in the a/b plane). A striped fill is so to
+        an open one; a red outline is not so to a purple one."""
         def mean_lab(k: int) -> np.ndarray:
             rows = self.fine_label == k
             return (self.fine[rows] + self.fine_mean[rows, :, None, None])[:, :, region].mean(axis=(0, 2))
         mine, theirs = mean_lab(label), mean_lab(rival)
-        if mine[0] - theirs[0] < INK_GAP:
-            return False
         shift, hue = theirs[1:] - mine[1:], mine[1:]
-        size = float(np.linalg.norm(shift) * np.linalg.norm(hue))
+        chroma = float(np.linalg.norm(hue))
+        size = float(np.linalg.norm(shift)) * chroma
+        # Ink is colour as well as darkness: a striped fill of a light ink can be no darker on the
+        # region than the open one (the region holds outlines a pixel apart as well as the fill, and
+        # they weigh alike), yet it is more saturated in the ink's hue there (by 3.6-10.8 a/b units in
+        # all 27 of the symbol bench's open/striped pairs).
+        more_colour = chroma >= 1.0 and float(shift @ hue) / chroma >= INK_GAP
+        if mine[0] - theirs[0] < INK_GAP and not more_colour:
+            return False
         return size < 1.0 or float(shift @ hue) >= INK_HUE * size  # a grey ink, or the label's own hue
 
     def exposure_apart(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
