@@ -319,25 +319,3 @@ def test_window_grid_arrays_are_the_windows_and_cells():
         step = np.hypot(*(r[1, :2] - r[0, :2]))  # neighbours along the first row
         assert np.allclose(np.hypot(*(r[:, :2] - r[0, :2]).T) / step,
                            np.hypot(*(c[:, 1:] - c[0, 1:]).T), atol=1e-6)
-
-
-def test_a_part_within_a_named_card_is_not_searched_but_one_beside_it_is():
-    # A named card 60 × 86 px at (200, 200). Its art panel, found as a part-card, lies within it
-    # (one corner 3 px out, as a skewed outline does): that part is the named card's and gives no
-    # region. A part half off the card, a part elsewhere, and a doubtful reading lying within the
-    # named card (searched as "unknown" by its own rule) all remain regions.
-    img = np.zeros((480, 640, 3), np.uint8)
-    named = _reading("tempura", _rect(200, 200, 60, 86))
-    panel = np.float32(_rect(200, 195, 44, 50))  # x 178..222 within the card's 170..230
-    panel[2, 0] = 233.0  # its bottom-right corner 3 px beyond the card's right side
-    straddling = np.float32(_rect(240, 200, 44, 50))  # its right half beyond the card's side (x = 230)
-    elsewhere = np.float32(_rect(400, 300, 44, 50))
-    doubt = _reading("wasabi", _rect(200, 200, 40, 60))
-    regions = card_search.leftover_regions(img, [named], [panel, straddling, elsewhere], (60.0, 86.0), None,
-                                           recheck=[doubt])
-    centres = sorted(tuple(np.round(r.points.mean(axis=0)).tolist()) + (r.source,) for r in regions)
-    assert centres == [(200.0, 200.0, "unknown"), (240.0, 200.0, "part"), (400.0, 300.0, "part")]
-    # An "unknown" outline within the named card is its part too; one beyond it is searched.
-    inner, outer = _reading(UNKNOWN, _rect(200, 210, 50, 60)), _reading(UNKNOWN, _rect(300, 200, 60, 86))
-    regions = card_search.leftover_regions(img, [named, inner, outer], [], (60.0, 86.0), None)
-    assert [tuple(np.round(r.points.mean(axis=0)).tolist()) for r in regions] == [(300.0, 200.0)]

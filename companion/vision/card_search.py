@@ -9,8 +9,7 @@ This module uses both, as the game's card tracker (:mod:`companion.vision.table_
 the mat:
 
 1. **Leftover regions**: every part-card the outline finder kept but could not name, every
-   card-shaped find that read ``"unknown"`` (either one not lying within a card already named:
-   that card's art panel), and every blob that differs from the table (the
+   card-shaped find that read ``"unknown"``, and every blob that differs from the table (the
    table estimated by a median filter larger than a card, on a reduced and smoothed image, CIE
    Lab, with the cards already read painted out) not covered by a card already read. A photo whose "differs from the table" covers more than
    ``TEXTURED_MAX`` of it has a table too busy for that estimate, and gives no blobs.
@@ -94,10 +93,6 @@ BLOB_MIN = 0.12
 TEXTURED_MAX = 0.45
 #: A found card must differ from the table over at least this fraction of its area.
 NOT_BARE_MIN = 0.2
-#: A part-card or an "unknown" outline whose corners all lie within a named card, or outside it by
-#: at most this fraction of the card's short side (a few px: an outline's own jitter, a part's
-#: skewed side), is that card's part, and is not searched (:func:`_within_named`).
-WITHIN_SLACK = 0.1
 
 
 @dataclass(frozen=True, eq=False)
@@ -303,14 +298,10 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
     A ``differs`` that :func:`differs_from_table` just made is labelled on the reduced mask it
     was enlarged from (:func:`_reduced_blobs`); any other full-size mask as it is.
     """
-    named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     regions = [Region(np.asarray(q, np.float32), abs(cv2.contourArea(np.asarray(q, np.float32))), "part")
-               for q in unread if not _within_named(np.asarray(q, np.float32), named)]
+               for q in unread]
     regions += [Region(np.asarray(r.quad, np.float32), abs(cv2.contourArea(np.asarray(r.quad, np.float32))), "unknown")
-                for r in readings if r.label == UNKNOWN and not _within_named(np.asarray(r.quad, np.float32), named)]
-    # (A doubtful reading is searched wherever it lies: it is no longer one of ``readings``' named.)
-    regions += [Region(np.asarray(r.quad, np.float32), abs(cv2.contourArea(np.asarray(r.quad, np.float32))), "unknown")
-                for r in recheck]
+                for r in [r for r in readings if r.label == UNKNOWN] + list(recheck)]
     if differs is None:
         return regions
     small = _reduced(differs)
@@ -346,32 +337,6 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
             pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
         regions.append(Region(pts, float(stats[b, cv2.CC_STAT_AREA]), "blob"))
     return regions
-
-
-def _within_named(quad: np.ndarray, named: list[np.ndarray]) -> bool:
-    """Whether every corner of ``quad`` ((4, 2) or (N, 2) float32 image px) lies inside one of the
-    ``named`` cards' quads ((4, 2) float32 image px), or outside it by at most ``WITHIN_SLACK`` of
-    that card's short side.
-
-    Such an outline is taken for a part of the card already named there (its art panel, its text
-    box: the outline finder keeps both the card and the panel it holds), and its windows are not
-    laid: a card the search found from it would have to hold its centre (``_accounts_for``), a
-    point of the named card, and would be dropped for overlapping that card (``OVERLAP_MAX``)
-    unless it only touched it with a corner. A rule, not a proof: on the tuning photos (loose
-    scenes of four styles 40-59, symbol boards 0-29, the real deck's dev half, the mat frame)
-    every reading stayed as it was; on the mat frame it drops the two art panels whose seeds
-    were refined, snapped and read only to be dropped for that overlap.
-
-    Args:
-        quad: the outline's corners.
-        named: the named cards' corners.
-    """
-    for t in named:
-        slack = -WITHIN_SLACK * float(_sides(t.reshape(1, 4, 2)).min())
-        g = t.reshape(-1, 1, 2)
-        if all(cv2.pointPolygonTest(g, (float(x), float(y)), True) >= slack for x, y in quad.reshape(-1, 2)):
-            return True
-    return False
 
 
 def _reduced_blobs(small: tuple, readings, card_wh: tuple[float, float]) -> list[Region]:
