@@ -1179,8 +1179,9 @@ class Deck:
 
     def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
-        differ): darker there by at least ``INK_GAP`` (mean CIE L) or more saturated by as much in
-        the label's own hue (a/b units along it), and, where they differ in colour, towards the
+        differ): darker there by at least ``INK_GAP`` (mean CIE L), or no lighter by as much and more
+        saturated by as much in the label's own hue (a/b units along it; the label's chroma at least
+        1.0), and, where they differ in colour, towards the
         label's own hue (within ``INK_HUE`` as a cosine in the a/b plane). A striped fill is so to
         an open one; a red outline is not so to a purple one."""
         def mean_lab(k: int) -> np.ndarray:
@@ -1193,8 +1194,12 @@ class Deck:
         # Ink is colour as well as darkness: a striped fill of a light ink can be no darker on the
         # region than the open one (the region holds outlines a pixel apart as well as the fill, and
         # they weigh alike), yet it is more saturated in the ink's hue there (by 3.6-10.8 a/b units in
-        # all 27 of the symbol bench's open/striped pairs).
-        more_colour = chroma >= 1.0 and float(shift @ hue) / chroma >= INK_GAP
+        # all 27 of the symbol bench's open/striped pairs). Only where the rival is no lighter by
+        # INK_GAP, though: a rival much lighter there holds less ink by its darkness, and the colour
+        # alone then took an open green wave's striped rival (12 L lighter) to the exposure look,
+        # which made over-exposed open green waves "unknown" though clipping never showed them striped.
+        more_colour = (chroma >= 1.0 and theirs[0] - mine[0] < INK_GAP
+                       and float(shift @ hue) / chroma >= INK_GAP)
         if mine[0] - theirs[0] < INK_GAP and not more_colour:
             return False
         return size < 1.0 or float(shift @ hue) >= INK_HUE * size  # a grey ink, or the label's own hue
