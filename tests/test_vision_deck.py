@@ -93,6 +93,29 @@ def test_a_card_sized_window_ecc_cannot_line_up_is_still_told_from_its_look_alik
     assert classify_quads(img, [quad], deck)[0].label == UNKNOWN
 
 
+def test_a_card_sized_window_not_lined_up_is_named_only_where_both_looks_agree(monkeypatch):
+    # Compared over shifts alone, a window that could not be lined up (a watercolour maki_2 in a
+    # window turned 9.8°, bench/sim_games.py seed 272) once took the pattern look's maki_1, 0.081
+    # over its 0.08, with the level look undecided. One look alone names nothing there.
+    from companion.sim.faces import draw_card_face as draw_styled
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision import deck as deck_mod
+    from companion.vision.deck import classify_quads
+    from test_vision_synth import background, paste, photometric
+
+    deck = enroll_sim_deck(style="illustrated")
+    w, h = 80.0, 80.0 * 63 / 44
+    true = np.array([[80, 60], [80 + w, 60], [80 + w, 60 + h], [80, 60 + h]], np.float32)
+    img = background("wood", 240, 260, np.random.default_rng(1))
+    paste(img, draw_styled("maki_2", 160, style="illustrated"), true)
+    img = photometric(img, np.random.default_rng(2), blur=1.0, noise=3.0, jpeg=85)
+    quad = true + np.float32([1.5, -1.0])
+    monkeypatch.setattr(deck_mod.Deck, "_align", lambda self, big, label: None)  # ECC gives up
+    assert classify_quads(img, [quad], deck, card_sized=True)[0].label == "maki_2"  # both looks agree
+    monkeypatch.setattr(deck_mod.Deck, "_by_level", lambda self, *a: -1)  # the level look undecided
+    assert classify_quads(img, [quad], deck, card_sized=True)[0].label == UNKNOWN
+
+
 @pytest.mark.parametrize("bg", ["dark", "felt"])
 def test_cards_on_dark_and_textured_cloth_are_recognised(bg):
     # Dark title bands vanish against a dark table; the finder must still complete the card.

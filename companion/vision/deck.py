@@ -1283,7 +1283,7 @@ class Deck:
                 tracker: the mat's card rectangle through the homography), not a found outline.
                 A face such a window holds that cannot be lined up is one ECC cannot grip (a pale
                 face), not an outline a corner off: it is compared over shifts of up to
-                ``FINE_SHIFT`` px rather than left undecided.
+                ``FINE_SHIFT`` px rather than left undecided, and named only where both looks agree.
         """
         def pair(k: int) -> tuple[int, int]:
             return min(k, best), max(k, best)
@@ -1337,6 +1337,13 @@ class Deck:
         # Two looks at the region (module doc): one settles it, the other must not name another label.
         if pattern >= 0 and level >= 0:
             return pattern if pattern == level else -1
+        if aligned is None:
+            # A card-sized window that could not be lined up is compared over shifts alone, which
+            # mend no turn: one look naming a label on its own there is too little (a watercolour
+            # maki_2 in a window turned 9.8° read maki_1 by the pattern look 0.081 over its 0.08,
+            # the level look undecided; bench/sim_games.py seed 272). Undecided, the tracker tries
+            # the card's turn again (table_cards).
+            return -1
         return max(pattern, level)
 
     def _by_pattern(self, regions: np.ndarray, region: np.ndarray, cands: list[int]) -> int:
