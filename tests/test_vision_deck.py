@@ -69,15 +69,11 @@ def test_a_look_alike_whose_outline_has_a_corner_out_on_the_table_is_never_read_
             assert got in (label, UNKNOWN), (label, off, got)
 
 
-def test_a_card_sized_window_ecc_cannot_line_up_is_still_told_from_its_look_alikes(monkeypatch):
-    # The game's tracker reads windows of the card's known size (the mat's card rectangle through
-    # the homography): one whose face ECC cannot grip (a pale watercolour maki in a held-out game)
-    # is a face that will not align, not an outline a corner off, so the look-alikes are compared
-    # over small shifts, as before the line-up rule. A found outline is left undecided.
+def _maki_2_in_a_window():
+    """(deck, image, window): an illustrated deck, and a maki_2 on wood in a card-sized window a
+    pixel or two off, as a tracker's can be."""
     from companion.sim.faces import draw_card_face as draw_styled
     from companion.sim.record import enroll_sim_deck
-    from companion.vision import deck as deck_mod
-    from companion.vision.deck import classify_quads
     from test_vision_synth import background, paste, photometric
 
     deck = enroll_sim_deck(style="illustrated")
@@ -86,7 +82,18 @@ def test_a_card_sized_window_ecc_cannot_line_up_is_still_told_from_its_look_alik
     img = background("wood", 240, 260, np.random.default_rng(1))
     paste(img, draw_styled("maki_2", 160, style="illustrated"), true)
     img = photometric(img, np.random.default_rng(2), blur=1.0, noise=3.0, jpeg=85)
-    quad = true + np.float32([1.5, -1.0])  # a window a pixel or two off, as a tracker's can be
+    return deck, img, true + np.float32([1.5, -1.0])
+
+
+def test_a_card_sized_window_ecc_cannot_line_up_is_still_told_from_its_look_alikes(monkeypatch):
+    # The game's tracker reads windows of the card's known size (the mat's card rectangle through
+    # the homography): one whose face ECC cannot grip (a pale watercolour maki in a held-out game)
+    # is a face that will not align, not an outline a corner off, so the look-alikes are compared
+    # over small shifts, as before the line-up rule. A found outline is left undecided.
+    from companion.vision import deck as deck_mod
+    from companion.vision.deck import classify_quads
+
+    deck, img, quad = _maki_2_in_a_window()
     assert classify_quads(img, [quad], deck, card_sized=True)[0].label == "maki_2"
     monkeypatch.setattr(deck_mod.Deck, "_align", lambda self, big, label: None)  # ECC gives up
     assert classify_quads(img, [quad], deck, card_sized=True)[0].label == "maki_2"
@@ -97,19 +104,10 @@ def test_a_card_sized_window_not_lined_up_is_named_only_where_both_looks_agree(m
     # Compared over shifts alone, a window that could not be lined up (a watercolour maki_2 in a
     # window turned 9.8°, bench/sim_games.py seed 272) once took the pattern look's maki_1, 0.081
     # over its 0.08, with the level look undecided. One look alone names nothing there.
-    from companion.sim.faces import draw_card_face as draw_styled
-    from companion.sim.record import enroll_sim_deck
     from companion.vision import deck as deck_mod
     from companion.vision.deck import classify_quads
-    from test_vision_synth import background, paste, photometric
 
-    deck = enroll_sim_deck(style="illustrated")
-    w, h = 80.0, 80.0 * 63 / 44
-    true = np.array([[80, 60], [80 + w, 60], [80 + w, 60 + h], [80, 60 + h]], np.float32)
-    img = background("wood", 240, 260, np.random.default_rng(1))
-    paste(img, draw_styled("maki_2", 160, style="illustrated"), true)
-    img = photometric(img, np.random.default_rng(2), blur=1.0, noise=3.0, jpeg=85)
-    quad = true + np.float32([1.5, -1.0])
+    deck, img, quad = _maki_2_in_a_window()
     monkeypatch.setattr(deck_mod.Deck, "_align", lambda self, big, label: None)  # ECC gives up
     assert classify_quads(img, [quad], deck, card_sized=True)[0].label == "maki_2"  # both looks agree
     monkeypatch.setattr(deck_mod.Deck, "_by_level", lambda self, *a: -1)  # the level look undecided
