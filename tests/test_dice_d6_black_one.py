@@ -54,7 +54,8 @@ def _face_on_top_left_pip(face: str, turn: float, k: float):
     t = math.atan2(e[1], e[0])
     w = k * p.diameter
     frame = np.array([[w * math.cos(t), -w * math.sin(t), p.x], [w * math.sin(t), w * math.cos(t), p.y]])
-    return dice_d6.Face(frame, (p,), 0.0, k == dice_d6.LARGE_ONE_HALF_WIDTH), dice_d6._gradients(grey), dice_d6._sampler(grey)
+    face = dice_d6.Face(frame, (p,), 0.0, k == dice_d6.LARGE_ONE_HALF_WIDTH)
+    return face, dice_d6._gradients(grey), dice_d6._sampler(grey)
 
 
 @pytest.mark.parametrize("turn", [10.0, 40.0])

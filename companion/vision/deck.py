@@ -243,8 +243,9 @@ EXPOSURE_MARGIN = 0.45
 
 #: A rival is judged by the exposure look only where it holds more of the label's own ink on where
 #: the two differ (:meth:`Deck._more_ink`): darker there by at least ``INK_GAP`` (mean CIE L,
-#: 0..100) or more saturated by as much in the label's own hue (a/b units along it), and, as a
-#: colour, no more than ``arccos(INK_HUE)`` (about 45°) from the label's own hue. (Darkness alone
+#: 0..100), or no lighter by as much and more saturated by as much in the label's own hue (a/b units
+#: along it), and, as a colour, no more than ``arccos(INK_HUE)`` (about 45°) from the label's own
+#: hue. (Darkness alone
 #: missed 10 of the symbol bench's 27 open/striped pairs, e.g. the one purple wave, striped 1.0
 #: lighter but 6.1 more saturated: a warm-cast clipped striped card was read open.)
 #: Clipping takes a faint tint away, never adds one, so only a reading as the paler of two labels
@@ -285,10 +286,11 @@ MARK_AGREE = 0.6
 MARK_BAND = 0.3
 #: ... and only if the lax level of these (the last, which takes paler ink for marks) does not give
 #: the name's count: a pip split by glare or a broken outline is not one to refuse by, while a
-#: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol bench (``bench/symbol_cards.py``,
-#: boards 0–29, true quads), at ``MARK_INK`` alone and with a count of 0 judged too, 20 of 387
-#: cards counted outside their label's agreed counts (pale open outlines, striped fills, symbols
-#: larger than ``MARK_AREA``) and 5 right names were lost; with these levels and 0 not judged, none.
+#: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol
+#: bench (``bench/symbol_cards.py``, boards 0–29, true quads), at ``MARK_INK`` alone and with a
+#: count of 0 judged too, 20 of 387 cards counted outside their label's agreed counts (pale open
+#: outlines, striped fills, symbols larger than ``MARK_AREA``) and 5 right names were lost; with
+#: these levels and 0 not judged, none.
 MARK_INK_LEVELS = (0.6, 0.84)
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
@@ -1181,9 +1183,9 @@ class Deck:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
         differ): darker there by at least ``INK_GAP`` (mean CIE L), or no lighter by as much and more
         saturated by as much in the label's own hue (a/b units along it; the label's chroma at least
-        1.0), and, where they differ in colour, towards the
-        label's own hue (within ``INK_HUE`` as a cosine in the a/b plane). A striped fill is so to
-        an open one; a red outline is not so to a purple one."""
+        1.0), and, where they differ in colour, towards the label's own hue (within ``INK_HUE`` as
+        a cosine in the a/b plane). A striped fill is so to an open one; a red outline is not so to
+        a purple one."""
         def mean_lab(k: int) -> np.ndarray:
             rows = self.fine_label == k
             return (self.fine[rows] + self.fine_mean[rows, :, None, None])[:, :, region].mean(axis=(0, 2))

@@ -1019,9 +1019,9 @@ class _HypothesisBatch:
     alone does) and placements (:func:`_placements_many`)."""
 
     def __init__(self) -> None:
-        self._ones: list[tuple[Pip, list[Face]]] = []
+        # (pip, into, alone, the pip's partners when it is a pair's pip tried as a one)
+        self._ones: list[tuple[Pip, list[Face], bool, tuple[Pip, ...]]] = []
         self._placements: list[tuple[list[Pip], list, object]] = []
-        self._large_only: dict[int, tuple[Pip, ...]] = {}  # id(into) -> the pip's partners
 
     def faces_of(self, p: Pip, into: list[Face] | None = None, alone: bool = False,
                  large_only: tuple[Pip, ...] = ()) -> list[Face]:
@@ -1031,9 +1031,7 @@ class _HypothesisBatch:
         one's face, ``LARGE_ONE_HALF_WIDTH``, and only if centred between its die's edges and
         clearly outlined, ``PAIRED_ONE_*``, its ``partners`` set)."""
         into = [] if into is None else into
-        self._ones.append((p, into, alone or bool(large_only)))
-        if large_only:
-            self._large_only[id(into)] = large_only
+        self._ones.append((p, into, alone or bool(large_only), large_only))
         return into
 
     def placements_of(self, g: list[Pip], into: list[Face] | None = None) -> list[Face]:
@@ -1052,16 +1050,16 @@ class _HypothesisBatch:
         for (_, into, stand_in), faces in zip(self._placements, found):
             k = next(i for i, f in enumerate(into) if f is stand_in)
             into[k : k + 1] = faces
-        for (_, into, _), faces in zip(self._ones, _lone_faces_many([p for p, _, _ in self._ones], grad,
-                                                                       [a for _, _, a in self._ones])):
-            if id(into) in self._large_only:
+        found = _lone_faces_many([p for p, _, _, _ in self._ones], grad, [a for _, _, a, _ in self._ones])
+        for (_, into, _, partners), faces in zip(self._ones, found):
+            if partners:
                 # A pip of a pair tried as a one: only at its die's centre (a two's pip is at a
                 # corner of its die).
-                faces = [replace(f, partners=self._large_only[id(into)]) for f in faces
+                faces = [replace(f, partners=partners) for f in faces
                          if f.large_one and _edge_ratio(f, grad) <= PAIRED_ONE_MAX_EDGE_RATIO
                          and outline_strength(f, grad) >= PAIRED_ONE_MIN_OUTLINE]
             into[0:0] = faces
-        self._ones, self._placements, self._large_only = [], [], {}
+        self._ones, self._placements = [], []
 
 
 #: The most roundness of a bar: a six's column of three pips merged into one blob by blur
