@@ -271,3 +271,32 @@ def test_a_look_alike_found_a_period_off_its_place_is_moved_and_named(watercolou
     true_mm = cv2.perspectiveTransform(frame.cards[0][1][None].astype(np.float64), to_mm)[0].mean(axis=0)
     assert np.linalg.norm(np.array(card.rect_mm[0]) - true_mm) < CENTRE_MM
     assert card.label == label
+
+
+@pytest.mark.parametrize("old,new", [("maki_1", "maki_2"), ("maki_3", "maki_1")])
+def test_a_new_rounds_card_in_the_very_slot_of_a_cleared_look_alike_is_read_afresh(watercolour_deck, old, new):
+    # Issue #6, never-run seed 271 (4 players, watercolour): round 2's first card lay in the very
+    # slot, at the very pose, of round 1's last maki_1, with no frame in between. Against the old
+    # reference only its corner rolls changed, specks the change map's opening removes, so the old
+    # card was kept untouched and the maki_2 read maki_1. At a round's end the game clears the
+    # tracker (sushi-go.txt, BEFORE STARTING A NEW ROUND): every card but the puddings is painted out
+    # of the reference, and the new card is a change from the bare mat.
+    slot = ((250.0, 430.0), 3.0)
+    a = [Placement("pudding", (150, 430), -2.0), Placement("tempura", (200, 430), 1.0), Placement(old, *slot)]
+    b = [Placement("pudding", (150, 430), -2.0), Placement(new, *slot)]
+    # Seed 43: here, as in seed 271, the old code kept the maki_1 untouched.
+    layout, frames = _frames(4, [a, b], 43, "watercolour")
+    tracker = CardTracker(layout, watercolour_deck)
+    _assert_reads_truth(_play(tracker, layout, frames[:1])[0], frames[0])
+    pudding = next(c for c in tracker.cards if c.label == "pudding")
+    tracker.clear({"pudding"})
+    assert [c.label for c in tracker.cards] == ["pudding"]
+    s = tracker.read(frames[1].image, np.linalg.inv(frames[1].homography))
+    _assert_reads_truth(s, frames[1])  # the new card named right; the tempura's bare slot is no card
+    assert pudding in s.cards  # the pudding kept where it lay, not found afresh
+
+
+def test_clearing_a_tracker_that_has_seen_nothing_keeps_nothing(watercolour_deck):
+    tracker = CardTracker(load_mat_layout(3), watercolour_deck)
+    tracker.clear({"pudding"})
+    assert tracker.cards == []

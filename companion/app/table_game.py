@@ -311,9 +311,13 @@ class TableGame:
         self.state = after
         self._accept(self._sighting)
         round_ended = after.round != state.round or after.is_over
+        if round_ended:
+            # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE
+            # STARTING A NEW ROUND): the next round's cards are compared with the mat, not with
+            # cards they may lie exactly where (see CardTracker.clear).
+            self.cards.clear({Card.PUDDING.value})
         for seat in range(state.seats):
             cards = seen.get(seat, [])
-            # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE STARTING A NEW ROUND).
             self._before[seat] = [c for c in cards if c.label == Card.PUDDING.value] if round_ended else cards
         return TurnOutcome(APPLIED, _describe_plays(state, plays), plays=plays, **where)
 
