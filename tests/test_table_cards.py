@@ -279,8 +279,8 @@ def test_a_new_rounds_card_in_the_very_slot_of_a_cleared_look_alike_is_read_afre
     # slot, at the very pose, of round 1's last maki_1, with no frame in between. Against the old
     # reference only its corner rolls changed, specks the change map's opening removes, so the old
     # card was kept untouched and the maki_2 read maki_1. At a round's end the game clears the
-    # tracker (sushi-go.txt, BEFORE STARTING A NEW ROUND): every card but the puddings is painted out
-    # of the reference, and the new card is a change from the bare mat.
+    # tracker (sushi-go.txt, BEFORE STARTING A NEW ROUND): every card but the puddings is dropped, and
+    # its place is where a card lay, tried directly by the window search.
     slot = ((250.0, 430.0), 3.0)
     a = [Placement("pudding", (150, 430), -2.0), Placement("tempura", (200, 430), 1.0), Placement(old, *slot)]
     b = [Placement("pudding", (150, 430), -2.0), Placement(new, *slot)]

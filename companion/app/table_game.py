@@ -147,7 +147,8 @@ class TableGame:
         self.tracker = MatTracker(layout)
         self.cards = CardTracker(layout, deck)
         self._sighting = None
-        self._accepted = 0  # readings made the reference so far: a look made before one is stale
+        # References made so far (accepted readings, round-end clears): a look made before one is stale.
+        self._accepted = 0
         self._homography = None  # image px -> mat mm of the last frame read
         self._before: dict[int, list[SeenCard]] = {s: [] for s in range(self.state.seats)}
 
@@ -313,9 +314,11 @@ class TableGame:
         round_ended = after.round != state.round or after.is_over
         if round_ended:
             # At a round's end everything but the puddings is discarded (sushi-go.txt, BEFORE
-            # STARTING A NEW ROUND): the next round's cards are compared with the mat, not with
-            # cards they may lie exactly where (see CardTracker.clear).
+            # STARTING A NEW ROUND). The tracker drops those cards, so that a new card laid in
+            # the very slot of a cleared look-alike is read, not taken for the old one (see
+            # CardTracker.clear); a look made before the clear is stale.
             self.cards.clear({Card.PUDDING.value})
+            self._accepted += 1
         for seat in range(state.seats):
             cards = seen.get(seat, [])
             self._before[seat] = [c for c in cards if c.label == Card.PUDDING.value] if round_ended else cards

@@ -145,12 +145,6 @@ OVERLAP_MAX = 0.25
 RELABEL_MARGIN = 0.05
 #: A blob at least this fraction of a card in which nothing reads as enrolled is an unknown card.
 UNKNOWN_BLOB = 0.5
-#: A card cleared at a round's end is painted out of the reference this far (mm) beyond its sides:
-#: its shadow and the blur of its edge.
-CLEAR_GROW_MM = 3.0
-#: ... with the mat's colour, a Gaussian-weighted mean this wide (sigma, mm) of the mat around it,
-#: worked out on an image reduced PAINT_SMALL times (the mat's light changes over tens of mm).
-PAINT_SIGMA_MM, PAINT_SMALL = 30.0, 4
 
 
 @dataclass(frozen=True)
@@ -243,59 +237,6 @@ def _bare_mat(lab: np.ndarray) -> np.ndarray:
     return cv2.resize(bg, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
-def _print_regions(layout: MatLayout, shape: tuple[int, int]) -> np.ndarray:
-    """(H, W) int32 labels of the mat's printed areas at ``CHANGE_PX_PER_MM``: 0 the mat around the
-    zones, ``2k + 1`` zone k's inside, ``2k + 2`` a 3 mm band along its printed outline. Each is one
-    colour in print (``companion mat``), so a colour is estimated from its own area only."""
-    s = CHANGE_PX_PER_MM
-    labels = np.zeros(shape, np.int32)
-    band = 1.5
-    for k, z in enumerate(layout.zones):
-        x, y, w, h = z.rect_mm
-        cv2.rectangle(labels, (int(round((x - band) * s)), int(round((y - band) * s))),
-                      (int(round((x + w + band) * s)), int(round((y + h + band) * s))), 2 * k + 2, -1)
-        cv2.rectangle(labels, (int(round((x + band) * s)), int(round((y + band) * s))),
-                      (int(round((x + w - band) * s)), int(round((y + h - band) * s))), 2 * k + 1, -1)
-    return labels
-
-
-def _paint_mat(lab: np.ndarray, hole: np.ndarray, regions: np.ndarray) -> np.ndarray:
-    """``lab`` with the pixels under ``hole`` painted the colour of the mat around them, (H, W, 3)
-    uint8 Lab.
-
-    Each printed area (``regions``, :func:`_print_regions`) is filled from its own pixels outside
-    the hole by normalized convolution (H. Knutsson, C.-F. Westin, "Normalized and differential
-    convolution", CVPR 1993): a Gaussian-weighted mean of the known pixels, ``PAINT_SIGMA_MM`` wide,
-    so light that falls off across the mat falls off across the paint too; an area with no known
-    pixel near takes the mean of all its known pixels. (Telea's inpainting, ``cv2.inpaint``,
-    smears a row of cleared cards into wedges of their rims' colours.)
-
-    Args:
-        lab: (H, W, 3) uint8 rectified Lab image.
-        hole: (H, W) uint8, nonzero where to paint.
-        regions: (H, W) int32 area labels.
-    """
-    out = lab.copy()
-    small = PAINT_SMALL
-    size = (max(1, lab.shape[1] // small), max(1, lab.shape[0] // small))
-    sigma = PAINT_SIGMA_MM * CHANGE_PX_PER_MM / small
-    known_all = hole == 0
-    for r in np.unique(regions[hole > 0]):
-        area = regions == r
-        fill = area & ~known_all
-        known = (area & known_all).astype(np.float32)
-        if not known.any():
-            continue  # nothing of this area is seen: left as it was
-        weight = cv2.GaussianBlur(cv2.resize(known, size, interpolation=cv2.INTER_AREA), (0, 0), sigma)
-        total = cv2.GaussianBlur(cv2.resize(lab.astype(np.float32) * known[..., None], size,
-                                            interpolation=cv2.INTER_AREA), (0, 0), sigma)
-        mean = lab[known > 0].mean(axis=0)
-        est = np.where(weight[..., None] > 1e-3, total / np.maximum(weight, 1e-6)[..., None], mean)
-        est = cv2.resize(est.astype(np.float32), (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
-        out[fill] = np.clip(np.round(est[fill]), 0, 255).astype(np.uint8)
-    return out
-
-
 def _bbox(q: np.ndarray) -> tuple[float, float, float, float]:
     lo, hi = q.min(axis=0), q.max(axis=0)
     return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
@@ -343,44 +284,32 @@ class CardTracker:
         self._zones: np.ndarray | None = None
         self._not_bare_for: np.ndarray | None = None
         self._not_bare_mask: np.ndarray | None = None
+        # The cards a round's end cleared (clear): until the next accepted frame they are places
+        # where a card lay, as a card that has gone is.
+        self._cleared: list[TrackedCard] = []
 
     def accept(self, sighting: Sighting) -> None:
         """Make a reading the reference for the next frame (the game accepted it)."""
         self.cards = list(sighting.cards)
         self._reference = sighting.rectified
+        self._cleared = []
 
     def clear(self, keep: Collection[str]) -> None:
         """A round's end: the cards whose label is not in ``keep`` leave the table (sushi-go.txt,
         BEFORE STARTING A NEW ROUND: every card but the puddings is discarded).
 
-        They are dropped, and the reference is painted over where they lay with the colour of the
-        mat around them (:func:`_paint_mat`), the kept cards pasted back: the next frame is
-        compared with the table as it is once they are gone. Compared with the old reference, a
-        new round's first card laid in the very slot and pose of a look-alike just cleared (a
-        maki_2 where a maki_1 lay) changes only a corner mark, and the untouched old name would
-        stay; compared with the bare mat it is a new card, searched and read in full.
+        They are dropped: none is kept untouched by the next frame, where a new round's first card
+        may lie in the very slot and pose of a look-alike just cleared (a maki_2 where a maki_1 lay
+        changes only its corner rolls, which the change map does not see, and the old name would
+        stay). Until the next accepted frame their places are places where a card lay, as those of
+        cards that have gone: tried directly by the window search, a card there not held to cover
+        the change (it may change little), and a blob there not an unknown card.
 
         Args:
             keep: the labels that stay on the table.
         """
-        stays = [c for c in self.cards if c.label in keep]
-        if self._reference is not None and len(stays) < len(self.cards):
-            s = CHANGE_PX_PER_MM
-            hole = np.zeros(self._reference.shape[:2], np.uint8)
-            kept = np.zeros_like(hole)
-            for c in self.cards:
-                (cx, cy), (w, h), a = c.rect_mm
-                # Grown by its shadow's width, so no rim of the old card is left in the reference.
-                grown = ((cx, cy), (w + 2 * CLEAR_GROW_MM, h + 2 * CLEAR_GROW_MM), a)
-                cv2.fillConvexPoly(hole, np.round(cv2.boxPoints(grown) * s).astype(np.int32), 255)
-                if c.label in keep:
-                    cv2.fillConvexPoly(kept, np.round(cv2.boxPoints(c.rect_mm) * s).astype(np.int32), 255)
-            # Every card is a hole (a kept pudding's colours must not bleed into the mat painted
-            # beside it); the kept cards' own pixels are then put back.
-            painted = _paint_mat(self._reference, hole, _print_regions(self.layout, hole.shape))
-            painted[kept > 0] = self._reference[kept > 0]
-            self._reference = painted
-        self.cards = stays
+        self._cleared += [c for c in self.cards if c.label not in keep]
+        self.cards = [c for c in self.cards if c.label in keep]
 
     # ------------------------------------------------------------------ reading
     def read(self, frame: np.ndarray, homography: np.ndarray) -> Sighting:
@@ -488,7 +417,7 @@ class CardTracker:
         mat-aware finder reports those.
         """
         fresh = previous is not None and not previous
-        previous = self.cards if previous is None else previous
+        previous = self.cards + self._cleared if previous is None else previous
         s = CHANGE_PX_PER_MM
         cw, ch = self.layout.card_mm
         card_area = cw * ch
