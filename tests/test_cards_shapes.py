@@ -152,3 +152,35 @@ def test_edge_map_is_the_union_of_the_lightness_and_chroma_edges():
     assert got.shape == img.shape[:2] and got.dtype == np.uint8
     assert 0 < np.count_nonzero(got) < got.size // 4  # an edge map, not an empty or full one
     assert np.array_equal(got, want)
+
+
+def test_points_in_quads_is_opencvs_point_polygon_test_for_every_pair():
+    # The finder, the one-per-place pass and the covered-card pass test centres against quads all
+    # at once: the answer must be cv2.pointPolygonTest's (>= 0: inside or on the outline) for each
+    # pair, corners and points on a side included, for float32 and int32 quads.
+    from companion.vision.cards import points_in_quads
+
+    rng = np.random.default_rng(5)
+    cases = []
+    for _ in range(40):
+        q = rng.uniform(0, 50, (6, 4, 2)).astype(np.float32)
+        sides = (q + np.roll(q, 1, axis=1)) / 2
+        cases.append((np.concatenate([rng.uniform(-5, 55, (30, 2)), q.reshape(-1, 2), sides.reshape(-1, 2)]), q))
+        iq = rng.integers(0, 12, (6, 4, 2)).astype(np.int32)
+        cases.append((rng.integers(-1, 13, (40, 2)) + rng.choice([0.0, 0.5], (40, 2)), iq))
+    seen_on = 0
+    for pts, quads in cases:
+        got = points_in_quads(pts, list(quads))
+        want = np.array([[cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(p[0]), float(p[1])), False) >= 0
+                          for q in quads] for p in pts])
+        assert got.shape == want.shape and np.array_equal(got, want)
+        seen_on += sum(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(p[0]), float(p[1])), False) == 0
+                       for p in pts for q in quads)
+    assert seen_on > 100  # the outline's own points were asked about, not only clear insides
+    # Polygons of different corner counts, and nothing to test.
+    square = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    house = np.float32([[0, 0], [20, 0], [20, 5], [10, 12], [0, 5]])
+    assert points_in_quads([[5, 5], [15, 4], [10, 11], [30, 3]], [square, house]).tolist() == \
+        [[True, True], [False, True], [False, True], [False, False]]
+    assert points_in_quads(np.zeros((0, 2)), [square]).shape == (0, 1)
+    assert points_in_quads([[1, 1]], []).shape == (1, 0)

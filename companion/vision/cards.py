@@ -627,6 +627,48 @@ def _inside(pt: np.ndarray, quad: np.ndarray) -> bool:
     return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(pt[0]), float(pt[1])), False) >= 0
 
 
+def points_in_quads(points, quads) -> np.ndarray:
+    """Which points lie inside (or on the outline of) which polygons: ``_inside(p, q)`` for every
+    pair at once, the same answer as ``cv2.pointPolygonTest(q, p, False) >= 0`` bit for bit.
+
+    The finder, the one-per-place pass and the covered-card pass test a few hundred to two thousand
+    centres against quads per photo, one OpenCV call (a few µs of overhead) each. This is OpenCV's
+    own crossing-number test (``pointPolygonTest``, its float branch) in numpy: the point rounded to
+    float32 as OpenCV's ``Point2f`` takes it, coordinate differences in float32, their products in
+    float64 (exact: a float32 times a float32 fits a float64), so that each edge's sign, and a point
+    on an edge or a corner (counted inside), come out as OpenCV's do.
+
+    Args:
+        points: (P, 2) px (any float or integer dtype; rounded to float32 as OpenCV does).
+        quads: (Q, K, 2) px, or a sequence of Q (K, 2) arrays of one K: float32 or int32 polygons
+            (the dtypes ``cv2.pointPolygonTest`` takes; int32 corners are exact in float32).
+
+    Returns:
+        (P, Q) bool.
+    """
+    pt = np.asarray(points, np.float64).reshape(-1, 2).astype(np.float32)
+    if not isinstance(quads, np.ndarray):
+        quads = [np.asarray(q).reshape(-1, 2) for q in quads]
+        if len({len(q) for q in quads}) > 1:  # polygons of different corner counts: one at a time
+            return np.column_stack([points_in_quads(pt, q[None]) for q in quads])
+    v = np.asarray(quads).reshape(len(quads), -1, 2).astype(np.float32) if len(quads) else np.zeros((0, 4, 2), np.float32)
+    if not len(pt) or not len(v):
+        return np.zeros((len(pt), len(v)), bool)
+    px, py = pt[:, 0, None, None], pt[:, 1, None, None]  # (P, 1, 1)
+    vx, vy = v[None, :, :, 0], v[None, :, :, 1]  # (1, Q, K): edge i runs from corner i − 1 to corner i
+    v0x, v0y = np.roll(vx, 1, axis=2), np.roll(vy, 1, axis=2)
+    skip = ((v0y <= py) & (vy <= py)) | ((v0y > py) & (vy > py)) | ((v0x < px) & (vx < px))
+    # A skipped edge still ends the test (as "on the outline") if the point is its end corner, or
+    # lies on it when it is horizontal.
+    on = skip & (py == vy) & ((px == vx) | ((py == v0y) & (((v0x <= px) & (px <= vx)) | ((vx <= px) & (px <= v0x)))))
+    dist = ((py - v0y).astype(np.float64) * (vx - v0x).astype(np.float64)
+            - (px - v0x).astype(np.float64) * (vy - v0y).astype(np.float64))
+    on |= ~skip & (dist == 0)
+    dist = np.where(vy < v0y, -dist, dist)
+    crossings = (~skip & (dist > 0)).sum(axis=2)
+    return on.any(axis=2) | (crossings % 2 == 1)
+
+
 def _completions(q: np.ndarray) -> list[np.ndarray]:
     """Whole-card hypotheses for a too-square quad: stretched to the card's aspect past its top
     side, or past its bottom side."""
@@ -684,32 +726,33 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     second.sort(key=lambda qw: -abs(cv2.contourArea(qw[0])))
     doubtful = {id(q) for q, wk in second if wk}
     refined = [q for q, _ in second]
-    kept: list[np.ndarray] = []
-    kept_c: list[np.ndarray] = []
+    # Which quad's centre lies in which quad, for all pairs at once (the loop below asks of up to
+    # all pairs, one OpenCV call each).
+    cents = [q.mean(axis=0) for q in refined]
+    within = points_in_quads(np.stack(cents), refined) if refined else np.zeros((0, 0), bool)
+    kept: list[int] = []  # indices into refined
     kept_area: list[float] = []
     container = set()
-    for q in refined:
-        c = q.mean(axis=0)
+    for i, q in enumerate(refined):
         area = abs(cv2.contourArea(q))
         dup = False
-        # Each kept quad's centre and area are worked out once, not once per pair.
-        for ki, (kq, kc, karea) in enumerate(zip(kept, kept_c, kept_area)):
-            if _inside(c, kq) or _inside(kc, q):
-                if area > 0.5 * karea:
-                    dup = True  # the same card found twice (outline and inner region)
-                elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * karea:
-                    # A mark printed on the card (a pip): the card stays, and so does the mark. (A
-                    # part-card that small inside a large printed box leaves the box too; the reader
-                    # keeps whichever of the two the deck names.)
-                    pass
-                else:
-                    container.add(ki)
-                break
+        # The first kept quad (in order kept) holding this one's centre or centred in this one.
+        hits = np.flatnonzero(within[i, kept] | within[kept, i]) if kept else ()
+        if len(hits):
+            ki = int(hits[0])
+            if area > 0.5 * kept_area[ki]:
+                dup = True  # the same card found twice (outline and inner region)
+            elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * kept_area[ki]:
+                # A mark printed on the card (a pip): the card stays, and so does the mark. (A
+                # part-card that small inside a large printed box leaves the box too; the reader
+                # keeps whichever of the two the deck names.)
+                pass
+            else:
+                container.add(ki)
         if not dup:
-            kept.append(q)
-            kept_c.append(c)
+            kept.append(i)
             kept_area.append(area)
-    kept = [q for i, q in enumerate(kept) if i not in container]
+    kept = [refined[j] for ki, j in enumerate(kept) if ki not in container]
     kept.sort(key=lambda q: (round(float(q[:, 1].mean()) / 20.0), float(q[:, 0].mean())))
     groups = []
     for q in kept:
@@ -798,15 +841,16 @@ def _one_per_place(out: list) -> list:
     from companion.rules.sushi_go.cards import UNKNOWN
 
     out = sorted(out, key=lambda pb: (pb[0], pb[1].label == UNKNOWN, -pb[1].score))
-    kept: list = []
-    centres: list = []  # each kept reading's centre, worked out once
-    for _, r in out:
-        c = r.quad.mean(axis=0)
-        if not any(_inside(c, k.quad) or _inside(kc, r.quad) for k, kc in zip(kept, centres)):
-            kept.append(r)
-            centres.append(c)
-    kept.sort(key=_reading_order)
-    return kept
+    # Which reading's centre lies in which reading's quad, all pairs at once.
+    within = points_in_quads(np.stack([r.quad.mean(axis=0) for _, r in out]), [r.quad for _, r in out]) \
+        if out else np.zeros((0, 0), bool)
+    kept: list[int] = []
+    for i in range(len(out)):
+        if not kept or not (within[i, kept] | within[kept, i]).any():
+            kept.append(i)
+    readings = [out[i][1] for i in kept]
+    readings.sort(key=_reading_order)
+    return readings
 
 
 def _reading_order(r) -> tuple:
