@@ -184,3 +184,26 @@ def test_points_in_quads_is_opencvs_point_polygon_test_for_every_pair():
         [[True, True], [False, True], [False, True], [False, False]]
     assert points_in_quads(np.zeros((0, 2)), [square]).shape == (0, 1)
     assert points_in_quads([[1, 1]], []).shape == (1, 0)
+
+
+def test_the_batched_shape_test_is_the_per_quad_one():
+    # The finder tests all its hull quads' shape at once (_card_shaped): each answer must be the
+    # per-quad test's (_aspect in range and _square_enough), also for quads on the limits' edges.
+    from companion.vision import cards
+
+    rng = np.random.default_rng(8)
+    quads = []
+    for _ in range(3000):
+        w = rng.uniform(20, 200)
+        h = w * rng.choice([rng.uniform(0.8, 2.0), cards._PARTIAL_MIN, cards._ASPECT_MAX, 1.25, 1.0])
+        q = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) + rng.normal(0, rng.choice([0.0, 1.0, 6.0]), (4, 2))
+        t = rng.uniform(0, 2 * np.pi)
+        rot = np.float32([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        quads.append(np.round((q @ rot.T + 300) * 2) / 2 if rng.random() < 0.5 else (q @ rot.T + 300).astype(np.float32))
+    quads.append(np.float32([[5, 5], [5, 5], [40, 60], [0, 60]]))  # a side of length 0
+    quads = [np.asarray(q, np.float32) for q in quads]
+    want = [cards._PARTIAL_MIN <= cards._aspect(q) <= cards._ASPECT_MAX and cards._square_enough(q) for q in quads]
+    got = cards._card_shaped(quads)
+    assert got.dtype == bool and got.tolist() == want
+    assert 0.2 < np.mean(want) < 0.8  # both answers are well represented
+    assert cards._card_shaped([]).shape == (0,)

@@ -219,6 +219,35 @@ def _square_enough(q: np.ndarray, max_cos: float = 0.28, side_ratio: float = 1.2
                 and max(ln[1], ln[3]) < side_ratio * min(ln[1], ln[3]))
 
 
+def _card_shaped(quads: list[np.ndarray]) -> np.ndarray:
+    """``_PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q)`` for many quads at once,
+    the same answer for each: the same float32 operations on (N, 4) arrays (the finder asks it
+    of 50–120 quads per photo, and the per-quad numpy calls cost more than their arithmetic).
+
+    Args:
+        quads: (4, 2) float32 px each.
+
+    Returns:
+        (N,) bool.
+    """
+    if not quads:
+        return np.zeros(0, bool)
+    q = np.stack(quads).astype(np.float32, copy=False)
+    v = q[:, _NEXT] - q  # (N, 4, 2): side i from corner i to corner i + 1
+    ln = np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+    # _aspect: its sides are those of q - q[_NEXT], of the same lengths.
+    a, b = ln[:, 0] + ln[:, 2], ln[:, 1] + ln[:, 3]
+    aspect = (np.maximum(a, b) / np.maximum(np.minimum(a, b), np.float32(1e-6))).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = v / ln[..., None]
+    up = u[:, _PREV]
+    cos = np.abs(u[..., 0] * up[..., 0] + u[..., 1] * up[..., 1])
+    square = ((ln.min(axis=1) >= 1e-3) & (cos.max(axis=1) < 0.28)
+              & (np.maximum(ln[:, 0], ln[:, 2]) < 1.25 * np.minimum(ln[:, 0], ln[:, 2]))
+              & (np.maximum(ln[:, 1], ln[:, 3]) < 1.25 * np.minimum(ln[:, 1], ln[:, 3])))
+    return (_PARTIAL_MIN <= aspect) & (aspect <= _ASPECT_MAX) & square
+
+
 def _edges(small: np.ndarray) -> np.ndarray:
     # The opponent transform in place of the blur, and one edge map reused for the two chroma
     # channels: a frame's worth of fresh memory is several hundred page faults per photo.
@@ -301,16 +330,25 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     # is at most its hull's: under ``lo`` neither _card_quad nor the hole's core below can pass.
     maybe = ((boxes[:, 4] >= 4) & (np.maximum(bw, bh) >= min_side) & (box_area >= 0.5 * lo)
              & (box_area <= 2.5 * hi) & ((bw - 1) * (bh - 1) >= lo))
-    out = []
+    # Each contour's hull reduced to a quad first (_card_quad's steps up to its shape test), then
+    # that shape test for all quads in one _card_shaped call; a hole that gives no card-shaped quad
+    # has its core looked at, as _card_quad's None would have it.
+    looked, quads = [], []
     for i in np.flatnonzero(maybe):
-        c, hrow = contours[i], hier[i]
+        c = contours[i]
         x, y, bw, bh = (int(v) for v in boxes[i, :4])
         if (x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1) and _runs_along_border(c, sw, sh, min(bw, bh)):
             continue  # cut by the image border: cannot tell its true shape
-        is_hole = hrow[3] >= 0
-        quad = _card_quad(c, is_hole, lo, hi)
+        looked.append(i)
+        quads.append(_hull_quad_of(c, hier[i][3] >= 0, lo, hi))
+    shaped = _card_shaped([q for q in quads if q is not None]).tolist()[::-1]
+    out = []
+    for i, quad in zip(looked, quads):
+        if quad is not None and not shaped.pop():
+            quad = None
+        c, is_hole = contours[i], hier[i][3] >= 0
         if quad is None and is_hole and lo <= cv2.contourArea(c) <= hi:
-            core = _hole_core(c, (x, y, bw, bh))
+            core = _hole_core(c, tuple(int(v) for v in boxes[i, :4]))
             quad = None if core is None else _card_quad(core, True, lo, hi)
         if quad is not None:
             out.append(quad / scale)
@@ -378,6 +416,15 @@ def _card_quad(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.n
     inside: its hull reduced to 4 corners, of an area in [lo, hi] px², a card's side ratio (or a
     part-card's, ``_PARTIAL_MIN``) and square enough; a hole must also fill its hull
     (``_HOLE_FILL``). None otherwise."""
+    quad = _hull_quad_of(contour, is_hole, lo, hi)
+    if quad is None or not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
+        return None
+    return quad
+
+
+def _hull_quad_of(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.ndarray | None:
+    """:func:`_card_quad` short of its shape test (aspect and corners, :func:`_card_shaped`): the
+    (4, 2) float32 quad of the contour's hull, or None."""
     # The hull's area and a hole's fill first: they rule out about a third of the contours asked
     # about before the corner fits (the same tests as after them, so the same quads pass).
     hull = cv2.convexHull(contour)
@@ -387,12 +434,7 @@ def _card_quad(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.n
     if is_hole and cv2.contourArea(contour) < _HOLE_FILL * area:
         return None  # a ragged region, not a card's inside
     res = _hull_quad(hull, area)
-    if res is None:
-        return None
-    quad, area = res
-    if not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
-        return None
-    return quad
+    return None if res is None else res[0]
 
 
 def _hole_core(contour: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray | None:
@@ -714,8 +756,9 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0))
     first, weak = [], []
     snapped = refine_quads(frame, rough)
-    for q, (_, support, all_sides) in zip(_ordered([q for q, _, _ in snapped]), snapped):
-        if support >= 1.0 and _PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q):
+    ordered = _ordered([q for q, _, _ in snapped])
+    for q, shaped, (_, support, all_sides) in zip(ordered, _card_shaped(ordered).tolist(), snapped):
+        if support >= 1.0 and shaped:
             first.append(q)
             weak.append(not all_sides)
     # A second, narrow pass: the wide first window may have caught a neighbouring edge; now each
