@@ -152,3 +152,58 @@ def test_edge_map_is_the_union_of_the_lightness_and_chroma_edges():
     assert got.shape == img.shape[:2] and got.dtype == np.uint8
     assert 0 < np.count_nonzero(got) < got.size // 4  # an edge map, not an empty or full one
     assert np.array_equal(got, want)
+
+
+def test_points_in_quads_is_opencvs_point_polygon_test_for_every_pair():
+    # The finder, the one-per-place pass and the covered-card pass test centres against quads all
+    # at once: the answer must be cv2.pointPolygonTest's (>= 0: inside or on the outline) for each
+    # pair, corners and points on a side included, for float32 and int32 quads.
+    from companion.vision.cards import points_in_quads
+
+    rng = np.random.default_rng(5)
+    cases = []
+    for _ in range(40):
+        q = rng.uniform(0, 50, (6, 4, 2)).astype(np.float32)
+        sides = (q + np.roll(q, 1, axis=1)) / 2
+        cases.append((np.concatenate([rng.uniform(-5, 55, (30, 2)), q.reshape(-1, 2), sides.reshape(-1, 2)]), q))
+        iq = rng.integers(0, 12, (6, 4, 2)).astype(np.int32)
+        cases.append((rng.integers(-1, 13, (40, 2)) + rng.choice([0.0, 0.5], (40, 2)), iq))
+    seen_on = 0
+    for pts, quads in cases:
+        got = points_in_quads(pts, list(quads))
+        want = np.array([[cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(p[0]), float(p[1])), False) >= 0
+                          for q in quads] for p in pts])
+        assert got.shape == want.shape and np.array_equal(got, want)
+        seen_on += sum(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(p[0]), float(p[1])), False) == 0
+                       for p in pts for q in quads)
+    assert seen_on > 100  # the outline's own points were asked about, not only clear insides
+    # Polygons of different corner counts, and nothing to test.
+    square = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    house = np.float32([[0, 0], [20, 0], [20, 5], [10, 12], [0, 5]])
+    assert points_in_quads([[5, 5], [15, 4], [10, 11], [30, 3]], [square, house]).tolist() == \
+        [[True, True], [False, True], [False, True], [False, False]]
+    assert points_in_quads(np.zeros((0, 2)), [square]).shape == (0, 1)
+    assert points_in_quads([[1, 1]], []).shape == (1, 0)
+
+
+def test_the_batched_shape_test_is_the_per_quad_one():
+    # The finder tests all its hull quads' shape at once (_card_shaped): each answer must be the
+    # per-quad test's (_aspect in range and _square_enough), also for quads on the limits' edges.
+    from companion.vision import cards
+
+    rng = np.random.default_rng(8)
+    quads = []
+    for _ in range(3000):
+        w = rng.uniform(20, 200)
+        h = w * rng.choice([rng.uniform(0.8, 2.0), cards._PARTIAL_MIN, cards._ASPECT_MAX, 1.25, 1.0])
+        q = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) + rng.normal(0, rng.choice([0.0, 1.0, 6.0]), (4, 2))
+        t = rng.uniform(0, 2 * np.pi)
+        rot = np.float32([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        quads.append(np.round((q @ rot.T + 300) * 2) / 2 if rng.random() < 0.5 else (q @ rot.T + 300).astype(np.float32))
+    quads.append(np.float32([[5, 5], [5, 5], [40, 60], [0, 60]]))  # a side of length 0
+    quads = [np.asarray(q, np.float32) for q in quads]
+    want = [cards._PARTIAL_MIN <= cards._aspect(q) <= cards._ASPECT_MAX and cards._square_enough(q) for q in quads]
+    got = cards._card_shaped(quads)
+    assert got.dtype == bool and got.tolist() == want
+    assert 0.2 < np.mean(want) < 0.8  # both answers are well represented
+    assert cards._card_shaped([]).shape == (0,)

@@ -219,6 +219,35 @@ def _square_enough(q: np.ndarray, max_cos: float = 0.28, side_ratio: float = 1.2
                 and max(ln[1], ln[3]) < side_ratio * min(ln[1], ln[3]))
 
 
+def _card_shaped(quads: list[np.ndarray]) -> np.ndarray:
+    """``_PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q)`` for many quads at once,
+    the same answer for each: the same float32 operations on (N, 4) arrays (the finder asks it
+    of 50–120 quads per photo, and the per-quad numpy calls cost more than their arithmetic).
+
+    Args:
+        quads: (4, 2) float32 px each.
+
+    Returns:
+        (N,) bool.
+    """
+    if not quads:
+        return np.zeros(0, bool)
+    q = np.stack(quads).astype(np.float32, copy=False)
+    v = q[:, _NEXT] - q  # (N, 4, 2): side i from corner i to corner i + 1
+    ln = np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+    # _aspect: its sides are those of q - q[_NEXT], of the same lengths.
+    a, b = ln[:, 0] + ln[:, 2], ln[:, 1] + ln[:, 3]
+    aspect = (np.maximum(a, b) / np.maximum(np.minimum(a, b), np.float32(1e-6))).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = v / ln[..., None]
+    up = u[:, _PREV]
+    cos = np.abs(u[..., 0] * up[..., 0] + u[..., 1] * up[..., 1])
+    square = ((ln.min(axis=1) >= 1e-3) & (cos.max(axis=1) < 0.28)
+              & (np.maximum(ln[:, 0], ln[:, 2]) < 1.25 * np.minimum(ln[:, 0], ln[:, 2]))
+              & (np.maximum(ln[:, 1], ln[:, 3]) < 1.25 * np.minimum(ln[:, 1], ln[:, 3])))
+    return (_PARTIAL_MIN <= aspect) & (aspect <= _ASPECT_MAX) & square
+
+
 def _edges(small: np.ndarray) -> np.ndarray:
     # The opponent transform in place of the blur, and one edge map reused for the two chroma
     # channels: a frame's worth of fresh memory is several hundred page faults per photo.
@@ -301,16 +330,25 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     # is at most its hull's: under ``lo`` neither _card_quad nor the hole's core below can pass.
     maybe = ((boxes[:, 4] >= 4) & (np.maximum(bw, bh) >= min_side) & (box_area >= 0.5 * lo)
              & (box_area <= 2.5 * hi) & ((bw - 1) * (bh - 1) >= lo))
-    out = []
+    # Each contour's hull reduced to a quad first (_card_quad's steps up to its shape test), then
+    # that shape test for all quads in one _card_shaped call; a hole that gives no card-shaped quad
+    # has its core looked at, as _card_quad's None would have it.
+    looked, quads = [], []
     for i in np.flatnonzero(maybe):
-        c, hrow = contours[i], hier[i]
+        c = contours[i]
         x, y, bw, bh = (int(v) for v in boxes[i, :4])
         if (x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1) and _runs_along_border(c, sw, sh, min(bw, bh)):
             continue  # cut by the image border: cannot tell its true shape
-        is_hole = hrow[3] >= 0
-        quad = _card_quad(c, is_hole, lo, hi)
+        looked.append(i)
+        quads.append(_hull_quad_of(c, hier[i][3] >= 0, lo, hi))
+    shaped = _card_shaped([q for q in quads if q is not None]).tolist()[::-1]
+    out = []
+    for i, quad in zip(looked, quads):
+        if quad is not None and not shaped.pop():
+            quad = None
+        c, is_hole = contours[i], hier[i][3] >= 0
         if quad is None and is_hole and lo <= cv2.contourArea(c) <= hi:
-            core = _hole_core(c, (x, y, bw, bh))
+            core = _hole_core(c, tuple(int(v) for v in boxes[i, :4]))
             quad = None if core is None else _card_quad(core, True, lo, hi)
         if quad is not None:
             out.append(quad / scale)
@@ -378,6 +416,15 @@ def _card_quad(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.n
     inside: its hull reduced to 4 corners, of an area in [lo, hi] px², a card's side ratio (or a
     part-card's, ``_PARTIAL_MIN``) and square enough; a hole must also fill its hull
     (``_HOLE_FILL``). None otherwise."""
+    quad = _hull_quad_of(contour, is_hole, lo, hi)
+    if quad is None or not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
+        return None
+    return quad
+
+
+def _hull_quad_of(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.ndarray | None:
+    """:func:`_card_quad` short of its shape test (aspect and corners, :func:`_card_shaped`): the
+    (4, 2) float32 quad of the contour's hull, or None."""
     # The hull's area and a hole's fill first: they rule out about a third of the contours asked
     # about before the corner fits (the same tests as after them, so the same quads pass).
     hull = cv2.convexHull(contour)
@@ -387,12 +434,7 @@ def _card_quad(contour: np.ndarray, is_hole: bool, lo: float, hi: float) -> np.n
     if is_hole and cv2.contourArea(contour) < _HOLE_FILL * area:
         return None  # a ragged region, not a card's inside
     res = _hull_quad(hull, area)
-    if res is None:
-        return None
-    quad, area = res
-    if not _PARTIAL_MIN <= _aspect(quad) <= _ASPECT_MAX or not _square_enough(quad):
-        return None
-    return quad
+    return None if res is None else res[0]
 
 
 def _hole_core(contour: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray | None:
@@ -627,6 +669,48 @@ def _inside(pt: np.ndarray, quad: np.ndarray) -> bool:
     return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(pt[0]), float(pt[1])), False) >= 0
 
 
+def points_in_quads(points, quads) -> np.ndarray:
+    """Which points lie inside (or on the outline of) which polygons: ``_inside(p, q)`` for every
+    pair at once, the same answer as ``cv2.pointPolygonTest(q, p, False) >= 0`` bit for bit.
+
+    The finder, the one-per-place pass and the covered-card pass test a few hundred to two thousand
+    centres against quads per photo, one OpenCV call (a few µs of overhead) each. This is OpenCV's
+    own crossing-number test (``pointPolygonTest``, its float branch) in numpy: the point rounded to
+    float32 as OpenCV's ``Point2f`` takes it, coordinate differences in float32, their products in
+    float64 (exact: a float32 times a float32 fits a float64), so that each edge's sign, and a point
+    on an edge or a corner (counted inside), come out as OpenCV's do.
+
+    Args:
+        points: (P, 2) px (any float or integer dtype; rounded to float32 as OpenCV does).
+        quads: (Q, K, 2) px, or a sequence of Q (K, 2) arrays of one K: float32 or int32 polygons
+            (the dtypes ``cv2.pointPolygonTest`` takes; int32 corners are exact in float32).
+
+    Returns:
+        (P, Q) bool.
+    """
+    pt = np.asarray(points, np.float64).reshape(-1, 2).astype(np.float32)
+    if not isinstance(quads, np.ndarray):
+        quads = [np.asarray(q).reshape(-1, 2) for q in quads]
+        if len({len(q) for q in quads}) > 1:  # polygons of different corner counts: one at a time
+            return np.column_stack([points_in_quads(pt, q[None]) for q in quads])
+    v = np.asarray(quads).reshape(len(quads), -1, 2).astype(np.float32) if len(quads) else np.zeros((0, 4, 2), np.float32)
+    if not len(pt) or not len(v):
+        return np.zeros((len(pt), len(v)), bool)
+    px, py = pt[:, 0, None, None], pt[:, 1, None, None]  # (P, 1, 1)
+    vx, vy = v[None, :, :, 0], v[None, :, :, 1]  # (1, Q, K): edge i runs from corner i − 1 to corner i
+    v0x, v0y = np.roll(vx, 1, axis=2), np.roll(vy, 1, axis=2)
+    skip = ((v0y <= py) & (vy <= py)) | ((v0y > py) & (vy > py)) | ((v0x < px) & (vx < px))
+    # A skipped edge still ends the test (as "on the outline") if the point is its end corner, or
+    # lies on it when it is horizontal.
+    on = skip & (py == vy) & ((px == vx) | ((py == v0y) & (((v0x <= px) & (px <= vx)) | ((vx <= px) & (px <= v0x)))))
+    dist = ((py - v0y).astype(np.float64) * (vx - v0x).astype(np.float64)
+            - (px - v0x).astype(np.float64) * (vy - v0y).astype(np.float64))
+    on |= ~skip & (dist == 0)
+    dist = np.where(vy < v0y, -dist, dist)
+    crossings = (~skip & (dist > 0)).sum(axis=2)
+    return on.any(axis=2) | (crossings % 2 == 1)
+
+
 def _completions(q: np.ndarray) -> list[np.ndarray]:
     """Whole-card hypotheses for a too-square quad: stretched to the card's aspect past its top
     side, or past its bottom side."""
@@ -672,8 +756,9 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0))
     first, weak = [], []
     snapped = refine_quads(frame, rough)
-    for q, (_, support, all_sides) in zip(_ordered([q for q, _, _ in snapped]), snapped):
-        if support >= 1.0 and _PARTIAL_MIN <= _aspect(q) <= _ASPECT_MAX and _square_enough(q):
+    ordered = _ordered([q for q, _, _ in snapped])
+    for q, shaped, (_, support, all_sides) in zip(ordered, _card_shaped(ordered).tolist(), snapped):
+        if support >= 1.0 and shaped:
             first.append(q)
             weak.append(not all_sides)
     # A second, narrow pass: the wide first window may have caught a neighbouring edge; now each
@@ -684,32 +769,33 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     second.sort(key=lambda qw: -abs(cv2.contourArea(qw[0])))
     doubtful = {id(q) for q, wk in second if wk}
     refined = [q for q, _ in second]
-    kept: list[np.ndarray] = []
-    kept_c: list[np.ndarray] = []
+    # Which quad's centre lies in which quad, for all pairs at once (the loop below asks of up to
+    # all pairs, one OpenCV call each).
+    cents = [q.mean(axis=0) for q in refined]
+    within = points_in_quads(np.stack(cents), refined) if refined else np.zeros((0, 0), bool)
+    kept: list[int] = []  # indices into refined
     kept_area: list[float] = []
     container = set()
-    for q in refined:
-        c = q.mean(axis=0)
+    for i, q in enumerate(refined):
         area = abs(cv2.contourArea(q))
         dup = False
-        # Each kept quad's centre and area are worked out once, not once per pair.
-        for ki, (kq, kc, karea) in enumerate(zip(kept, kept_c, kept_area)):
-            if _inside(c, kq) or _inside(kc, q):
-                if area > 0.5 * karea:
-                    dup = True  # the same card found twice (outline and inner region)
-                elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * karea:
-                    # A mark printed on the card (a pip): the card stays, and so does the mark. (A
-                    # part-card that small inside a large printed box leaves the box too; the reader
-                    # keeps whichever of the two the deck names.)
-                    pass
-                else:
-                    container.add(ki)
-                break
+        # The first kept quad (in order kept) holding this one's centre or centred in this one.
+        hits = np.flatnonzero(within[i, kept] | within[kept, i]) if kept else ()
+        if len(hits):
+            ki = int(hits[0])
+            if area > 0.5 * kept_area[ki]:
+                dup = True  # the same card found twice (outline and inner region)
+            elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * kept_area[ki]:
+                # A mark printed on the card (a pip): the card stays, and so does the mark. (A
+                # part-card that small inside a large printed box leaves the box too; the reader
+                # keeps whichever of the two the deck names.)
+                pass
+            else:
+                container.add(ki)
         if not dup:
-            kept.append(q)
-            kept_c.append(c)
+            kept.append(i)
             kept_area.append(area)
-    kept = [q for i, q in enumerate(kept) if i not in container]
+    kept = [refined[j] for ki, j in enumerate(kept) if ki not in container]
     kept.sort(key=lambda q: (round(float(q[:, 1].mean()) / 20.0), float(q[:, 0].mean())))
     groups = []
     for q in kept:
@@ -798,15 +884,16 @@ def _one_per_place(out: list) -> list:
     from companion.rules.sushi_go.cards import UNKNOWN
 
     out = sorted(out, key=lambda pb: (pb[0], pb[1].label == UNKNOWN, -pb[1].score))
-    kept: list = []
-    centres: list = []  # each kept reading's centre, worked out once
-    for _, r in out:
-        c = r.quad.mean(axis=0)
-        if not any(_inside(c, k.quad) or _inside(kc, r.quad) for k, kc in zip(kept, centres)):
-            kept.append(r)
-            centres.append(c)
-    kept.sort(key=_reading_order)
-    return kept
+    # Which reading's centre lies in which reading's quad, all pairs at once.
+    within = points_in_quads(np.stack([r.quad.mean(axis=0) for _, r in out]), [r.quad for _, r in out]) \
+        if out else np.zeros((0, 0), bool)
+    kept: list[int] = []
+    for i in range(len(out)):
+        if not kept or not (within[i, kept] | within[kept, i]).any():
+            kept.append(i)
+    readings = [out[i][1] for i in kept]
+    readings.sort(key=_reading_order)
+    return readings
 
 
 def _reading_order(r) -> tuple:

@@ -293,22 +293,25 @@ def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray], e
     """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1):
     of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``
     (``edge_holes`` as for :func:`_paper_holes`)."""
-    from companion.vision.cards import _inside
+    from companion.vision.cards import points_in_quads
 
     # The paper that shows is a hole of its own in the outline finder's thickened edge map.
     out = _paper_holes(frame, REGION_MIN * lo, hi, own_min=0.3 * REGION_MIN * lo, edge_holes=edge_holes)
     out.sort(key=lambda ah: -ah[0])
+    # Each region's centre tested against every quad of ``taken`` at once, not one call per pair.
+    in_taken = points_in_quads(np.stack([hl.mean(axis=0) for _, hl in out]), taken).any(axis=1) \
+        if out and taken else np.zeros(len(out), bool)
     # Nested holes can give one region twice: keep one. A region inside a card already named is
     # that card's (a pip, its art).
     kept: list[np.ndarray] = []
     cs = np.zeros((len(out), 2), np.float32)
     areas = np.zeros(len(out), np.float32)
-    for a, hl in out:
+    for j, (a, hl) in enumerate(out):
         c = hl.mean(axis=0)
         n = len(kept)
         if n and np.any((np.abs(cs[:n] - c).max(axis=1) < 0.05 * np.sqrt(a)) & (areas[:n] < 1.15 * a)):
             continue
-        if any(_inside(c, q) for q in taken):
+        if in_taken[j]:
             continue
         cs[n], areas[n] = c, a
         kept.append(hl)
@@ -328,13 +331,13 @@ def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: lis
     them, and the joined hull's area is in [lo, hi] px² (``edge_holes`` as for :func:`_paper_holes`).
     """
     from companion.vision.card_search import overlap_area
-    from companion.vision.cards import _inside
+    from companion.vision.cards import points_in_quads
 
-    pieces = []
-    for a, hl in _paper_holes(frame, piece_lo, hi, edge_holes=edge_holes):
-        c = hl.mean(axis=0)  # once per piece, not once per quad it is tested against
-        if not any(_inside(c, q) for q in taken):
-            pieces.append((a, hl))
+    holes = _paper_holes(frame, piece_lo, hi, edge_holes=edge_holes)
+    # Each piece's centre tested against every quad of ``taken`` at once, not one call per pair.
+    in_taken = points_in_quads(np.stack([hl.mean(axis=0) for _, hl in holes]), taken).any(axis=1) \
+        if holes and taken else np.zeros(len(holes), bool)
+    pieces = [ah for ah, t in zip(holes, in_taken) if not t]
     pieces.sort(key=lambda ah: -ah[0])
     pieces = pieces[:MAX_PIECES]
     boxes = np.array([[*hl.min(axis=0), *hl.max(axis=0)] for _, hl in pieces], np.float32).reshape(-1, 4)
