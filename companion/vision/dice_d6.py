@@ -22,8 +22,7 @@ camera and no set of dice:
    split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
-   everywhere else (a clear die's face, of four or more pips standing well clear, may show one or
-   two faint marks: the face below seen through it, ``GHOST_MAX_PLACES``); a one must be ringed by its die's outline (:func:`outline_strength`) and hold
+   everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
@@ -857,29 +856,13 @@ _BARE_AND_PLACES = np.vstack([_BARE, _PLACES])
 #: The most the die body may vary between its bare places (standard deviation, as a fraction of
 #: its grey level): 0.05 or less on 90 % of the dev photos' faces, 0.07 … 1.2 on clutter.
 MAX_BODY_SPREAD = 0.1
-#: A clear (translucent) die is not one plain colour between its pips: the pips of the face lying on
-#: the table show faintly through its top (the opposite face: under a six a one, under a five a
-#: two), darker where its pips are dark, and the table and the light show through lighter or
-#: darker in patches; so its body spread can exceed ``MAX_BODY_SPREAD`` though its pips read
-#: cleanly. Up to ``GHOST_MAX_PLACES`` of a face's bare places are left out of its spread (the
-#: rest must still be plain) when each is off the body by at most ``GHOST_MAX_SHARE`` of its
-#: faintest pip's darkness, the face's margin is at least ``GHOST_MIN_MARGIN`` (its pips stand far
-#: clear of every bare place, these too) and it has ``GHOST_MIN_PIPS`` or more pips found and read.
-#: Seen on ``bench/gem_d6.py`` seeds 0–59 (7 such faces, read 5 and 6): the places off the body
-#: by −0.26 … 0.37, the pips 0.77 … 0.89 darker than it, margins 0.42 … 0.72; on the dev half of
-#: the real webcam photos it changes no face's reading.
-GHOST_MAX_PLACES = 2
-GHOST_MAX_SHARE = 0.5
-GHOST_MIN_MARGIN = 0.3
-GHOST_MIN_PIPS = 4
 
 
 def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray]:
     """Which layout the nine pip places show on each face, for many faces at once (one batch of
     array operations, not one per face). A face's margin (0..1) is how much darker its faintest
     pip place is than its darkest bare place, relative to the bare body; a value with a margin
-    below 0.12, or on a body that is not one plain colour (but for a clear die's faint marks:
-    ``GHOST_MAX_PLACES``), is None.
+    below 0.12, or on a body that is not one plain colour, is None.
 
     Args:
         faces: N fitted faces.
@@ -917,25 +900,7 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
     count = bare.sum(axis=1)
     mean = np.where(bare, vals, 0.0).sum(axis=1) / count
     spread = np.sqrt(np.where(bare, (vals - mean[:, None]) ** 2, 0.0).sum(axis=1) / count)
-    # The spread again without what a clear die shows through its top (GHOST_*): the bare places
-    # furthest off the body, each faint beside the face's faintest pip, on faces whose pips stand
-    # well clear.
-    furthest = np.argsort(np.where(bare, -np.abs(vals), np.inf), axis=1, kind="stable")[:, :GHOST_MAX_PLACES]  # (N, G)
-    ghost = np.zeros_like(bare)
-    np.put_along_axis(ghost, furthest, True, axis=1)
-    best_on = on_min[np.arange(n), k]
-    # Only on a face of four or more pips found and read: a smaller layout fitted inside a larger
-    # face (a three on a six's diagonal, a real webcam photo's) sees that face's other pips, half
-    # sampled, as faint as ghosts.
-    many = (np.array([len(f.pips) for f in faces]) >= GHOST_MIN_PIPS) & (np.array(_LAYOUT_VALUES)[k] >= GHOST_MIN_PIPS)
-    ghost &= (bare & (np.abs(vals) <= GHOST_MAX_SHARE * best_on[:, None])
-              & ((best_m >= GHOST_MIN_MARGIN) & many)[:, None])
-    rest = bare & ~ghost
-    count_r = rest.sum(axis=1)
-    mean_r = np.where(rest, vals, 0.0).sum(axis=1) / count_r
-    spread_r = np.sqrt(np.where(rest, (vals - mean_r[:, None]) ** 2, 0.0).sum(axis=1) / count_r)
-    plain = (spread <= MAX_BODY_SPREAD) | (spread_r <= MAX_BODY_SPREAD)
-    values = [None if not plain[i] or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]] for i in range(n)]
+    values = [None if spread[i] > MAX_BODY_SPREAD or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]] for i in range(n)]
     return values, best_m, ref
 
 
