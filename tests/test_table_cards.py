@@ -294,9 +294,3 @@ def test_a_new_rounds_card_in_the_very_slot_of_a_cleared_look_alike_is_read_afre
     s = tracker.read(frames[1].image, np.linalg.inv(frames[1].homography))
     _assert_reads_truth(s, frames[1])  # the new card named right; the tempura's bare slot is no card
     assert pudding in s.cards  # the pudding kept where it lay, not found afresh
-
-
-def test_clearing_a_tracker_that_has_seen_nothing_keeps_nothing(watercolour_deck):
-    tracker = CardTracker(load_mat_layout(3), watercolour_deck)
-    tracker.clear({"pudding"})
-    assert tracker.cards == []

@@ -171,3 +171,36 @@ def test_with_same_turn_wasabi_triples_a_nigiri_beside_a_new_wasabi_is_asked(dec
     on_it = {0: [("wasabi", 160), ("squid_nigiri", 165)], 1: seen[1]}  # lying on the new wasabi: decided
     assert game.feed(frame, look=_look(game, on_it)).plays[0] == (Card.WASABI, Card.SQUID_NIGIRI)
 
+
+
+class _TrackerSpy:
+    """Stands in for the card tracker: records what the game asks of it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def accept(self, sighting):
+        self.calls.append("accept")
+
+    def clear(self, keep):
+        self.calls.append(("clear", frozenset(keep)))
+
+
+def test_a_rounds_end_clears_the_card_tracker_of_all_but_the_puddings(deck):
+    # sushi-go.txt, BEFORE STARTING A NEW ROUND: every card but the puddings is discarded. The tracker
+    # must drop the others, or a new round's card laid in the very slot of a look-alike (a maki_2
+    # where a maki_1 lay) is taken for the old card (issue #6, seed 271). A look made before the
+    # clear is stale.
+    game = TableGame(["Ann", "Bo"], mat_for(2, SushiGoOptions()), deck)
+    spy = game.cards = _TrackerSpy()
+    frame = np.zeros((8, 8, 3), np.uint8)
+    rows = {0: [], 1: []}
+    for turn in range(10):  # a 2-player round: 10 cards each (sushi-go.txt, SETUP)
+        rows[0].append(("pudding" if turn == 0 else "tempura", 100 + 50 * turn))
+        rows[1].append(("sashimi", 100 + 50 * turn))
+        look = _look(game, rows)
+        assert game.feed(frame, look=look).kind == APPLIED
+        assert (("clear", frozenset({"pudding"})) in spy.calls) == (turn == 9)
+    assert game.state.round == 2
+    assert spy.calls[-2:] == ["accept", ("clear", frozenset({"pudding"}))]
+    assert look.accepted != game._accepted  # the last round's look is not used again
