@@ -204,7 +204,12 @@ _OPPONENT = np.array([[0.114, 0.587, 0.299, 0.0],
                       [0.5, -0.25, -0.25, 128.0]], np.float32)
 
 
-def _square_enough(q: np.ndarray, max_cos: float = 0.28, side_ratio: float = 1.25) -> bool:
+#: A card's corners: |cos| of each corner angle under this (90° ± 16°); its opposite sides: within
+#: this ratio of each other (``_square_enough``, ``_card_shaped``).
+_SQUARE_COS, _SIDE_RATIO = 0.28, 1.25
+
+
+def _square_enough(q: np.ndarray, max_cos: float = _SQUARE_COS, side_ratio: float = _SIDE_RATIO) -> bool:
     """Corner angles within 90° ± 16° (|cos| under ``max_cos``) and opposite sides within 25 % of
     each other (``side_ratio``): what a rectangle looks like under the mild perspective of an
     overhead camera."""
@@ -242,9 +247,9 @@ def _card_shaped(quads: list[np.ndarray]) -> np.ndarray:
         u = v / ln[..., None]
     up = u[:, _PREV]
     cos = np.abs(u[..., 0] * up[..., 0] + u[..., 1] * up[..., 1])
-    square = ((ln.min(axis=1) >= 1e-3) & (cos.max(axis=1) < 0.28)
-              & (np.maximum(ln[:, 0], ln[:, 2]) < 1.25 * np.minimum(ln[:, 0], ln[:, 2]))
-              & (np.maximum(ln[:, 1], ln[:, 3]) < 1.25 * np.minimum(ln[:, 1], ln[:, 3])))
+    square = ((ln.min(axis=1) >= 1e-3) & (cos.max(axis=1) < _SQUARE_COS)
+              & (np.maximum(ln[:, 0], ln[:, 2]) < _SIDE_RATIO * np.minimum(ln[:, 0], ln[:, 2]))
+              & (np.maximum(ln[:, 1], ln[:, 3]) < _SIDE_RATIO * np.minimum(ln[:, 1], ln[:, 3])))
     return (_PARTIAL_MIN <= aspect) & (aspect <= _ASPECT_MAX) & square
 
 
@@ -341,10 +346,10 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
             continue  # cut by the image border: cannot tell its true shape
         looked.append(i)
         quads.append(_hull_quad_of(c, hier[i][3] >= 0, lo, hi))
-    shaped = _card_shaped([q for q in quads if q is not None]).tolist()[::-1]
+    shaped = iter(_card_shaped([q for q in quads if q is not None]).tolist())
     out = []
     for i, quad in zip(looked, quads):
-        if quad is not None and not shaped.pop():
+        if quad is not None and not next(shaped):
             quad = None
         c, is_hole = contours[i], hier[i][3] >= 0
         if quad is None and is_hole and lo <= cv2.contourArea(c) <= hi:

@@ -245,9 +245,8 @@ EXPOSURE_MARGIN = 0.45
 #: the two differ (:meth:`Deck._more_ink`): darker there by at least ``INK_GAP`` (mean CIE L,
 #: 0..100), or no lighter by as much and more saturated by as much in the label's own hue (a/b units
 #: along it), and, as a colour, no more than ``arccos(INK_HUE)`` (about 45°) from the label's own
-#: hue. (Darkness alone
-#: missed 10 of the symbol bench's 27 open/striped pairs, e.g. the one purple wave, striped 1.0
-#: lighter but 6.1 more saturated: a warm-cast clipped striped card was read open.)
+#: hue. (Darkness alone missed 10 of the symbol bench's 27 open/striped pairs, e.g. the one purple
+#: wave, striped 1.0 lighter but 6.1 more saturated: a warm-cast clipped striped card was read open.)
 #: Clipping takes a faint tint away, never adds one, so only a reading as the paler of two labels
 #: of one ink can be clipping's doing. On the symbol bench the fill pairs (open against striped or
 #: solid) lie within 0.94 of their hue, the colour pairs (red against purple) below 0.25.

@@ -19,9 +19,9 @@ lies exactly where it lay. :class:`CardTracker` uses that.
 3. Every changed blob not explained by the last frame's cards is covered by card-sized windows
    (``WINDOW_STEP_MM`` apart, the zone's way round, at the blob's own turn if it is card-shaped,
    else square to the mat, centred in a zone), and every place a card has just left gets a few
-   windows of its own (so do the places of the cards a round's end cleared, :meth:`CardTracker.clear`,
-   until the next accepted frame). The deck scores all of them in one batch against its label centroids; the
-   best become seeds (and each card-sized blob's best window, however it reads: a card of thin
+   windows of its own (so do the places of the cards a round's end cleared,
+   :meth:`CardTracker.clear`, until the next accepted frame). The deck scores all of them in one
+   batch against its label centroids; the best become seeds (and each card-sized blob's best window, however it reads: a card of thin
    line art reads low a few mm off), refined side by side by a compass search (``REFINE_STEPS_MM``) that ends
    with one window at the peak of a parabola through its last scores. The refined windows are
    taken strongest first, none overlapping a kept card by more than ``OVERLAP_MAX``
