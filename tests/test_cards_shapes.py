@@ -207,3 +207,9 @@ def test_the_batched_shape_test_is_the_per_quad_one():
     assert got.dtype == bool and got.tolist() == want
     assert 0.2 < np.mean(want) < 0.8  # both answers are well represented
     assert cards._card_shaped([]).shape == (0,)
+    # ... and its parts (_shape_stats) are the per-quad aspect and corner test, value for value:
+    # the finder reuses them in place of _aspect and _square_enough.
+    aspect, square = cards._shape_stats(quads)
+    assert aspect.tolist() == [cards._aspect(q) for q in quads]
+    assert square.tolist() == [cards._square_enough(q) for q in quads]
+    assert [v.shape for v in cards._shape_stats([])] == [(0,), (0,)]

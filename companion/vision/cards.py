@@ -235,8 +235,21 @@ def _card_shaped(quads: list[np.ndarray]) -> np.ndarray:
     Returns:
         (N,) bool.
     """
+    aspect, square = _shape_stats(quads)
+    return (_PARTIAL_MIN <= aspect) & (aspect <= _ASPECT_MAX) & square
+
+
+def _shape_stats(quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``_aspect(q)`` and ``_square_enough(q)`` of many quads at once, the same values for each.
+
+    Args:
+        quads: (4, 2) float32 px each.
+
+    Returns:
+        ``(aspect, square)``: (N,) float64 and (N,) bool.
+    """
     if not quads:
-        return np.zeros(0, bool)
+        return np.zeros(0), np.zeros(0, bool)
     q = np.stack(quads).astype(np.float32, copy=False)
     v = q[:, _NEXT] - q  # (N, 4, 2): side i from corner i to corner i + 1
     ln = np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
@@ -250,7 +263,7 @@ def _card_shaped(quads: list[np.ndarray]) -> np.ndarray:
     square = ((ln.min(axis=1) >= 1e-3) & (cos.max(axis=1) < _SQUARE_COS)
               & (np.maximum(ln[:, 0], ln[:, 2]) < _SIDE_RATIO * np.minimum(ln[:, 0], ln[:, 2]))
               & (np.maximum(ln[:, 1], ln[:, 3]) < _SIDE_RATIO * np.minimum(ln[:, 1], ln[:, 3])))
-    return (_PARTIAL_MIN <= aspect) & (aspect <= _ASPECT_MAX) & square
+    return aspect, square
 
 
 def _edges(small: np.ndarray) -> np.ndarray:
@@ -521,18 +534,20 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
         return []
     areas = np.array([abs(cv2.contourArea(q)) for q in quads])
     centres = np.stack(quads).mean(axis=1)  # each quad's mean corner, as q.mean(axis=0) gives it
+    # Only finds near enough by a cheap squared distance (with slack) are tested as before: most
+    # quads of a photo are far from each other. The cheap test for all pairs at once (near[i, k]:
+    # k may drop i), so that the loop below only picks the kept ones out of a row.
+    d2 = ((centres[:, None] - centres[None]) ** 2).sum(axis=2)
+    size = np.sqrt(areas)
+    near = (d2 <= ((0.03 * size) ** 2 * 1.001 + 1e-9)[:, None]) & (areas[:, None] > 0.93 * areas[None])
     kept: list[int] = []
+    is_kept = np.zeros(len(quads), bool)
     for i in np.argsort(-areas):
-        size = np.sqrt(areas[i])
-        # Only kept finds near enough by a cheap squared distance (with slack) are tested as
-        # before: most quads of a photo are far from each other.
-        near = np.asarray(kept, np.intp)
-        if len(near):
-            d2 = ((centres[near] - centres[i]) ** 2).sum(axis=1)
-            near = near[(d2 <= (0.03 * size) ** 2 * 1.001 + 1e-9) & (areas[i] > 0.93 * areas[near])]
-        if any(np.linalg.norm(centres[i] - centres[k]) < 0.03 * size and areas[i] > 0.93 * areas[k] for k in near):
+        if any(np.linalg.norm(centres[i] - centres[k]) < 0.03 * size[i] and areas[i] > 0.93 * areas[k]
+               for k in np.flatnonzero(near[i] & is_kept)):
             continue
         kept.append(int(i))
+        is_kept[i] = True
     return [quads[i] for i in kept]
 
 
@@ -716,10 +731,10 @@ def points_in_quads(points, quads) -> np.ndarray:
     return on.any(axis=2) | (crossings % 2 == 1)
 
 
-def _completions(q: np.ndarray) -> list[np.ndarray]:
+def _completions(q: np.ndarray, aspect: float | None = None) -> list[np.ndarray]:
     """Whole-card hypotheses for a too-square quad: stretched to the card's aspect past its top
-    side, or past its bottom side."""
-    k = CARD_ASPECT / _aspect(q)
+    side, or past its bottom side (``aspect``: ``_aspect(q)``, if known)."""
+    k = CARD_ASPECT / (_aspect(q) if aspect is None else aspect)
     top, bottom = q.copy(), q.copy()
     top[0], top[1] = q[3] + (q[0] - q[3]) * k, q[2] + (q[1] - q[2]) * k
     bottom[3], bottom[2] = q[0] + (q[3] - q[0]) * k, q[1] + (q[2] - q[1]) * k
@@ -769,11 +784,15 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     # A second, narrow pass: the wide first window may have caught a neighbouring edge; now each
     # side is within a pixel or so of its true place.
     narrow = [(q, wk) for (q, s, _), wk in zip(refine_quads(frame, first, search_px=3.0), weak) if s > 0]
-    second = list(zip(_ordered([q for q, _ in narrow]), [wk for _, wk in narrow]))
-    second = [(q, wk) for q, wk in second if 0.6 * lo <= abs(cv2.contourArea(q)) <= hi and _square_enough(q)]
-    second.sort(key=lambda qw: -abs(cv2.contourArea(qw[0])))
-    doubtful = {id(q) for q, wk in second if wk}
-    refined = [q for q, _ in second]
+    second = _ordered([q for q, _ in narrow])
+    # Each quad's area, aspect and corner test once, the last two for all at once (_shape_stats).
+    aspects, square = (v.tolist() for v in _shape_stats(second))
+    second = [(q, wk, ar, asp) for q, (_, wk), ar, asp, sq
+              in zip(second, narrow, [abs(cv2.contourArea(q)) for q in second], aspects, square)
+              if 0.6 * lo <= ar <= hi and sq]
+    second.sort(key=lambda s: -s[2])
+    doubtful = {id(q) for q, wk, _, _ in second if wk}
+    refined = [q for q, _, _, _ in second]
     # Which quad's centre lies in which quad, for all pairs at once (the loop below asks of up to
     # all pairs, one OpenCV call each).
     cents = [q.mean(axis=0) for q in refined]
@@ -781,8 +800,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     kept: list[int] = []  # indices into refined
     kept_area: list[float] = []
     container = set()
-    for i, q in enumerate(refined):
-        area = abs(cv2.contourArea(q))
+    for i, (q, _, area, aspect) in enumerate(second):
         dup = False
         # The first kept quad (in order kept) holding this one's centre or centred in this one.
         hits = np.flatnonzero(within[i, kept] | within[kept, i]) if kept else ()
@@ -790,7 +808,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
             ki = int(hits[0])
             if area > 0.5 * kept_area[ki]:
                 dup = True  # the same card found twice (outline and inner region)
-            elif _aspect(q) < _ASPECT_MIN and area < _MARK_MAX * kept_area[ki]:
+            elif aspect < _ASPECT_MIN and area < _MARK_MAX * kept_area[ki]:
                 # A mark printed on the card (a pip): the card stays, and so does the mark. (A
                 # part-card that small inside a large printed box leaves the box too; the reader
                 # keeps whichever of the two the deck names.)
@@ -800,15 +818,15 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
         if not dup:
             kept.append(i)
             kept_area.append(area)
-    kept = [refined[j] for ki, j in enumerate(kept) if ki not in container]
-    kept.sort(key=lambda q: (round(float(q[:, 1].mean()) / 20.0), float(q[:, 0].mean())))
+    kept = [j for ki, j in enumerate(kept) if ki not in container]
+    kept.sort(key=lambda j: (round(float(refined[j][:, 1].mean()) / 20.0), float(refined[j][:, 0].mean())))
     groups = []
-    for q in kept:
-        a = _aspect(q)
+    for j in kept:
+        q, a = refined[j], second[j][3]
         if a < _ASPECT_MIN:
-            groups.append((([q] if a >= _ASPECT_TILT else []) + _completions(q), True))
+            groups.append((([q] if a >= _ASPECT_TILT else []) + _completions(q, a), True))
         elif a < _ASPECT_DOUBT or id(q) in doubtful:
-            groups.append(([q] + _completions(q), False))
+            groups.append(([q] + _completions(q, a), False))
         else:
             groups.append(([q], False))
     return groups
