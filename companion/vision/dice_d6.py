@@ -22,7 +22,8 @@ camera and no set of dice:
    split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
-   everywhere else; a one must be ringed by its die's outline (:func:`outline_strength`) and hold
+   everywhere else (a five or a six may carry one faint mark besides: a clear die's face below
+   seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a one must be ringed by its die's outline (:func:`outline_strength`) and hold
    no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
@@ -858,11 +859,12 @@ _BARE_AND_PLACES = np.vstack([_BARE, _PLACES])
 MAX_BODY_SPREAD = 0.1
 
 
-def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray]:
+def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray, np.ndarray]:
     """Which layout the nine pip places show on each face, for many faces at once (one batch of
     array operations, not one per face). A face's margin (0..1) is how much darker its faintest
     pip place is than its darkest bare place, relative to the bare body; a value with a margin
-    below 0.12, or on a body that is not one plain colour, is None.
+    below 0.12, or on a body that is not one plain colour, is None (but a five or a six on a body
+    plain but for one faint mark: :func:`_one_mark_only`).
 
     Args:
         faces: N fitted faces.
@@ -870,12 +872,13 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
         polarity: (N,) +1 for dark pips, −1 for light ones.
 
     Returns:
-        ``(values, margins, body)``: N values (None where no layout reads cleanly), (N,) float64
-        margins, and (N,) float64 body grey levels (the median of the four bare places).
+        ``(values, margins, body, let_off)``: N values (None where no layout reads cleanly), (N,)
+        float64 margins, (N,) float64 body grey levels (the median of the four bare places), and
+        (N,) bool: read only because one faint mark was let off the body (None without it).
     """
     n = len(faces)
     if n == 0:
-        return [], np.zeros(0), np.zeros(0)
+        return [], np.zeros(0), np.zeros(0), np.zeros(0, bool)
     frames = np.array([f.frame for f in faces])  # (N, 2, 3)
     half = _half_widths(frames)
     sigma = np.maximum(0.7, 0.12 * half)
@@ -900,8 +903,67 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
     count = bare.sum(axis=1)
     mean = np.where(bare, vals, 0.0).sum(axis=1) / count
     spread = np.sqrt(np.where(bare, (vals - mean[:, None]) ** 2, 0.0).sum(axis=1) / count)
-    values = [None if spread[i] > MAX_BODY_SPREAD or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]] for i in range(n)]
-    return values, best_m, ref
+    # A five's or a six's body may carry one faint mark (:func:`_one_mark_only`).
+    let_off = np.zeros(n, bool)
+    for i in np.flatnonzero(_NO_SUPERSET[k] & (spread > MAX_BODY_SPREAD) & (best_m >= 0.12)):
+        pd = dark[i, _LAYOUTS[k[i]]]
+        let_off[i] = (len(faces[i].pips) >= ONE_MARK_MIN_PIPS and pd.min() >= ONE_MARK_EVEN * np.median(pd)
+                      and _one_mark_only(vals[i], bare[i], pd.min()))
+    values = [None if (spread[i] > MAX_BODY_SPREAD and not let_off[i]) or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]]
+              for i in range(n)]
+    return values, best_m, ref, let_off
+
+
+#: The layout variants whose pips no other face's pips include: a five's and a six's (a one's
+#: centre lies in a three's and a five's, a two's diagonal in a three's, a three's in a five's, a
+#: four's corners in a five's and a six's). Only they may carry one faint mark besides their pips
+#: (:func:`_one_mark_only`): with any other value a faint mark may be a worn, half-filled or glared
+#: pip of a face of more pips (a five's faint centre pip on a four), so the face is left unread.
+#: The mark is most often a clear die's face lying on the table seen through its body (opposite
+#: faces sum to 7: a six shows a one, off the centre as the camera's slant moves it, a five a
+#: two's corner), or the table's grain through the plastic.
+_NO_SUPERSET = np.array([v in (5, 6) for v in _LAYOUT_VALUES])
+#: Pips of the face found at least (of its five or six): the rest read from the places.
+ONE_MARK_MIN_PIPS = 4
+#: The mark may fill one place or two this far apart at most (face half-widths: a pip place and
+#: the nearest edge middle are 0.3 apart, the centre and an edge middle 0.8): one blob.
+ONE_MARK_REACH = 0.85
+#: And the face's pips must be even: its faintest at least this share of their median darkness. A
+#: four with a doubtful centre pip (0.75 of the others) and a faint mark on a bare place otherwise
+#: fits a five's layout with the mark let off (a review's probe: 8 of 8 drawn clear dice read 5);
+#: on the simulator's let-off fives and sixes the faintest pip is ≥ 0.96 of the median.
+ONE_MARK_EVEN = 0.9
+#: And stand off the body by this much of the faintest pip's darkness at most: the face below
+#: shows through at well under a painted pip's contrast (the simulator's clear dice: 0.14 … 0.32).
+ONE_MARK_MAX = 0.6
+_BARE_PLACES_XY = np.vstack([_PLACES, _BARE])  # in the order of read_faces' ``vals``
+
+
+def _one_mark_only(vals: np.ndarray, bare: np.ndarray, faintest_pip: float) -> bool:
+    """Whether a face's body is one plain colour but for one faint mark: with the place farthest
+    off the body's median, or the two farthest (off the same way, at most ``ONE_MARK_REACH``
+    apart), left out, the other bare places spread at most ``MAX_BODY_SPREAD``, the mark lies
+    beyond all of them, and it is at most ``ONE_MARK_MAX`` of the faintest pip's darkness off.
+
+    Args:
+        vals: (13,) darkness of the nine places then the four edge middles, as :func:`read_faces`'
+            ``vals`` (relative to the body; > 0 towards the pips' shade, < 0 away from it).
+        bare: (13,) bool, the places that carry no pip of the face's layout.
+        faintest_pip: its faintest pip place's darkness (> 0).
+    """
+    idx = np.flatnonzero(bare)
+    off = vals[idx] - np.median(vals[idx])
+    order = idx[np.argsort(-np.abs(off))]
+    for drop in (order[:1], order[:2]):
+        if len(drop) == 2 and (np.hypot(*(_BARE_PLACES_XY[drop[0]] - _BARE_PLACES_XY[drop[1]])) > ONE_MARK_REACH
+                               or (vals[drop[0]] - np.median(vals[idx])) * (vals[drop[1]] - np.median(vals[idx])) <= 0):
+            break
+        rest = vals[np.setdiff1d(idx, drop)]
+        mark = vals[drop]
+        beyond = mark.min() > rest.max() or mark.max() < rest.min()
+        if rest.std() <= MAX_BODY_SPREAD and beyond and np.abs(mark - np.median(rest)).max() <= ONE_MARK_MAX * faintest_pip:
+            return True
+    return False
 
 
 #: Orbit representatives of the 3 × 3 places under the square's 8 symmetries (a corner, an
@@ -1776,7 +1838,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     def read_all(faces: list[Face]) -> None:
         if not faces:
             return
-        values, margins, bodies = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
+        values, margins, bodies, let_off = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
+        marked.update(id(f) for f, off in zip(faces, let_off.tolist()) if off)
         # A face cut by the photo's border (by more than a fifth of its half-width): its top
         # face cannot all be seen.
         frames = np.array([f.frame for f in faces])
@@ -1792,6 +1855,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             chroma.update(zip((id(faces[k]) for k in light_ones), _chromas(img, frames[light_ones]).tolist()))
 
     chroma: dict[int, float] = {}
+    marked: set[int] = set()  # faces read only as a mark was let off their body (read_faces)
 
     def best_of(hypotheses: list[Face], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray,
                 kind: str = "hypothesis"):
@@ -1819,6 +1883,18 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     hypotheses.extend(more)
             if trace is not None:
                 trace.append(("large" if f.large_one and kind == "hypothesis" else kind, f, value, margin, why))
+            # A face read only as one mark was let off its body is, if refused, what it was
+            # before: a face of no value, which may still be reported unread. Its fallback is
+            # taken whether or not the face is refused here (a value still beats it), so that a
+            # trace read with no verifier holds it for a replay whose verifier refuses the face
+            # (select_readings).
+            if (id(f) in marked and unread is None
+                    and _refusal(f, None, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad,
+                                 sample, verifier) is None
+                    and _unreadable_die(f, margin, grad)):
+                unread = (0.0, None, f)
+                if trace is not None:
+                    trace.append(("unread", f, None, 0.0, None))
             if why is not None:
                 continue
             if value is not None and (best is None or margin > best[0]):
