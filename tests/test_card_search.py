@@ -326,13 +326,16 @@ def test_a_part_within_a_named_card_is_not_searched_but_a_part_showing_beside_on
     # out where the card's corner is rounded) is that card's print; a part half under it (a card
     # lying beside it, partly covered) and a part elsewhere are searched.
     named = [_reading("tempura", _rect(200, 200, 60, 86))]
-    panel = np.float32(_rect(200, 195, 44, 50)) + np.float32([[-9, -19], [0, 0], [0, 0], [0, 0]])
+    panel = np.float32(_rect(200, 196, 50, 66)) + np.float32([[-5, -14], [0, 0], [0, 0], [0, 0]])
     half_under = np.float32(_rect(230, 200, 44, 60))
     elsewhere = np.float32(_rect(400, 200, 44, 60))
+    # A small part wholly on the named card by its edge: it may be the print of a card lying over
+    # that edge, found from it alone, and is searched.
+    fragment = np.float32(_rect(222, 200, 12, 30))
     regions = card_search.leftover_regions(np.zeros((400, 600, 3), np.uint8), named,
-                                           [panel, half_under, elsewhere], (60.0, 86.0), None)
+                                           [panel, half_under, elsewhere, fragment], (60.0, 86.0), None)
     kept = [r.points.mean(axis=0).round().tolist() for r in regions if r.source == "part"]
-    assert kept == [[230.0, 200.0], [400.0, 200.0]]
+    assert kept == [[230.0, 200.0], [400.0, 200.0], [222.0, 200.0]]
     # With no card named there is nothing a part could lie within.
     assert len(card_search.leftover_regions(np.zeros((400, 600, 3), np.uint8), [_reading(UNKNOWN, _rect(200, 200, 60, 86))],
                                             [panel], (60.0, 86.0), None)) == 2
@@ -360,7 +363,7 @@ def test_a_named_cards_own_panel_is_not_searched_and_the_cards_only_the_search_f
 
     def with_panels(frame, groups, deck_):
         readings, unread = real(frame, groups, deck_)
-        own = [np.float32((np.asarray(r.quad, np.float32) - r.quad.mean(axis=0)) * 0.6 + r.quad.mean(axis=0))
+        own = [np.float32((np.asarray(r.quad, np.float32) - r.quad.mean(axis=0)) * 0.75 + r.quad.mean(axis=0))
                for r in readings if r.label != UNKNOWN]
         return readings, list(unread) + own
 
