@@ -319,3 +319,70 @@ def test_window_grid_arrays_are_the_windows_and_cells():
         step = np.hypot(*(r[1, :2] - r[0, :2]))  # neighbours along the first row
         assert np.allclose(np.hypot(*(r[:, :2] - r[0, :2]).T) / step,
                            np.hypot(*(c[:, 1:] - c[0, 1:]).T), atol=1e-6)
+
+
+def test_a_part_within_a_named_card_is_not_searched_but_a_part_showing_beside_one_is():
+    # A named card 60 × 86 px at (200, 200). Its own art panel (wholly inside, one corner a px
+    # out where the card's corner is rounded) is that card's print; a part half under it (a card
+    # lying beside it, partly covered) and a part elsewhere are searched.
+    named = [_reading("tempura", _rect(200, 200, 60, 86))]
+    panel = np.float32(_rect(200, 196, 50, 66)) + np.float32([[-5, -14], [0, 0], [0, 0], [0, 0]])
+    half_under = np.float32(_rect(230, 200, 44, 60))
+    elsewhere = np.float32(_rect(400, 200, 44, 60))
+    # A small part wholly on the named card by its edge: it may be the print of a card lying over
+    # that edge, found from it alone, and is searched.
+    fragment = np.float32(_rect(222, 200, 12, 30))
+    regions = card_search.leftover_regions(np.zeros((400, 600, 3), np.uint8), named,
+                                           [panel, half_under, elsewhere, fragment], (60.0, 86.0), None)
+    kept = [r.points.mean(axis=0).round().tolist() for r in regions if r.source == "part"]
+    assert kept == [[230.0, 200.0], [400.0, 200.0], [222.0, 200.0]]
+    # With no card named there is nothing a part could lie within.
+    assert len(card_search.leftover_regions(np.zeros((400, 600, 3), np.uint8), [_reading(UNKNOWN, _rect(200, 200, 60, 86))],
+                                            [panel], (60.0, 86.0), None)) == 2
+
+
+def test_a_found_window_on_a_named_card_is_turned_down_and_one_beside_it_is_not():
+    taken = [np.float32(_rect(200, 200, 60, 86))]
+    area = 60.0 * 86.0
+    assert card_search._on_taken(np.float32(_rect(205, 203, 60, 86)), taken, area)  # the named card again
+    # Beside it, 10 px over its edge: a sixth of a card, under OVERLAP_MAX (a fifth).
+    assert not card_search._on_taken(np.float32(_rect(250, 200, 60, 86)), taken, area)
+    assert not card_search._on_taken(np.float32(_rect(205, 203, 60, 86)), [], area)
+
+
+def test_a_named_cards_own_panel_is_not_searched_and_the_cards_only_the_search_finds_still_are(
+        illustrated_scene, monkeypatch):
+    # The egg nigiris' panels are parts the search reads the eggs from (no outline gives them).
+    # Each card the first stage names is given a part of its own too (its middle, as a card's art
+    # panel is): those are left out of the search, and every egg is still found.
+    import companion.vision.cards as cards
+
+    img, truth = illustrated_scene(["egg_nigiri"] * 4 + ["pudding", "chopsticks", "squid_nigiri", "maki_3"], "wood", 45)
+    deck = illustrated_deck()
+    real = cards.classify_groups
+
+    def with_panels(frame, groups, deck_):
+        readings, unread = real(frame, groups, deck_)
+        own = [np.float32((np.asarray(r.quad, np.float32) - r.quad.mean(axis=0)) * 0.75 + r.quad.mean(axis=0))
+               for r in readings if r.label != UNKNOWN]
+        return readings, list(unread) + own
+
+    seen = []
+    search = card_search.search_cards
+
+    def spy(image, deck_, readings, regions, card_wh, differs=None):
+        found = search(image, deck_, readings, regions, card_wh, differs)
+        seen.append(([r for r in regions if r.source == "part"], readings, found))
+        return found
+
+    monkeypatch.setattr(cards, "classify_groups", with_panels)
+    monkeypatch.setattr(card_search, "search_cards", spy)
+    right, wrong, invented = _score(read_cards(img, deck), truth)
+    assert right == len(truth) and not wrong and not invented
+    parts, readings, found = seen[-1]
+    named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
+    assert named and parts
+    for p in parts:  # no part searched lies in a named card
+        assert not any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), tuple(map(float, p.points.mean(axis=0))), False) >= 0
+                       for q in named)
+    assert sum(f.label == "egg_nigiri" for f in found) >= 1  # cards only the search finds

@@ -91,6 +91,11 @@ DIFF_MIN = 16.0
 BLOB_MIN = 0.12
 #: If more than this fraction of the photo differs from the table estimate, the table is textured.
 TEXTURED_MAX = 0.45
+#: A part-card with this fraction of its area inside a named card is that card's print, not searched
+#: (:func:`_outside_named`), if it is also at least ``INSIDE_NAMED_AREA`` of a card: a smaller part
+#: near a named card's edge may be a fragment of a card lying over it, found only from that part.
+INSIDE_NAMED = 0.9
+INSIDE_NAMED_AREA = 0.5
 #: A found card must differ from the table over at least this fraction of its area.
 NOT_BARE_MIN = 0.2
 
@@ -299,7 +304,7 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
     was enlarged from (:func:`_reduced_blobs`); any other full-size mask as it is.
     """
     regions = [Region(np.asarray(q, np.float32), abs(cv2.contourArea(np.asarray(q, np.float32))), "part")
-               for q in unread]
+               for q in _outside_named(unread, readings, card_wh[0] * card_wh[1])]
     regions += [Region(np.asarray(r.quad, np.float32), abs(cv2.contourArea(np.asarray(r.quad, np.float32))), "unknown")
                 for r in [r for r in readings if r.label == UNKNOWN] + list(recheck)]
     if differs is None:
@@ -337,6 +342,37 @@ def leftover_regions(image: np.ndarray, readings, unread: list[np.ndarray], card
             pts = pts[np.random.default_rng(0).choice(len(pts), 4000, replace=False)]
         regions.append(Region(pts, float(stats[b, cv2.CC_STAT_AREA]), "blob"))
     return regions
+
+
+def _outside_named(unread: list[np.ndarray], readings, card_area: float) -> list[np.ndarray]:
+    """The part-cards of ``unread`` ((4, 2) quads, image px) not lying within a named reading's
+    quad: a part of at least ``INSIDE_NAMED_AREA`` of ``card_area`` (px²) with at least
+    ``INSIDE_NAMED`` of its area inside one is that card's.
+
+    A part within a card already named is that card's own print (an art panel, a rounded frame the
+    edge map closed; on the 20-card mat frame two, 99 % inside, a corner a few px out where the
+    card's corner is rounded): its windows find that card again, which overlaps the named one past
+    ``OVERLAP_MAX`` and is turned down, after a compass search, a snap and a read of each seed. A
+    part of a card lying under a named one shows mostly outside it, and is kept. A small part may
+    be a fragment of the print of a card lying over a named card's edge, wholly on that card, and
+    that card may be found from it alone (a review drew it: 19 of 36 such cards found, 0 if the
+    part is dropped), so only a part of half a card or more is dropped: the panels seen in
+    practice are 0.55 of a card and more (the mat frame's two: 0.60 and 0.77).
+    """
+    from companion.vision.cards import points_in_quads
+
+    named = [np.asarray(r.quad, np.float32).reshape(4, 2) for r in readings if r.label != UNKNOWN]
+    if not unread or not named:
+        return list(unread)
+    parts = [np.asarray(q, np.float32).reshape(-1, 2) for q in unread]
+    # Only a part whose centre is in a named card can lie within it (one test for all pairs).
+    near = points_in_quads(np.stack([q.mean(axis=0) for q in parts]), np.stack(named))
+    out = []
+    for q, part, hits in zip(unread, parts, near):
+        area = abs(cv2.contourArea(part))
+        if area < INSIDE_NAMED_AREA * card_area or not any(overlap_area(part, named[j]) >= INSIDE_NAMED * area for j in np.flatnonzero(hits)):
+            out.append(q)
+    return out
 
 
 def _reduced_blobs(small: tuple, readings, card_wh: tuple[float, float]) -> list[Region]:
@@ -646,12 +682,13 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     # on the table can resemble a card's art, never its edges. It is read where it was found and
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).
     quads = list(order_quads(_quads(refined)))
+    taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     kept, snapped = [], []
     for k, (q, (sq, support, _)) in enumerate(zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
         card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
-        if support >= SUPPORT_MIN and card_sized:
+        if support >= SUPPORT_MIN and card_sized and not (_on_taken(q, taken, cw * ch) and _on_taken(sq, taken, cw * ch)):
             kept.append(k)
             snapped.append(sq)
     if not kept:
@@ -659,7 +696,6 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
     results = classify_quads(image, [quads[k] for k in kept] + snapped, deck, checks=False)
     n = len(kept)
-    taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     out = []
     for i in sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score)):
         r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
@@ -682,6 +718,19 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         taken.append(q)
         out.append(r)
     return out
+
+
+def _on_taken(quad: np.ndarray, taken: list[np.ndarray], card_area: float) -> bool:
+    """Whether ``quad`` (4, 2) px overlaps a card of ``taken`` (named readings' quads) clearly more
+    than ``OVERLAP_MAX`` allows, so that a reading there is turned down whatever it reads.
+
+    A seed of the search found again the card an outline already named (a part-card or a printed
+    panel inside it: the card around it reads well) ends here; both its quads (as refined and as
+    snapped) failing this, it is not read at all. The reading's quad is the same corners in another
+    order (``classify_quads`` orders and may turn them), whose overlap may differ in the last bits:
+    hence the 2 % and 1 px² of slack, so this never turns down a quad the final test would keep."""
+    limit = OVERLAP_MAX * card_area * 1.02 + 1.0
+    return any(overlap_area(quad, t) > limit for t in taken)
 
 
 def _accounts_for(quad: np.ndarray, region: Region, card_area: float) -> bool:

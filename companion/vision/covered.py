@@ -341,9 +341,20 @@ def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: lis
     pieces.sort(key=lambda ah: -ah[0])
     pieces = pieces[:MAX_PIECES]
     boxes = np.array([[*hl.min(axis=0), *hl.max(axis=0)] for _, hl in pieces], np.float32).reshape(-1, 4)
+    # A pair is joined only if its hull's area ua is at most hi and (ai + aj) / JOIN_FILL, and its
+    # boxes lie at most JOIN_GAP·√ua apart: pairs whose boxes lie further apart than that bound
+    # allows are left before their hull is made (told for all pairs at once).
+    areas = np.array([a for a, _ in pieces], np.float64)
+    b = boxes.astype(np.float64)
+    box_gap = np.maximum(np.maximum(b[:, None, 0] - b[None, :, 2], b[None, :, 0] - b[:, None, 2]),
+                         np.maximum(b[:, None, 1] - b[None, :, 3], b[None, :, 1] - b[:, None, 3]))
+    most = JOIN_GAP * np.sqrt(np.minimum(hi, (areas[:, None] + areas[None, :]) / JOIN_FILL))
+    near_enough = box_gap <= most * 1.001 + 1e-3  # (slack: never leave a pair the test below keeps)
     out = []
     for i in range(len(pieces)):
         for j in range(i + 1, len(pieces)):
+            if not near_enough[i, j]:
+                continue
             (ai, hi_), (aj, hj) = pieces[i], pieces[j]
             bi, bj = boxes[i], boxes[j]
             ux0, uy0 = min(bi[0], bj[0]), min(bi[1], bj[1])
