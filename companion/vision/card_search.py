@@ -370,7 +370,8 @@ def _outside_named(unread: list[np.ndarray], readings, card_area: float) -> list
     out = []
     for q, part, hits in zip(unread, parts, near):
         area = abs(cv2.contourArea(part))
-        if area < INSIDE_NAMED_AREA * card_area or not any(overlap_area(part, named[j]) >= INSIDE_NAMED * area for j in np.flatnonzero(hits)):
+        small = area < INSIDE_NAMED_AREA * card_area
+        if small or not any(overlap_area(part, named[j]) >= INSIDE_NAMED * area for j in np.flatnonzero(hits)):
             out.append(q)
     return out
 
@@ -688,7 +689,8 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
         card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
-        if support >= SUPPORT_MIN and card_sized and not (_on_taken(q, taken, cw * ch) and _on_taken(sq, taken, cw * ch)):
+        if (support >= SUPPORT_MIN and card_sized
+                and not (_on_taken(q, taken, cw * ch) and _on_taken(sq, taken, cw * ch))):
             kept.append(k)
             snapped.append(sq)
     if not kept:

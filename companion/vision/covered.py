@@ -288,19 +288,26 @@ def _paper_holes(frame: np.ndarray, lo: float, hi: float, own_min: float = 0.0, 
     return out
 
 
+def _centred_in(holes: list[tuple[float, np.ndarray]], taken: list[np.ndarray]) -> np.ndarray:
+    """(N,) bool: which of ``holes`` (``(area, (K, 2) hull)`` each, image px) have their hull's mean
+    corner inside (or on) a quad of ``taken``: every pair in one :func:`~companion.vision.cards.points_in_quads`
+    call, not one OpenCV call per pair."""
+    from companion.vision.cards import points_in_quads
+
+    if not holes or not taken:
+        return np.zeros(len(holes), bool)
+    return points_in_quads(np.stack([hl.mean(axis=0) for _, hl in holes]), taken).any(axis=1)
+
+
 def _regions(frame: np.ndarray, lo: float, hi: float, taken: list[np.ndarray], edge_holes: tuple | None = None
              ) -> list[np.ndarray]:
     """Hulls ((K, 2) float32 image px) of the edge map's holes that may be covered cards (step 1):
     of a hull area in [``REGION_MIN``·lo, hi] px², not centred in a quad of ``taken``
     (``edge_holes`` as for :func:`_paper_holes`)."""
-    from companion.vision.cards import points_in_quads
-
     # The paper that shows is a hole of its own in the outline finder's thickened edge map.
     out = _paper_holes(frame, REGION_MIN * lo, hi, own_min=0.3 * REGION_MIN * lo, edge_holes=edge_holes)
     out.sort(key=lambda ah: -ah[0])
-    # Each region's centre tested against every quad of ``taken`` at once, not one call per pair.
-    in_taken = points_in_quads(np.stack([hl.mean(axis=0) for _, hl in out]), taken).any(axis=1) \
-        if out and taken else np.zeros(len(out), bool)
+    in_taken = _centred_in(out, taken)
     # Nested holes can give one region twice: keep one. A region inside a card already named is
     # that card's (a pip, its art).
     kept: list[np.ndarray] = []
@@ -331,13 +338,9 @@ def _joined(frame: np.ndarray, lo: float, hi: float, piece_lo: float, taken: lis
     them, and the joined hull's area is in [lo, hi] px² (``edge_holes`` as for :func:`_paper_holes`).
     """
     from companion.vision.card_search import overlap_area
-    from companion.vision.cards import points_in_quads
 
     holes = _paper_holes(frame, piece_lo, hi, edge_holes=edge_holes)
-    # Each piece's centre tested against every quad of ``taken`` at once, not one call per pair.
-    in_taken = points_in_quads(np.stack([hl.mean(axis=0) for _, hl in holes]), taken).any(axis=1) \
-        if holes and taken else np.zeros(len(holes), bool)
-    pieces = [ah for ah, t in zip(holes, in_taken) if not t]
+    pieces = [ah for ah, t in zip(holes, _centred_in(holes, taken)) if not t]
     pieces.sort(key=lambda ah: -ah[0])
     pieces = pieces[:MAX_PIECES]
     boxes = np.array([[*hl.min(axis=0), *hl.max(axis=0)] for _, hl in pieces], np.float32).reshape(-1, 4)

@@ -23,8 +23,8 @@ camera and no set of dice:
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else (a five or a six may carry one faint mark besides: a clear die's face below
-   seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a one must be ringed by its die's outline (:func:`outline_strength`) and hold
-   no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
+   seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a one must
+   be ringed by its die's outline (:func:`outline_strength`) and hold no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
    bottle cap): :func:`_painted_dark_one`). Of the faces of one
@@ -952,11 +952,11 @@ def _one_mark_only(vals: np.ndarray, bare: np.ndarray, faintest_pip: float) -> b
         faintest_pip: its faintest pip place's darkness (> 0).
     """
     idx = np.flatnonzero(bare)
-    off = vals[idx] - np.median(vals[idx])
-    order = idx[np.argsort(-np.abs(off))]
+    off = vals - np.median(vals[idx])  # (13,): each place off the body's median
+    order = idx[np.argsort(-np.abs(off[idx]))]
     for drop in (order[:1], order[:2]):
         if len(drop) == 2 and (np.hypot(*(_BARE_PLACES_XY[drop[0]] - _BARE_PLACES_XY[drop[1]])) > ONE_MARK_REACH
-                               or (vals[drop[0]] - np.median(vals[idx])) * (vals[drop[1]] - np.median(vals[idx])) <= 0):
+                               or off[drop[0]] * off[drop[1]] <= 0):
             break
         rest = vals[np.setdiff1d(idx, drop)]
         mark = vals[drop]
@@ -1883,26 +1883,22 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     hypotheses.extend(more)
             if trace is not None:
                 trace.append(("large" if f.large_one and kind == "hypothesis" else kind, f, value, margin, why))
-            # A face read only as one mark was let off its body is, if refused, what it was
-            # before: a face of no value, which may still be reported unread. Its fallback is
-            # taken whether or not the face is refused here (a value still beats it), so that a
-            # trace read with no verifier holds it for a replay whose verifier refuses the face
-            # (select_readings).
-            if (id(f) in marked and unread is None
-                    and _refusal(f, None, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad,
-                                 sample, verifier) is None
-                    and _unreadable_die(f, margin, grad)):
+            # A face of no value may be reported unread. So may a face read only as one mark was
+            # let off its body (read_faces): refused, it is what it was before, a face of no
+            # value. Its fallback is taken whether or not it is refused here (a value still beats
+            # it), so that a trace read with no verifier holds it for a replay whose verifier
+            # refuses the face (select_readings).
+            if id(f) in marked:
+                no_value = _refusal(f, None, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad,
+                                    sample, verifier) is None
+            else:
+                no_value = value is None and why is None
+            if no_value and unread is None and _unreadable_die(f, margin, grad):
                 unread = (0.0, None, f)
                 if trace is not None:
                     trace.append(("unread", f, None, 0.0, None))
-            if why is not None:
-                continue
-            if value is not None and (best is None or margin > best[0]):
+            if why is None and value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
-            elif value is None and unread is None and _unreadable_die(f, margin, grad):
-                unread = (0.0, None, f)
-                if trace is not None:
-                    trace.append(("unread", f, None, 0.0, None))
         return best if best is not None else unread
 
     read_all([f for hypotheses in per_group for f in hypotheses])
