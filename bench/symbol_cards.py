@@ -107,9 +107,14 @@ def draw_face(label: str, rng: np.random.Generator | None = None) -> np.ndarray:
     return img
 
 
-def photograph(canvas_size: tuple[int, int], cards: list[tuple[str, np.ndarray]], rng: np.random.Generator
-               ) -> np.ndarray:
-    """A webcam photo of ``cards`` ((label, quad (4, 2) px on the table)) on a dark cloth."""
+def photograph(canvas_size: tuple[int, int], cards: list[tuple[str, np.ndarray]], rng: np.random.Generator,
+               exposure: float | None = None, cast: tuple[float, float, float] | None = None) -> np.ndarray:
+    """A webcam photo of ``cards`` ((label, quad (4, 2) px on the table)) on a dark cloth.
+
+    ``exposure`` (a factor on the drawn light: the paper, 250, is at 250·exposure before the light's
+    fall-off) and ``cast`` (B, G, R factors) replace the photo's drawn exposure and white balance
+    where given (``bench/symbol_exposure.py``); the random draws are made all the same, so a photo
+    without them is the one it always was."""
     w, h = canvas_size
     cloth = np.full((h, w, 3), (52, 44, 40), np.float32)
     cloth += cv2.GaussianBlur(rng.normal(0, 10, (h, w)).astype(np.float32), (0, 0), 1.2)[:, :, None]
@@ -127,7 +132,12 @@ def photograph(canvas_size: tuple[int, int], cards: list[tuple[str, np.ndarray]]
     ang = rng.uniform(0, 2 * np.pi)
     light = 1.0 + rng.uniform(0.1, 0.35) * ((xx / w - 0.5) * np.cos(ang) + (yy / h - 0.5) * np.sin(ang))
     wb = rng.uniform(0.85, 1.15, 3).astype(np.float32)
-    img = cloth * light[:, :, None] * wb[None, None, :] * rng.uniform(0.65, 1.15)
+    gain = rng.uniform(0.65, 1.15)
+    if cast is not None:
+        wb = np.asarray(cast, np.float32)
+    if exposure is not None:
+        gain = exposure
+    img = cloth * light[:, :, None] * wb[None, None, :] * gain
     img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.4))
     img += rng.normal(0, rng.uniform(2, 6), img.shape)
     img = np.clip(img, 0, 255).astype(np.uint8)
