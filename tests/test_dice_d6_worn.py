@@ -61,3 +61,41 @@ def test_plain_opaque_dice_under_harsh_light_keep_their_value(face):
     got = _faces(shot.image, [q for _, _, q in shot.dice])
     assert got.count(face) >= 7, got
     assert set(got) <= {face, None, "missed"}, got
+
+
+def _probe_die(monkeypatch, case: str, seed: int, near: tuple[float, float]):
+    """The readings of ``bench/gem_probe.py``'s photo ``case``/``seed`` and its die whose top face
+    holds ``near`` (px): ([face per reading], truth face of that die)."""
+    from pathlib import Path
+
+    import cv2
+    import numpy as np
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "bench"))
+    import gem_probe
+
+    from companion.vision.dice_d6 import read_d6
+
+    shot = gem_probe.photo(case, seed)
+    (truth, quad), = [(face, q) for _, face, q in shot.dice
+                      if cv2.pointPolygonTest(np.float32(q), near, False) >= 0]
+    got = [o.face for o in read_d6(shot.image)
+           if cv2.pointPolygonTest(np.float32(quad), (float(o.center[0]), float(o.center[1])), False) >= 0]
+    return got, truth
+
+
+def test_a_worn_face_refused_as_its_old_value_lets_the_right_face_read(monkeypatch):
+    # A five whose centre pip is worn: its four corners make a four's face, which the old reader
+    # refused for another reason (a stray), and the faint centre's own face read the five. The
+    # worn four must not be reported "unread" over it (the review of branch worn33).
+    got, truth = _probe_die(monkeypatch, "five-centre", 50, (792.0, 704.0))
+    assert truth == "5"
+    assert got == ["5"], got
+
+
+def test_a_worn_three_whose_pips_were_grouped_apart_is_still_reported(monkeypatch):
+    # A three with faint corners: its centre pip, grouped alone, shares its face with the corners;
+    # the face is read again with them and, with worn pips, reported unread, never left out.
+    got, truth = _probe_die(monkeypatch, "three-corners", 45, (114.0, 705.0))
+    assert truth == "3"
+    assert got and set(got) <= {"3", None}, got

@@ -931,12 +931,14 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
 
 
 #: Per layout variant, the places each larger layout variant adds to it ((9,) bool masks): a one's
-#: centre lies in a three's and a five's, a two's diagonal in a three's, a three's in a five's, a
-#: four's corners in a five's and a six's.
+#: centre lies in a three's and a five's, a two's diagonal in a three's, a four's, a five's and
+#: both sixes', a three's in a five's, a four's corners in a five's and both sixes'.
 _SUPERSETS = [[w & ~v for w in _LAYOUTS if (w & v).sum() == v.sum() and w.sum() > v.sum()] for v in _LAYOUTS]
 #: Eight points round a pip place, face half-widths off it: outside a pip (whose radius is about
-#: 0.18) and inside the next place's (0.5 away along the grid, 0.41 from the centre's ring point
-#: to a corner place).
+#: 0.18) and short of the next place (0.5 away along the grid, 0.39 from the centre's diagonal
+#: ring point to a corner place). The axis points lie 0.18 from the next place, on a six's middle
+#: pip's rim: the median of eight, not the darkest, so one or two such points do not count, but
+#: a thin dark line through the place (a scratch, a hair) darkens only two and can pass as a pip.
 _RING = 0.32 * np.stack([np.cos(np.arange(8) * np.pi / 4), np.sin(np.arange(8) * np.pi / 4)], axis=1)
 #: A face is left unread when, at every place a larger layout adds, a spot stands out of its own
 #: surroundings (the place's core darker than the median of a ring round it) by at least this
@@ -1959,7 +1961,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             k += 1
             value, margin, body, cut, squash = read[id(f)]
             why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier)
-            if why == "shares":
+            old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
+                                                             pip_xy, pip_pol, grad, sample, None)
+            if old_why == "shares":
                 # One pip of a face whose other pips were grouped apart (perspective or blur
                 # made them look unlike): not a one; the face is read again with them.
                 inside = _pips_inside(f, pips, pip_xy, pip_pol)
@@ -1978,7 +1982,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 no_value = _refusal(f, None, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad,
                                     sample, verifier) is None
             else:
-                no_value = value is None and why is None
+                no_value = value is None and why is None and id(f) not in worn
             if no_value and unread is None and _unreadable_die(f, margin, grad):
                 unread = (0.0, None, f)
                 if trace is not None:
@@ -1986,9 +1990,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             # A face left unread for a worn pip of a larger layout is surely a die: it is
             # reported unread where the old reader reported its smaller value (its checks as that
             # value, but the verifier's, which a replay may change: select_readings).
-            if (id(f) in worn and unread is None and why is None
-                    and _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips, pip_xy, pip_pol,
-                                 grad, sample, None) is None
+            if (id(f) in worn and unread is None and why is None and old_why is None
                     and outline_strength(f, grad) >= MIN_ONE_OUTLINE):
                 unread = (0.0, None, f)
                 if trace is not None:
