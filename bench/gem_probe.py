@@ -17,7 +17,11 @@ photo) of a pip's contrast, or dice pushed against each other:
 * ``three-centre``, ``three-corners``: threes with the centre or both corner pips faint;
 * ``four-over-three``: plain fours (their three below shows through at the centre);
 * ``one``: plain ones (their six below shows through round the pip);
-* ``touching``: random faces, nine in ten dice pushed against another.
+* ``touching``: random faces, nine in ten dice pushed against another;
+* ``opaque-plain``: plain opaque dice (default colours, as real ones) showing 1, 2, 3 or 4, the
+  faces whose layout a larger face's holds, under harsh light (a 0.3–0.6 light gradient, a tilted
+  camera showing side faces, 2–6 grey levels of noise, JPEG 55–80): a reader that takes shading,
+  a side face's edge or JPEG for a worn pip leaves these unread.
 
 Prints per case right, wrong, unread, missed, spurious (scored as ``bench/sim_d6.py``). The
 faint pips are drawn by painting the pip at the fraction's mix of pip and body colour
@@ -50,6 +54,7 @@ CASES = {
     "four-over-three": (4, ()),
     "one": (1, ()),
     "touching": (None, ()),
+    "opaque-plain": ("opaque", ()),
 }
 
 
@@ -96,6 +101,13 @@ def photo(case: str, seed: int):
     value, faint = CASES[case]
     rng = np.random.default_rng(1000 * seed + list(CASES).index(case))
     frac = float(rng.uniform(0.3, 0.7))
+    if value == "opaque":
+        specs = random_dice_specs("d6", 8, size=(1280, 960), rng=rng, face_px=(40, 80), touching=0.25)
+        specs = [dataclasses.replace(s, face=str(int(rng.choice([1, 2, 3, 4])))) for s in specs]
+        cond = dataclasses.replace(ShotConditions.random(rng), light_gradient=float(rng.uniform(0.3, 0.6)),
+                                   tilt=(float(rng.uniform(-0.15, 0.15)), float(rng.uniform(-0.15, 0.15))),
+                                   noise_sigma=float(rng.uniform(2.0, 6.0)), jpeg_quality=int(rng.integers(55, 81)))
+        return render_dice(specs, size=(1280, 960), rng=rng, conditions=cond)
     if value is None:
         specs = random_dice_specs("d6", 8, size=(1280, 960), rng=rng, face_px=(40, 80), touching=0.9)
     else:

@@ -23,7 +23,10 @@ camera and no set of dice:
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
    everywhere else (a five or a six may carry one faint mark besides: a clear die's face below
-   seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a one must
+   seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a face
+   whose layout a larger one's holds (a four's a five's), with a pip-shaped faint spot standing
+   clear of the bare body at each place the larger layout adds, may be that face with a worn pip,
+   and is reported with no value (:func:`_worn_superset`); a one must
    be ringed by its die's outline (:func:`outline_strength`) and hold no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
@@ -859,12 +862,14 @@ _BARE_AND_PLACES = np.vstack([_BARE, _PLACES])
 MAX_BODY_SPREAD = 0.1
 
 
-def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray, np.ndarray]:
+def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[int | None], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which layout the nine pip places show on each face, for many faces at once (one batch of
     array operations, not one per face). A face's margin (0..1) is how much darker its faintest
     pip place is than its darkest bare place, relative to the bare body; a value with a margin
     below 0.12, or on a body that is not one plain colour, is None (but a five or a six on a body
-    plain but for one faint mark: :func:`_one_mark_only`).
+    plain but for one faint mark: :func:`_one_mark_only`); a value whose layout a larger one's
+    holds, with a pip-shaped faint spot standing clear of the body at each place that one adds (a
+    worn pip: :func:`_worn_superset`), is None too.
 
     Args:
         faces: N fitted faces.
@@ -872,13 +877,15 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
         polarity: (N,) +1 for dark pips, −1 for light ones.
 
     Returns:
-        ``(values, margins, body, let_off)``: N values (None where no layout reads cleanly), (N,)
-        float64 margins, (N,) float64 body grey levels (the median of the four bare places), and
-        (N,) bool: read only because one faint mark was let off the body (None without it).
+        ``(values, margins, body, let_off, worn)``: N values (None where no layout reads cleanly),
+        (N,) float64 margins, (N,) float64 body grey levels (the median of the four bare places),
+        (N,) bool: read only because one faint mark was let off the body (None without it), and
+        (N,) int64: the value a face left None for a worn pip of a larger layout would have read
+        (0 for every other face).
     """
     n = len(faces)
     if n == 0:
-        return [], np.zeros(0), np.zeros(0), np.zeros(0, bool)
+        return [], np.zeros(0), np.zeros(0), np.zeros(0, bool), np.zeros(0, np.int64)
     frames = np.array([f.frame for f in faces])  # (N, 2, 3)
     half = _half_widths(frames)
     sigma = np.maximum(0.7, 0.12 * half)
@@ -911,7 +918,86 @@ def read_faces(faces: list[Face], sample, polarity: np.ndarray) -> tuple[list[in
                       and _one_mark_only(vals[i], bare[i], pd.min()))
     values = [None if (spread[i] > MAX_BODY_SPREAD and not let_off[i]) or best_m[i] < 0.12 else _LAYOUT_VALUES[k[i]]
               for i in range(n)]
-    return values, best_m, ref, let_off
+    # A face whose layout lies inside a larger one's may be that larger face with worn pips
+    # (:func:`_worn_superset`).
+    worn = np.zeros(n, np.int64)
+    cand = np.array([i for i in range(n) if values[i] is not None and _SUPERSETS[k[i]]], np.int64)
+    if len(cand):
+        shape = _pip_shapes(frames[cand], sample, ref[cand], polarity[cand])
+        for i, sh in zip(cand.tolist(), shape):
+            if _worn_superset(vals[i], sh, k[i]):
+                worn[i], values[i] = values[i], None
+    return values, best_m, ref, let_off, worn
+
+
+#: Per layout variant, the places each larger layout variant adds to it ((9,) bool masks): a one's
+#: centre lies in a three's and a five's, a two's diagonal in a three's, a four's, a five's and
+#: both sixes', a three's in a five's, a four's corners in a five's and both sixes'.
+_SUPERSETS = [[w & ~v for w in _LAYOUTS if (w & v).sum() == v.sum() and w.sum() > v.sum()] for v in _LAYOUTS]
+#: Eight points round a pip place, face half-widths off it: outside a pip (whose radius is about
+#: 0.18) and short of the next place (0.5 away along the grid, 0.39 from the centre's diagonal
+#: ring point to a corner place). The axis points lie 0.18 from the next place, on a six's middle
+#: pip's rim: the median of eight, not the darkest, so one or two such points do not count, but
+#: a thin dark line through the place (a scratch, a hair) darkens only two and can pass as a pip.
+_RING = 0.32 * np.stack([np.cos(np.arange(8) * np.pi / 4), np.sin(np.arange(8) * np.pi / 4)], axis=1)
+#: A face is left unread when, at every place a larger layout adds, a spot stands out of its own
+#: surroundings (the place's core darker than the median of a ring round it) by at least this
+#: share of the face's faintest pip's darkness: a worn, half-filled or glared pip of that larger
+#: face is a disc, where a plain body's shading, a side face's edge or a dark corner darkens the
+#: ring as much as the core. On the tuning sets (bench/gem_probe.py seeds 0–19 with its plain
+#: opaque dice, gem 0–59, simulated 0–99, real dev) right readings score 0.16 at most, the probe's
+#: worn fives, sixes and threes (0.3–0.7 of a pip's contrast) mostly 0.25–0.6.
+WORN_PIP_SHAPE = 0.2
+#: And the added places must be darker than every other bare place of the face by this share of
+#: the faintest pip's darkness (a gap, not a mere order: a plain die's bare places spread a little):
+#: right readings score 0.12 at most (gem 0–59; real dev and simulated 0.01), worn pips mostly
+#: 0.2–0.45; no right reading comes within 0.77 of both bounds at once.
+WORN_PIP_GAP = 0.1
+
+
+def _pip_shapes(frames: np.ndarray, sample, ref: np.ndarray, polarity: np.ndarray) -> np.ndarray:
+    """How pip-like each of the nine places of M faces is: the darkness of a small core at the
+    place less the median darkness of eight points round it (``_RING``), as :func:`read_faces`'
+    darkness (relative to the body's grey level ``ref``; > 0 towards the pips' shade).
+
+    Args:
+        frames: (M, 2, 3) float64 face frames (face coordinates to working-image px).
+        sample: a :func:`_sampler` of the grey image.
+        ref: (M,) float64 body grey levels (0..255).
+        polarity: (M,) +1 for dark pips, −1 for light ones.
+
+    Returns:
+        (M, 9) float64, places in ``_PLACES``' order.
+    """
+    half = _half_widths(frames)
+    lin, off = frames[:, :, :2].transpose(0, 2, 1), frames[:, None, :, 2]
+    core = sample(_PLACES @ lin + off, np.maximum(0.7, 0.08 * half)[:, None])  # (M, 9)
+    ring_pts = ((_PLACES[:, None, :] + _RING[None]).reshape(-1, 2) @ lin + off).reshape(len(frames), 9, 8, 2)
+    ring = np.median(sample(ring_pts, np.maximum(0.7, 0.06 * half)[:, None, None]), axis=2)
+    scale = np.where(polarity > 0, np.maximum(ref, 20.0), np.maximum(255.0 - ref, 20.0))
+    return np.where((polarity > 0)[:, None], ring - core, core - ring) / scale[:, None]
+
+
+def _worn_superset(vals: np.ndarray, shape: np.ndarray, k: int) -> bool:
+    """Whether a face read as layout variant ``k`` may be a larger layout (``_SUPERSETS[k]``)
+    with worn pips: at each place that layout adds, a pip-shaped spot (``shape`` at least
+    ``WORN_PIP_SHAPE`` of the face's faintest pip's darkness) darker than all the face's other
+    bare places by a gap (``WORN_PIP_GAP`` of it).
+
+    Args:
+        vals: (13,) darkness of the nine places then the four edge middles, as :func:`read_faces`'
+            ``vals`` (relative to the body; > 0 towards the pips' shade).
+        shape: (9,) the places' pip shape (:func:`_pip_shapes`), same units.
+        k: the face's layout variant (an index of ``_LAYOUTS``).
+    """
+    on = _LAYOUTS[k]
+    faintest = max(vals[:9][on].min(), 1e-6)
+    for extra in _SUPERSETS[k]:
+        rest = np.concatenate([vals[:9][~on & ~extra], vals[9:]])
+        if (shape[extra].min() >= WORN_PIP_SHAPE * faintest
+                and vals[:9][extra].min() - rest.max() >= WORN_PIP_GAP * faintest):
+            return True
+    return False
 
 
 #: The layout variants whose pips no other face's pips include: a five's and a six's (a one's
@@ -1838,8 +1924,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     def read_all(faces: list[Face]) -> None:
         if not faces:
             return
-        values, margins, bodies, let_off = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
+        values, margins, bodies, let_off, worn_of = read_faces(faces, sample, np.array([f.pips[0].polarity for f in faces]))
         marked.update(id(f) for f, off in zip(faces, let_off.tolist()) if off)
+        worn.update((id(f), v) for f, v in zip(faces, worn_of.tolist()) if v)
         # A face cut by the photo's border (by more than a fifth of its half-width): its top
         # face cannot all be seen.
         frames = np.array([f.frame for f in faces])
@@ -1856,6 +1943,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
 
     chroma: dict[int, float] = {}
     marked: set[int] = set()  # faces read only as a mark was let off their body (read_faces)
+    worn: dict[int, int] = {}  # faces left unread for a worn pip (read_faces): the value they read
 
     def best_of(hypotheses: list[Face], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray,
                 kind: str = "hypothesis"):
@@ -1873,7 +1961,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             k += 1
             value, margin, body, cut, squash = read[id(f)]
             why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier)
-            if why == "shares":
+            old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
+                                                             pip_xy, pip_pol, grad, sample, None)
+            if old_why == "shares":
                 # One pip of a face whose other pips were grouped apart (perspective or blur
                 # made them look unlike): not a one; the face is read again with them.
                 inside = _pips_inside(f, pips, pip_xy, pip_pol)
@@ -1892,8 +1982,16 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 no_value = _refusal(f, None, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad,
                                     sample, verifier) is None
             else:
-                no_value = value is None and why is None
+                no_value = value is None and why is None and id(f) not in worn
             if no_value and unread is None and _unreadable_die(f, margin, grad):
+                unread = (0.0, None, f)
+                if trace is not None:
+                    trace.append(("unread", f, None, 0.0, None))
+            # A face left unread for a worn pip of a larger layout is surely a die: it is
+            # reported unread where the old reader reported its smaller value (its checks as that
+            # value, but the verifier's, which a replay may change: select_readings).
+            if (id(f) in worn and unread is None and why is None and old_why is None
+                    and outline_strength(f, grad) >= MIN_ONE_OUTLINE):
                 unread = (0.0, None, f)
                 if trace is not None:
                     trace.append(("unread", f, None, 0.0, None))
