@@ -240,9 +240,9 @@ EXPOSURE_BAND = 0.15
 #: 500–539 (``bench/symbol_cards.py``, 686 clipped cards): the three striped fills read as open led
 #: by −0.10, 0.27 and 0.35; of the cards read right and judged so, none led by less than 0.54.
 EXPOSURE_MARGIN = 0.45
-#: Gains, as factors of the fitted one, at which a rival holding more of the label's ink
-#: (:meth:`Deck._more_ink`) is rendered too in the exposure look (:meth:`Deck.exposure_apart`), the
-#: label judged against the best of them. The gain fitted on a heavily clipped card's few unclipped
+#: Gains, as factors of the fitted one, at which the exposure look (:meth:`Deck.exposure_apart`)
+#: also renders a label and a rival holding more of its ink (:meth:`Deck._more_ink`), each side at
+#: its best, after the fitted gain's test. The gain fitted on a heavily clipped card's few unclipped
 #: pixels (outlines, blurred into clipped paper) can fall short of the camera's, and a striped
 #: example rendered at it keeps a faint tint the photo clipped away: the card then reads open. At a
 #: gain a little brighter the striped example clips as the card did; if it explains the card as
@@ -1290,12 +1290,8 @@ class Deck:
                 return False
             if not more:
                 continue
-            # A rival with more of the label's ink is seen a little brighter too: the gain fitted on the
-            # card's few unclipped pixels (outlines, blurred into clipped paper) can fall short of the
-            # camera's, leaving a striped example's faint tint unclipped where the photo clipped it.
-            # The label is seen at the same gains (a short gain hurts its rendering as much), each
-            # side at its best: if the rival then explains the card as well, the two cannot be told
-            # apart. This only adds refusals to the fitted gain's.
+            # The fitted gain may fall short of the camera's (EXPOSURE_BRIGHTER): both are seen a
+            # little brighter too, each at its best. This only adds refusals to the fitted gain's.
             for g in EXPOSURE_BRIGHTER:
                 mine = min(mine, self._rendered(crops, label, region, smooth, g))
                 theirs = min(theirs, self._rendered(crops, k, region, smooth, g))

@@ -1977,21 +1977,17 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             # let off its body (read_faces): refused, it is what it was before, a face of no
             # value. Its fallback is taken whether or not it is refused here (a value still beats
             # it), so that a trace read with no verifier holds it for a replay whose verifier
-            # refuses the face (select_readings).
+            # refuses the face (select_readings). And a face left unread for a worn pip of a larger
+            # layout is surely a die: it is reported unread where the old reader reported its
+            # smaller value (its checks as that value, but the verifier's, which a replay may change).
             if id(f) in marked:
                 no_value = _refusal(f, None, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad,
                                     sample, verifier) is None
             else:
                 no_value = value is None and why is None and id(f) not in worn
-            if no_value and unread is None and _unreadable_die(f, margin, grad):
-                unread = (0.0, None, f)
-                if trace is not None:
-                    trace.append(("unread", f, None, 0.0, None))
-            # A face left unread for a worn pip of a larger layout is surely a die: it is
-            # reported unread where the old reader reported its smaller value (its checks as that
-            # value, but the verifier's, which a replay may change: select_readings).
-            if (id(f) in worn and unread is None and why is None and old_why is None
-                    and outline_strength(f, grad) >= MIN_ONE_OUTLINE):
+            if unread is None and ((no_value and _unreadable_die(f, margin, grad))
+                                   or (id(f) in worn and why is None and old_why is None
+                                       and outline_strength(f, grad) >= MIN_ONE_OUTLINE)):
                 unread = (0.0, None, f)
                 if trace is not None:
                     trace.append(("unread", f, None, 0.0, None))
