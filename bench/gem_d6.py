@@ -53,7 +53,7 @@ def scene(seed: int, size: tuple[int, int]):
     return render_dice(specs, size=size, rng=rng, conditions=cond)
 
 
-def run(seeds: range, size: tuple[int, int], save: Path | None = None) -> dict:
+def run(seeds: range, size: tuple[int, int], save: Path | None = None, show: bool = False) -> dict:
     """``sim_d6.read_all`` over the photos of ``seeds``, each written to ``save`` first if given."""
     import cv2
 
@@ -65,7 +65,7 @@ def run(seeds: range, size: tuple[int, int], save: Path | None = None) -> dict:
                 cv2.imwrite(str(save / f"gem_{seed}.jpg"), shot.image)
             yield shot
 
-    return read_all(shots())
+    return read_all(shots(), list(seeds) if show else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,10 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="400:420", help="FIRST:END (END excluded)")
     ap.add_argument("--size", default="4032x3024", help="WxH px")
     ap.add_argument("--save", type=Path, help="write each photo here as gem_SEED.jpg")
+    ap.add_argument("--show", action="store_true", help="print every die not read right")
     a = ap.parse_args(argv)
     first, end = (int(v) for v in a.seeds.split(":"))
     w, h = (int(v) for v in a.size.lower().split("x"))
-    r = run(range(first, end), (w, h), a.save)
+    r = run(range(first, end), (w, h), a.save, a.show)
     print(f"gem dice, seeds {a.seeds}, {w}×{h}: {r['frames']} photos, {summary(r)}, "
           f"{r['ms']:.0f} ms per photo (median)")
     return 0

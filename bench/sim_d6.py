@@ -46,9 +46,37 @@ def score(truth, obs) -> tuple[int, int, int, int]:
     return right, wrong, unread, spurious
 
 
-def read_all(shots) -> dict:
+def notes(truth, obs) -> list[str]:
+    """One line per die of ``truth`` not read right by ``obs`` and per spurious reading, matched
+    as :func:`score`: "a 2 at (x, y) px missed | unread | read 3, touching k dice", "spurious 4 at
+    (x, y)". A die touches another when their top faces' centres are at most 1.5 face sides apart
+    (px of the photo), which is where pips of two dice can be grouped as one face's."""
+    used: dict[int, object] = {}
+    out = []
+    for o in obs:
+        hit = [k for k, (_, _, q) in enumerate(truth) if k not in used
+               and cv2.pointPolygonTest(np.float32(q), (float(o.center[0]), float(o.center[1])), False) >= 0]
+        if hit:
+            used[hit[0]] = o
+        else:
+            out.append(f"spurious {o.face} at ({o.center[0]:.0f}, {o.center[1]:.0f})")
+    centres = [np.float32(q).mean(axis=0) for _, _, q in truth]
+    sides = [float(np.linalg.norm(np.float32(q)[1] - np.float32(q)[0])) for _, _, q in truth]
+    for k, (_, f, _) in enumerate(truth):
+        o = used.get(k)
+        if o is not None and o.face == f:
+            continue
+        near = sum(1 for j in range(len(truth)) if j != k
+                   and np.linalg.norm(centres[j] - centres[k]) <= 1.5 * max(sides[j], sides[k]))
+        what = "missed" if o is None else "unread" if o.face is None else f"read {o.face}"
+        out.append(f"a {f} at ({centres[k][0]:.0f}, {centres[k][1]:.0f}) side {sides[k]:.0f} px {what}, "
+                   f"touching {near}")
+    return out
+
+
+def read_all(shots, show: list | None = None) -> dict:
     """Read each simulated photo (an iterable of RenderedDice) with ``read_d6`` and tally
-    :func:`score` over them: counts of dice, right, wrong, unread, missed, spurious; the median ms
+    :func:`score` over them (``show``: the photos' seeds, to print :func:`notes` of each): counts of dice, right, wrong, unread, missed, spurious; the median ms
     per photo and the number of photos."""
     from companion.vision.dice_d6 import read_d6
 
@@ -60,6 +88,9 @@ def read_all(shots) -> dict:
         ms.append((time.perf_counter() - t0) * 1000)
         n += len(shot.dice)
         r, w, u, s = score(shot.dice, obs)
+        if show is not None:  # the photos' labels (seeds), in order: list every die not read right
+            for line in notes(shot.dice, obs):
+                print(f"  seed {show[len(ms) - 1]}: {line}")
         right, wrong, unread, spurious = right + r, wrong + w, unread + u, spurious + s
     return {"dice": n, "right": right, "wrong": wrong, "unread": unread, "missed": n - right - wrong - unread,
             "spurious": spurious, "ms": float(np.median(ms)), "frames": len(ms)}
@@ -84,16 +115,17 @@ def scene(seed: int):
     return render_dice(specs, rng=rng)
 
 
-def run(seeds: range) -> dict:
-    return read_all(scene(seed) for seed in seeds)
+def run(seeds: range, show: bool = False) -> dict:
+    return read_all((scene(seed) for seed in seeds), list(seeds) if show else None)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="300:320", help="FIRST:END (END excluded)")
+    ap.add_argument("--show", action="store_true", help="print every die not read right")
     a = ap.parse_args(argv)
     first, end = (int(v) for v in a.seeds.split(":"))
-    r = run(range(first, end))
+    r = run(range(first, end), a.show)
     print(f"seeds {a.seeds}: {r['frames']} frames, {summary(r)}, {r['ms']:.0f} ms per 1280×960 frame "
           f"({r['ms'] / 20:.1f} ms per die)")
     return 0
