@@ -2,8 +2,9 @@
 
 Styles: "flat" (our camera-friendly faces, which must stay pixel-identical because recorded
 fixtures depend on them), "illustrated" (printed-card-like faces, ``faces_illustrated``), "noir"
-(dark line-art faces, ``faces_noir``, tested in test_sim_faces_noir.py) and "watercolour" (pale
-washes on white stock, ``faces_watercolour``, tested in test_sim_faces_watercolour.py).
+(dark line-art faces, ``faces_noir``, tested in test_sim_faces_noir.py), "watercolour" (pale
+washes on white stock, ``faces_watercolour``, tested in test_sim_faces_watercolour.py) and "pattern"
+(kawaii food on textile patterns, ``faces_pattern``, tested in test_sim_faces_pattern.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 from companion.rules.sushi_go.cards import VISION_LABELS
-from companion.sim import faces_illustrated, faces_noir, faces_watercolour
+from companion.sim import faces_illustrated, faces_noir, faces_pattern, faces_watercolour
 from companion.sim.faces import STYLES, draw_card_face, write_deck_folder
 
 
@@ -112,7 +113,7 @@ def ill() -> dict[str, np.ndarray]:
 
 
 def test_styles_constant():
-    assert STYLES == ("flat", "illustrated", "noir", "watercolour")
+    assert STYLES == ("flat", "illustrated", "noir", "watercolour", "pattern")
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -125,8 +126,8 @@ def test_every_label_draws_in_every_style(style):
             assert img.std() > 5, label  # something is drawn
 
 
-@pytest.mark.parametrize("style", [faces_illustrated, faces_noir, faces_watercolour],
-                         ids=["illustrated", "noir", "watercolour"])
+@pytest.mark.parametrize("style", [faces_illustrated, faces_noir, faces_watercolour, faces_pattern],
+                         ids=["illustrated", "noir", "watercolour", "pattern"])
 def test_design_size_dtype_read_only_and_labels(style):
     assert set(style.LABELS) == set(VISION_LABELS)
     for label in VISION_LABELS:
@@ -137,7 +138,8 @@ def test_design_size_dtype_read_only_and_labels(style):
         style.design("eel")
 
 
-@pytest.mark.parametrize("style", [faces_noir, faces_watercolour], ids=["noir", "watercolour"])
+@pytest.mark.parametrize("style", [faces_noir, faces_watercolour, faces_pattern],
+                         ids=["noir", "watercolour", "pattern"])
 def test_a_drawn_style_is_deterministic_distinct_chiral_with_a_point_symmetric_back(style):
     # Every label drawn again (cache cleared) is the same; no two labels alike; a front turned
     # half a turn differs from itself (the camera sees which way up a card lies), the back does not.
@@ -245,6 +247,7 @@ def test_illustrated_back_is_point_symmetric(ill):
 @pytest.mark.parametrize("style, draw, least", [
     ("illustrated", lambda label: draw_card_face(label, 220, style="illustrated"), 8),
     ("watercolour", faces_watercolour.design, 6),  # pale washes: less apart, still clearly
+    ("pattern", faces_pattern.design, 8),
 ])
 def test_types_are_distinct_blurred(style, draw, least):
     faces = {label: draw(label) for label in VISION_LABELS}
@@ -280,6 +283,8 @@ def test_render_table_draws_the_style():
     assert not np.array_equal(frames["illustrated"].image, frames["noir"].image)
     assert np.array_equal(frames["flat"].homography, frames["watercolour"].homography)
     assert not np.array_equal(frames["noir"].image, frames["watercolour"].image)
+    assert np.array_equal(frames["flat"].homography, frames["pattern"].homography)
+    assert not np.array_equal(frames["watercolour"].image, frames["pattern"].image)
     with pytest.raises(ValueError, match="flat.*illustrated"):
         render_table(layout, placements, size=(320, 240), rng=np.random.default_rng(3), style="photo")
 

@@ -1,5 +1,5 @@
-"""What the drawn card styles (``faces_illustrated``, ``faces_noir``) share: the design canvas,
-the labels they draw, and how a style's face is handed out.
+"""What the drawn card styles (``faces_illustrated``, ``faces_noir``, ``faces_watercolour``,
+``faces_pattern``) share: the design canvas, the labels they draw, and how a style's face is handed out.
 
 The flat style (``companion.sim.faces``) draws on the same 440 × 630 canvas.
 """

@@ -163,6 +163,11 @@ LOOKALIKE_BAND = 0.15
 #: (``bench/symbol_cards.py``): 3 % of the look-alike calls there lead by less than 0.3 with the
 #: right label; where the wrong one won, it never led by more than 0.2.
 LOOKALIKE_MARGIN = 0.3
+#: The look by level also compares the card with its examples blurred by each of these (fine px,
+#: Gaussian sigma), at the blur that explains the card best (:meth:`Deck._by_level`): a camera's view
+#: of a small card is blurrier than the flat scans the examples are. Tuned on the fifth drawn deck's
+#: tuning seeds (``bench/sim_games.py --style pattern --seeds 351-354``; loose scenes 1120–1139).
+LEVEL_BLURS = (1.0, 1.5)
 #: The look-alike comparison by pattern (ZNCC on the region alone) must be won by this much.
 PATTERN_MARGIN = 0.08
 #: Labels that are not look-alikes but score within this (whole-card ZNCC) of the best are
@@ -748,6 +753,7 @@ class Deck:
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
+        self._blurred: dict[float, np.ndarray] = {}  # sigma → fine blurred so (_fine_blurred), when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
         order = np.argsort(self.template_label, kind="stable")
@@ -1403,10 +1409,30 @@ class Deck:
         order = np.argsort(result)[::-1]
         return -1 if result[order[0]] - result[order[1]] < PATTERN_MARGIN else cands[int(order[0])]
 
+    def _fine_blurred(self, sigma: float) -> np.ndarray:
+        """(E, 3, FINE_H, FINE_W) float32: ``fine`` blurred by ``sigma`` fine px (Gaussian, each
+        channel), zero-mean again per channel; ``fine`` itself at 0. Made once per sigma."""
+        if sigma <= 0:
+            return self.fine
+        if sigma not in self._blurred:
+            e, c = self.fine.shape[:2]
+            flat = self.fine.reshape(e * c, FINE_H, FINE_W)
+            out = np.stack([cv2.GaussianBlur(x, (0, 0), sigma) for x in flat]).reshape(self.fine.shape)
+            self._blurred[sigma] = out - out.mean(axis=(2, 3), keepdims=True)
+        return self._blurred[sigma]
+
     def _by_level(self, regions: np.ndarray, region: np.ndarray, centre: np.ndarray, cands: list[int]) -> int:
         """The label (of ``cands``) whose example is nearest the card on the region, each scaled with
         its whole card, if the card's region, unmixed into that example's and each rival's, leads
         by ``LOOKALIKE_MARGIN`` (:func:`_unmixed_lead`); else −1.
+
+        The examples are flat scans, sharper than a camera's view of a small card: a row of small
+        marks a few camera pixels across blurs into one bar, and the sharp examples of two and of
+        three marks then explain it about alike (the fifth drawn deck's maki, 3.6 mm marks 0.4 mm
+        apart: leads 0.08–0.18). So the examples are also blurred by each of ``LEVEL_BLURS`` fine px,
+        and the look is taken at the blur whose nearest example lies nearest the card (the card's
+        own sharpness), with the same margin; a label is named only if it is the nearest at every
+        blur (else −1).
 
         Args:
             regions: (S, 3, R) float32 Lab, the card's region at each shift.
@@ -1417,16 +1443,27 @@ class Deck:
         mean = centre.mean(axis=(1, 2))  # (3,)
         length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
         crops = ((regions - mean[None, :, None]) / length).reshape(len(regions), -1)
-        dist, nearest, shift = [], [], []
-        for k in cands:
-            rows = self.fine[self.fine_label == k]  # (E_k, 3, FH, FW), zero-mean per channel
-            t = rows[:, :, region].reshape(len(rows), -1)
-            t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
-            ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
-            si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
-            dist.append(float(ssd[si, e]))
-            nearest.append(t[e])
-            shift.append(int(si))
+        looks = []  # per blur: (nearest distance, dists, nearest examples, shifts)
+        for sigma in (0.0,) + LEVEL_BLURS:
+            fine = self._fine_blurred(sigma)
+            dist, nearest, shift = [], [], []
+            for k in cands:
+                rows = fine[self.fine_label == k]  # (E_k, 3, FH, FW), zero-mean per channel
+                t = rows[:, :, region].reshape(len(rows), -1)
+                t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
+                ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
+                si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
+                dist.append(float(ssd[si, e]))
+                nearest.append(t[e])
+                shift.append(int(si))
+            looks.append((min(dist), dist, nearest, shift))
+        # A label is named only where it is the nearest at every blur: on a card blurrier than the
+        # most blurred example, the blurred examples can favour another look-alike than the sharp
+        # ones do, and then the card's own sharpness does not say which to believe (the review's
+        # maki_3 at 32-40 px and sigma 2-2.25 px, read maki_2 at blur 1.5, undecided sharp).
+        if len({int(np.argmin(look[1])) for look in looks}) > 1:
+            return -1
+        _, dist, nearest, shift = min(looks, key=lambda look: look[0])
         win = int(np.argmin(dist))
         card = crops[shift[win]]
         for k in range(len(cands)):
