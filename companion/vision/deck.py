@@ -88,6 +88,9 @@ A camera can clip a card's paper at 255, and the faint tint a fine pattern becom
 Clipping only takes ink away, so a clipped card named as the paler of two labels of one ink is
 checked once more, against both labels' examples as this card's own exposure and clipping would
 show them (:meth:`Deck.exposure_apart`); where they cannot be told apart so, it is ``"unknown"``.
+Clipped paper also hides the light's colour from the card's white balance, and a warm or cool light
+turns one ink into another (purple into red): a card so clipped is checked the same way against the
+labels with its marks in another colour such a light reaches (``LIGHTNESS_TWIN``, ``CAST_REACH``).
 
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
@@ -275,6 +278,33 @@ EXPOSURE_BRIGHTER = (1.05, 1.1)
 #: solid) lie within 0.94 of their hue, the colour pairs (red against purple) below 0.25.
 INK_GAP = 2.0
 INK_HUE = 0.7
+
+#: Lightness twins (:meth:`Deck._lightness_twins`): labels whose mean fine templates' lightness
+#: layouts (CIE L, zero-mean) correlate at least this; they differ in colour more than in where the
+#: ink lies (on the symbol deck: one count, fill and shape in red, green and purple, 0.92-0.997).
+#: A card whose paper is clipped in at least ``BLIND_CHANNELS`` channels is white-balanced against
+#: nothing: the camera's cast is not seen (its paper shows white whatever the light), and a cast
+#: moves one ink towards another (purple under a warm light reads red; red under a cool one,
+#: purple). So such a card is judged by the exposure look against its label's lightness twins too,
+#: whatever their whole-card scores (the whole-card score is what the cast misled: 0.18-0.23 above
+#: the card's own label, out of ``EXPOSURE_BAND``). Set on ``bench/symbol_exposure.py`` seeds 0-3:
+#: every red/purple swap there (12 of 15 wrong names) is between twins at 0.92-0.97 (a striped red
+#: wave read as the open purple one: the open red wave, 0.96); at 0.8 a label has several times as
+#: many, other fills and shapes among them, each one more rendering per clipped card.
+LIGHTNESS_TWIN = 0.9
+#: ... where a channel counts as clipped when the card's paper (its brightest tenth, as
+#: :func:`white_balance` takes it) averages at least ``CLIP_LEVEL`` in it: with two such channels
+#: the white balance sees no ratio between them, and a cast between those two is invisible.
+BLIND_CHANNELS = 2
+#: A twin is the label's rival there only if a warm or cool light (blue × t, red × 1/t, t in
+#: ``CAST_RANGE``: a lamp's or a camera's white balance gone as far as the symbol exposure bench's
+#: casts) brings its colour to within ``CAST_REACH`` of its neutral distance from the label's
+#: (:meth:`Deck._cast_reaches`). On the symbol deck red and purple twins reach 0.13-0.3 (median
+#: 0.27), green and red or purple ones 0.77-1.0: without this, clipped green cards on ordinary
+#: boards (bench/symbol_cards.py boards 1430-1469) were refused against red or purple twins no
+#: light turns them into.
+CAST_RANGE = (0.75, 1.333)
+CAST_REACH = 0.5
 
 #: The mark count (:func:`mark_count`, :meth:`Deck.marks_agree`): what the eye counts on a card (the
 #: pips of a nine against a ten's, the symbols of a symbol card), as connected parts of ink on the
@@ -541,6 +571,13 @@ def _percentile90(x: np.ndarray) -> np.ndarray:
     return b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
 
+def _percentile_mask(card: np.ndarray) -> np.ndarray:
+    """(h·w,) bool: a card's paper as :func:`white_balance` takes it, the pixels whose channel sum
+    is at least its 90th percentile. ``card``: (h, w, 3) BGR."""
+    bright = card.reshape(-1, 3).astype(np.float32).sum(axis=1)
+    return bright >= _percentile90(bright[None])[0]
+
+
 def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
     """Each card's colours as under neutral light: the card's own paper is taken as white.
 
@@ -754,6 +791,7 @@ class Deck:
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
         self._blurred: dict[float, np.ndarray] = {}  # sigma → fine blurred so (_fine_blurred), when needed
+        self._twins: dict[int, list[int]] | None = None  # label → its lightness twins, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
         order = np.argsort(self.template_label, kind="stable")
@@ -1204,6 +1242,59 @@ class Deck:
         diff = _smooth(seen)[:, :, region].reshape(s, e, 3, -1) - card[:, None]
         return float((diff ** 2).reshape(s * e, 3, -1).sum(axis=(1, 2)).min())
 
+    def _lightness_twins(self, label: int) -> list[int]:
+        """The labels whose mean fine templates' lightness layouts (CIE L, zero-mean) correlate with
+        ``label``'s at least ``LIGHTNESS_TWIN`` (the same marks in the same places, told apart by
+        their colour: the symbol deck's red, green and purple of one card) and whose colour a warm
+        or cool light brings towards ``label``'s (:meth:`_cast_reaches`). Made once per label."""
+        if self._twins is None:
+            n = len(self.labels)
+            means = np.zeros((n, FINE_H * FINE_W), np.float32)
+            has = np.zeros(n, bool)
+            for k in range(n):
+                rows = self.fine[self.fine_label == k]
+                if len(rows):
+                    means[k] = rows[:, 0].mean(axis=0).reshape(-1)
+                    has[k] = True
+            means -= means.mean(axis=1, keepdims=True)
+            unit = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-6)
+            self._twin_sim = unit @ unit.T
+            self._twin_has = has
+            self._twins = {}
+        if label not in self._twins:
+            close = np.nonzero(self._twin_has & (self._twin_sim[label] >= LIGHTNESS_TWIN))[0].tolist()
+            self._twins[label] = [k for k in close if k != label and self._cast_reaches(k, label)]
+        return self._twins[label]
+
+    def _cast_reaches(self, k: int, label: int) -> bool:
+        """Whether a warm or cool light (blue × t, red × 1/t, t in ``CAST_RANGE``) brings ``k``'s
+        colour within ``CAST_REACH`` of its neutral distance from ``label``'s: the mean CIE a/b of
+        each label's white-balanced examples on where the two differ, ``k``'s seen through the cast
+        (clipped at 255). Red and purple reach each other so (the symbol deck: to 0.13-0.3 of their
+        distance for most pairs); green and either stays at 0.77 or more."""
+        pair = (min(k, label), max(k, label))
+        region = self._regions[pair] if pair in self._regions else self._near_region(pair)
+        bgr = self._examples_bgr()
+
+        def ab(j: int, cast: np.ndarray) -> np.ndarray:
+            rows = self.fine_label == j
+            x = bgr[rows][:, :, region].transpose(0, 2, 1).reshape(-1, 1, 3)  # (E·R, 1, 3)
+            x = np.clip(x * cast, 0, 255) * np.float32(1 / 255)
+            lab = cv2.cvtColor(np.ascontiguousarray(x, np.float32), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+            # The ink, not the paper the region also holds: each pixel weighted by how much darker
+            # than its example's paper (lightness, neutral light) it is.
+            fine = self.fine[rows][:, 0] + self.fine_mean[rows, 0, None, None]  # (E_j, FH, FW) CIE L
+            paper = np.percentile(fine.reshape(len(fine), -1), 90, axis=1)[:, None]
+            w = np.maximum(paper - fine[:, region], 0.0).reshape(-1)
+            return (lab[:, 1:] * w[:, None]).sum(axis=0) / max(float(w.sum()), 1e-6)
+
+        mine = ab(label, np.ones(3, np.float32))
+        apart = float(np.linalg.norm(ab(k, np.ones(3, np.float32)) - mine))
+        for t in np.geomspace(CAST_RANGE[0], CAST_RANGE[1], 9):
+            if float(np.linalg.norm(ab(k, np.float32([t, 1.0, 1.0 / t])) - mine)) <= CAST_REACH * apart:
+                return True
+        return False
+
     def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
         differ): darker there by at least ``INK_GAP`` (mean CIE L), or no lighter by as much and more
@@ -1247,7 +1338,10 @@ class Deck:
         blurred by ``EXPOSURE_SIGMA`` (:meth:`_rendered`); against a rival with more of its ink,
         both also at the gains ``EXPOSURE_BRIGHTER`` times the fitted one, each side at its best (a
         fitted gain a little short leaves a striped tint the photo clipped): a second test, so it
-        only adds refusals. ``label`` must explain the card better by
+        only adds refusals. Where the card's paper is clipped in ``BLIND_CHANNELS`` channels (its
+        white balance saw no cast), ``label``'s lightness twins that a warm or cool light turns it
+        into (:meth:`_lightness_twins`: red and purple) are rivals too, whatever their whole-card
+        scores, judged as a rival with more ink is. ``label`` must explain the card better by
         ``EXPOSURE_MARGIN`` (:func:`_exposure_lead`); where the clipping leaves the two alike, it
         cannot, and the card is better "unknown" than named. A deck without the examples' Lab
         means (enrolled before them) is not judged so. It costs nothing on a card that is not
@@ -1268,16 +1362,26 @@ class Deck:
         card = raw[s:s + FINE_H, s:s + FINE_W]
         if float(np.mean(_channel_max(card) >= CLIP_LEVEL)) < CLIP_SHARE:
             return True
+        # Paper clipped in two channels or more: the card's white balance saw no cast, so its
+        # colour may be a cast's doing (LIGHTNESS_TWIN). Its label's twins are rivals whatever their
+        # whole-card scores (the score is what the cast misled), judged as a rival with more of the
+        # label's ink is (the brighter gains too: a fitted gain a little short leaves the rival's
+        # ink showing where the photo clipped it).
+        paper = card.reshape(-1, 3)[_percentile_mask(card)]
+        blind = int(np.sum(paper.mean(axis=0) >= CLIP_LEVEL)) >= BLIND_CHANNELS
+        twins = set(self._lightness_twins(label)) if blind else set()
         rivals = []
         for k in range(len(self.labels)):
-            if k == label or not self._has_fine(k) or scores[k] < scores[label] - EXPOSURE_BAND:
+            if k == label or not self._has_fine(k):
+                continue
+            if scores[k] < scores[label] - EXPOSURE_BAND and k not in twins:
                 continue
             pair = (min(k, label), max(k, label))
             region = self._regions[pair] if pair in self._regions else self._near_region(pair)
             # A paler rival too, unless it is the label's look-alike: the whole-card correlation
             # scales a washed-out card's faint remains up until they match a darker label (a clipped
             # pale nigiri read as a maki), which the rendering shows the card does not hold.
-            more = self._more_ink(label, k, region)
+            more = k in twins or self._more_ink(label, k, region)
             if more or pair not in self._regions:
                 rivals.append((k, region, more))
         if not rivals:
