@@ -1535,8 +1535,8 @@ class Deck:
         three marks then explain it about alike (the fifth drawn deck's maki, 3.6 mm marks 0.4 mm
         apart: leads 0.08–0.18). So the examples are also blurred by each of ``LEVEL_BLURS`` fine px,
         and the look is taken at the blur whose nearest example lies nearest the card (the card's
-        own sharpness), with the same margin; a label is named only if it is the nearest at every
-        blur (else −1).
+        own sharpness), with the same margin; a card nearest at the last blur (blurrier than every
+        example) is named only if the sharp examples' nearest label is the same (else −1).
 
         Args:
             regions: (S, 3, R) float32 Lab, the card's region at each shift.
@@ -1561,11 +1561,14 @@ class Deck:
                 nearest.append(t[e])
                 shift.append(int(si))
             looks.append((min(dist), dist, nearest, shift))
-        # A label is named only where it is the nearest at every blur: on a card blurrier than the
-        # most blurred example, the blurred examples can favour another look-alike than the sharp
-        # ones do, and then the card's own sharpness does not say which to believe (the review's
-        # maki_3 at 32-40 px and sigma 2-2.25 px, read maki_2 at blur 1.5, undecided sharp).
-        if len({int(np.argmin(look[1])) for look in looks}) > 1:
+        # A card blurrier than the most blurred example (its nearest look is the last blur) is named
+        # only where the sharp examples' nearest label agrees: beyond the examples' blurs the
+        # blurred look-alikes can favour another label than the sharp ones (the review's maki_3 at
+        # 32-40 px and sigma 2-2.25 px, read maki_2 at blur 1.5, undecided sharp). A sharper card
+        # is not held to its blurred looks (clipped striped cards, sharp, whose blurriest look
+        # prefers the open fill).
+        best = min(range(len(looks)), key=lambda i: looks[i][0])
+        if best == len(looks) - 1 and best > 0 and int(np.argmin(looks[0][1])) != int(np.argmin(looks[best][1])):
             return -1
         _, dist, nearest, shift = min(looks, key=lambda look: look[0])
         win = int(np.argmin(dist))
