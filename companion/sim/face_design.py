@@ -49,6 +49,12 @@ def family(label: str) -> str:
     return label
 
 
+def point_symmetric(img: np.ndarray) -> np.ndarray:
+    """``img`` averaged with itself turned 180°: (H, W, 3) uint8 BGR in and out. A card back must
+    look the same either way up, so a turned back is never taken for another card."""
+    return ((img.astype(np.uint16) + img[::-1, ::-1]) // 2).astype(np.uint8)
+
+
 def seeded(key: str) -> np.random.Generator:
     """A generator seeded from ``key`` (crc32), so the same label always gives the same pixels."""
     return np.random.default_rng(zlib.crc32(key.encode("utf-8")))

@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
-from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, seeded as _rng
+from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, point_symmetric, seeded as _rng
 
 _AA = cv2.LINE_AA
 
@@ -522,8 +522,7 @@ def _back() -> np.ndarray:
     cv2.circle(img, (cx, cy), 16, (215, 225, 250), -1, _AA)
     cv2.rectangle(img, (12, 12), (DW - 13, DH - 13), (110, 190, 240), 2, _AA)
     img = _finish(img, "back")
-    sym = (img.astype(np.uint16) + img[::-1, ::-1]) // 2
-    return sym.astype(np.uint8)
+    return point_symmetric(img)
 
 
 @lru_cache(maxsize=None)

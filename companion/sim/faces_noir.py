@@ -36,7 +36,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, seeded as _rng
+from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, point_symmetric, seeded as _rng
 
 _AA = cv2.LINE_AA
 
@@ -307,7 +307,7 @@ def _back() -> np.ndarray:
     cv2.circle(img, c, 18, _PALE_GOLD, -1, _AA)
     _frame(img)
     img = _finish(img, "back")
-    return ((img.astype(np.uint16) + img[::-1, ::-1]) // 2).astype(np.uint8)
+    return point_symmetric(img)
 
 
 @lru_cache(maxsize=None)

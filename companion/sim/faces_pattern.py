@@ -37,7 +37,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, seeded as _rng
+from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, point_symmetric, seeded as _rng
 
 __all__ = ["BORDER", "LABELS", "PATTERN", "design"]
 
@@ -438,7 +438,7 @@ def _back() -> np.ndarray:
         cv2.circle(img, _pt(cx + 99 * math.cos(t), cy + 99 * math.sin(t)), 9, (50, 40, 220), -1, _AA)
     cv2.circle(img, _pt(cx, cy), 34, _WHITE, -1, _AA)
     img = _finish(img, "back")
-    return ((img.astype(np.uint16) + img[::-1, ::-1]) // 2).astype(np.uint8)
+    return point_symmetric(img)
 
 
 @lru_cache(maxsize=None)

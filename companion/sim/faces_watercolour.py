@@ -41,7 +41,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, seeded as _rng
+from companion.sim.face_design import DH, DW, LABELS, family as _family, finished, point_symmetric, seeded as _rng
 
 _AA = cv2.LINE_AA
 
@@ -402,7 +402,7 @@ def _back() -> np.ndarray:
         cv2.ellipse(rosette, _pt(cx + 55 * math.cos(t), cy + 55 * math.sin(t)), (45, 16), a, 0, 360, 1.0, -1)
     _wash(img, rosette, _INDIGO, 0.4, "back:rosette", rag=2.0)
     img = _finish(img)
-    return ((img.astype(np.uint16) + img[::-1, ::-1]) // 2).astype(np.uint8)
+    return point_symmetric(img)
 
 
 @lru_cache(maxsize=None)
