@@ -1019,7 +1019,8 @@ def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], de
     over it); the outline gives way to what is named there. If one side only is named, the rest of
     the outline is what shows of a card lying partly under it, read as a covered card
     (:func:`companion.vision.covered.read_covered`). Only where the photo's card size is known (cards
-    named elsewhere: with none, a pair and a lone card have the same shape), and the outline must
+    named elsewhere, by their outlines or, where those named none, by the window search at a guessed
+    size: with none, a pair and a lone card have the same shape), and the outline must
     be about two cards' area (``_PAIR_AREA``): a card read "unknown" is not cut in two, and a part
     must be of a card's size, so half a card is never named as a card (a symbol card's half is a
     card of half as many symbols).
@@ -1035,6 +1036,7 @@ def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], de
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import card_search
+    from companion.vision.card_search import overlap_area
     from companion.vision.covered import read_covered
     from companion.vision.deck import classify_quads
 
@@ -1073,7 +1075,11 @@ def _split_pairs(frame: np.ndarray, readings: list, unread: list[np.ndarray], de
             # the outline, is read as a covered card (that card may run under the named one).
             (k, (j, r)), = named.items()
             rest = (second, first)[k][j]
-            new += [c for c in read_covered(frame, deck, readings + [r], regions=[rest], under=[r])
+            # A card already read there is the same card (the window search found it before the
+            # outline was cut, read_card_results): the covered card may run under it as well.
+            area_r = abs(cv2.contourArea(np.asarray(r.quad, np.float32)))
+            same = [x for x in readings if x.label != UNKNOWN and overlap_area(x.quad, r.quad) > 0.5 * area_r]
+            new += [c for c in read_covered(frame, deck, readings + [r], regions=[rest], under=[r] + same)
                     if c.label != UNKNOWN]
     if not gone:
         return readings, unread
@@ -1098,7 +1104,9 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     The outline finder's cards are read first (if it names none, again on a coarser edge map);
     then, at the size of the cards it read, the deck searches what is left over
     (:mod:`companion.vision.card_search`): part-cards, card-shaped finds that read ``"unknown"``,
-    and patches that differ from the table.
+    and patches that differ from the table. Where the outlines named no card, the search guesses
+    the size, and an outline of two touching cards is cut in two (:func:`_split_pairs`) once it has
+    named a card there.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import card_search
@@ -1125,7 +1133,13 @@ def read_card_results(frame: np.ndarray, deck) -> list:
         else:
             _, found = guess
         kept = [r for r in readings if not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
-        return _one_per_place([(False, r) for r in kept + found])
+        readings = kept + found
+        if found:
+            # Now that the search has named cards, the card size is known: an outline of two cards
+            # touching, read as nothing, can be cut in two as above (issue #6, IMG_2667 of the real
+            # photos: a ten over an ace on a rug, no other card; the search finds the ten only).
+            readings, _ = _split_pairs(frame, readings, unread, deck)
+        return _one_per_place([(False, r) for r in readings])
     # A reading of the wrong size is looked at again as a part of something: a card the deck finds
     # there replaces it; if none is found, a weak one is reported as "unknown", a strong one stays.
     bad = card_search.misfits(readings, size)
