@@ -74,7 +74,6 @@ def test_two_touching_cards_found_as_one_outline_are_read_as_two(deck, left, rig
     assert _near(named[0].quad, a) < 10.0 and _near(named[1].quad, b) < 6.0
 
 
-
 @pytest.mark.parametrize("left,right,seed,tuck", [("five", "eight", 2, 0.3), ("eight", "nine", 3, 0.25)])
 def test_a_card_partly_under_another_is_read_when_the_pair_is_alone(deck, left, right, seed, tuck):
     # Issue #6, IMG_2667 of the real photos: a ten lying over an ace on a rug, and no other card.
@@ -133,3 +132,29 @@ def test_a_lone_unknown_card_whose_halves_look_like_cards_is_not_cut():
     # found this case read as two "quad" cards).
     deck, img = _double_card(with_nine=False)
     assert "quad" not in [o.label for o in read_cards(img, deck)]
+
+
+@pytest.mark.parametrize("left,right,seed", [("five", "eight", 2), ("eight", "nine", 3)])
+def test_a_nearer_card_whose_halves_look_like_cards_is_not_cut_by_a_far_pairs_size(left, right, seed):
+    # A review's case: a pair of touching cards drawn at 0.75 of the card size (far from the camera)
+    # that only the window search names, and beside it a never-enrolled card of two "quad" halves
+    # drawn at full size (nearer): it is about two far cards' area, so the size the search guessed
+    # for the pair must not cut it into two halves named "quad".
+    half = cv2.resize(np.ascontiguousarray(np.rot90(_quad_face())), (220, 157))
+    double = np.vstack([half, half[::-1, ::-1]])
+    deck = enroll_images({**{label: [_pip_card(*face)] for label, face in FACES.items()},
+                          "quad": [_quad_face()]})
+    rng = np.random.default_rng(seed)
+    img = background("wood", 760, 480, rng)
+    paste(img, double, np.array([[-W / 2, -H / 2], [W / 2, -H / 2], [W / 2, H / 2], [-W / 2, H / 2]]) + [560, 240])
+    t = np.deg2rad(5.0)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    tuck = 0.3
+    shift = W * (1.0 - tuck)
+    a = np.array([[-W, -H / 2], [0, -H / 2], [0, H / 2], [-W, H / 2]]) + [(W - shift) / 2, 0]
+    b = a + [shift, 0]
+    a, b = (0.75 * a) @ rot.T + [200, 240], (0.75 * b) @ rot.T + [200, 240]
+    paste(img, _pip_card(*FACES[left]), a)
+    paste(img, _pip_card(*FACES[right]), b)
+    labels = [o.label for o in read_cards(photometric(img, rng, blur=0.8, noise=3.0), deck)]
+    assert "quad" not in labels
