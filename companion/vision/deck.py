@@ -175,13 +175,18 @@ LOOKALIKE_MARGIN = 0.3
 #: 0.16–0.28; at 2.0 most lead by 0.3 or more (seeds 351–354: 12 → 14 of 16 games, 0 wrong). At 3.0
 #: the examples of two and three marks blur alike and the nearest changes: not added.
 LEVEL_BLURS = (1.0, 1.5, 2.0)
-#: A camera's colour is coarser than its lightness (JPEG and the Pi's YUV 4:2:0 keep one chroma
-#: sample per 2 × 2 px, and demosaicing blurs it again): the level look also compares the card with
-#: the examples whose chroma (a, b) is blurred by this much more (fine px, added in quadrature to each
+#: A photo's colour is often coarser than its lightness (a JPEG, as recorded and replayed games and
+#: the simulator's frames are, keeps one chroma sample per 2 × 2 px; a Bayer sensor's demosaicing
+#: blurs colour more than lightness even in the Pi's RGB888 main stream): the level look also
+#: compares the card with the examples whose chroma (a, b) is blurred by this much more (fine px, added in quadrature to each
 #: of ``LEVEL_BLURS``), their lightness as before. Set on the pattern deck's tuning stops (seed 351,
 #: 5 players, round 1 turn 3: a maki_3 whose region L alone led maki_2 by 1.5 but a alone led maki_2
 #: by -0.8; nearest distance 0.0032 at blur 2 → 0.0027 at blur 1.5 with chroma 1.5 px blurrier, lead
 #: over maki_2 0.23 → 0.69; 2.0 px settled it alike). Tuning 351–354 14 → 16 of 16 games, 0 wrong.
+#: In fine px (about 1/60 of a card's width), so it fits cards 40–60 px wide on camera; for larger
+#: cards it is more than the 2 camera px of JPEG's subsampling, which costs nothing, as the look with
+#: the chroma blurred like the lightness is always taken too. (A look at (1.5, 1.5) blurs the chroma
+#: by 2.1 fine px, past the last blur, and is not held to the last-blur rule: no case seen.)
 CHROMA_BLUR = 1.5
 #: The look-alike comparison by pattern (ZNCC on the region alone) must be won by this much.
 PATTERN_MARGIN = 0.08
@@ -802,8 +807,8 @@ class Deck:
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
-        # (sigma, chroma) → fine blurred so (_fine_blurred), made when needed
-        self._blurred: dict[tuple[float, float], np.ndarray] = {}
+        # (label, sigma, chroma) → that label's fine rows blurred so (_fine_blurred), made when needed
+        self._blurred: dict[tuple[int, float, float], np.ndarray] = {}
         self._twins: dict[int, list[int]] | None = None  # label → its lightness twins, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
@@ -1526,17 +1531,21 @@ class Deck:
         order = np.argsort(result)[::-1]
         return -1 if result[order[0]] - result[order[1]] < PATTERN_MARGIN else cands[int(order[0])]
 
-    def _fine_blurred(self, sigma: float, chroma: float = 0.0) -> np.ndarray:
-        """(E, 3, FINE_H, FINE_W) float32: ``fine`` blurred by ``sigma`` fine px (Gaussian), its
-        chroma channels (a, b) by ``hypot(sigma, chroma)``, zero-mean again per channel; ``fine``
-        itself at 0, 0. Made once per (sigma, chroma)."""
+    def _fine_blurred(self, label: int, sigma: float, chroma: float = 0.0) -> np.ndarray:
+        """(E_k, 3, FINE_H, FINE_W) float32: ``label``'s rows of ``fine`` blurred by ``sigma`` fine px
+        (Gaussian), their chroma channels (a, b) by ``hypot(sigma, chroma)``, zero-mean again per
+        channel; the rows themselves at 0, 0. Made once per (label, sigma, chroma), for the labels a
+        level look meets only (look-alikes): blurring every example at every blur would cost a
+        deck of 81 cards × 5 examples tens of MB per blur and a first frame twice as slow (the
+        stop 35 review: 28 → 62 ms)."""
+        rows = self.fine[self.fine_label == label]
         if sigma <= 0 and chroma <= 0:
-            return self.fine
-        key = (sigma, chroma)
+            return rows
+        key = (label, sigma, chroma)
         if key not in self._blurred:
             sigmas = (sigma, float(np.hypot(sigma, chroma)), float(np.hypot(sigma, chroma)))
             out = np.stack([np.stack([cv2.GaussianBlur(x[c], (0, 0), sigmas[c]) if sigmas[c] > 0 else x[c]
-                                      for c in range(x.shape[0])]) for x in self.fine])
+                                      for c in range(x.shape[0])]) for x in rows])
             self._blurred[key] = out - out.mean(axis=(2, 3), keepdims=True)
         return self._blurred[key]
 
@@ -1570,10 +1579,9 @@ class Deck:
         # camera's is; the sharp look first, the last blur's two looks last.
         blurs = [(0.0, 0.0)] + [(s, c) for s in LEVEL_BLURS for c in (0.0, CHROMA_BLUR)]
         for sigma, chroma in blurs:
-            fine = self._fine_blurred(sigma, chroma)
             dist, nearest, shift = [], [], []
             for k in cands:
-                rows = fine[self.fine_label == k]  # (E_k, 3, FH, FW), zero-mean per channel
+                rows = self._fine_blurred(k, sigma, chroma)  # (E_k, 3, FH, FW), zero-mean per channel
                 t = rows[:, :, region].reshape(len(rows), -1)
                 t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
                 ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
