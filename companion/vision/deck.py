@@ -170,7 +170,24 @@ LOOKALIKE_MARGIN = 0.3
 #: Gaussian sigma), at the blur that explains the card best (:meth:`Deck._by_level`): a camera's view
 #: of a small card is blurrier than the flat scans the examples are. Tuned on the fifth drawn deck's
 #: tuning seeds (``bench/sim_games.py --style pattern --seeds 351-354``; loose scenes 1120–1139).
-LEVEL_BLURS = (1.0, 1.5)
+#: 2.0 added (stop 35): there the maki still undecided at (1.0, 1.5) were nearer each blurrier
+#: example (the card blurrier than 1.5 px) and their maki led the one with a mark fewer by only
+#: 0.16–0.28; at 2.0 most lead by 0.3 or more (seeds 351–354: 12 → 14 of 16 games, 0 wrong). At 3.0
+#: the examples of two and three marks blur alike and the nearest changes: not added.
+LEVEL_BLURS = (1.0, 1.5, 2.0)
+#: A photo's colour is often coarser than its lightness (a JPEG, as recorded and replayed games and
+#: the simulator's frames are, keeps one chroma sample per 2 × 2 px; a Bayer sensor's demosaicing
+#: blurs colour more than lightness even in the Pi's RGB888 main stream): the level look also
+#: compares the card with the examples whose chroma (a, b) is blurred by this much more (fine px, added in quadrature to each
+#: of ``LEVEL_BLURS``), their lightness as before. Set on the pattern deck's tuning stops (seed 351,
+#: 5 players, round 1 turn 3: a maki_3 whose region L alone led maki_2 by 1.5 but a alone led maki_2
+#: by -0.8; nearest distance 0.0032 at blur 2 → 0.0027 at blur 1.5 with chroma 1.5 px blurrier, lead
+#: over maki_2 0.23 → 0.69; 2.0 px settled it alike). Tuning 351–354 14 → 16 of 16 games, 0 wrong.
+#: In fine px (about 1/60 of a card's width), so it fits cards 40–60 px wide on camera; for larger
+#: cards it is more than the 2 camera px of JPEG's subsampling, which costs nothing, as the look with
+#: the chroma blurred like the lightness is always taken too. (A look at (1.5, 1.5) blurs the chroma
+#: by 2.1 fine px, past the last blur, and is not held to the last-blur rule: no case seen.)
+CHROMA_BLUR = 1.5
 #: The look-alike comparison by pattern (ZNCC on the region alone) must be won by this much.
 PATTERN_MARGIN = 0.08
 #: Labels that are not look-alikes but score within this (whole-card ZNCC) of the best are
@@ -790,7 +807,8 @@ class Deck:
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
-        self._blurred: dict[float, np.ndarray] = {}  # sigma → fine blurred so (_fine_blurred), when needed
+        # (label, sigma, chroma) → that label's fine rows blurred so (_fine_blurred), made when needed
+        self._blurred: dict[tuple[int, float, float], np.ndarray] = {}
         self._twins: dict[int, list[int]] | None = None  # label → its lightness twins, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
@@ -1513,17 +1531,23 @@ class Deck:
         order = np.argsort(result)[::-1]
         return -1 if result[order[0]] - result[order[1]] < PATTERN_MARGIN else cands[int(order[0])]
 
-    def _fine_blurred(self, sigma: float) -> np.ndarray:
-        """(E, 3, FINE_H, FINE_W) float32: ``fine`` blurred by ``sigma`` fine px (Gaussian, each
-        channel), zero-mean again per channel; ``fine`` itself at 0. Made once per sigma."""
-        if sigma <= 0:
-            return self.fine
-        if sigma not in self._blurred:
-            e, c = self.fine.shape[:2]
-            flat = self.fine.reshape(e * c, FINE_H, FINE_W)
-            out = np.stack([cv2.GaussianBlur(x, (0, 0), sigma) for x in flat]).reshape(self.fine.shape)
-            self._blurred[sigma] = out - out.mean(axis=(2, 3), keepdims=True)
-        return self._blurred[sigma]
+    def _fine_blurred(self, label: int, sigma: float, chroma: float = 0.0) -> np.ndarray:
+        """(E_k, 3, FINE_H, FINE_W) float32: ``label``'s rows of ``fine`` blurred by ``sigma`` fine px
+        (Gaussian), their chroma channels (a, b) by ``hypot(sigma, chroma)``, zero-mean again per
+        channel; the rows themselves at 0, 0. Made once per (label, sigma, chroma), for the labels a
+        level look meets only (look-alikes): blurring every example at every blur would cost a
+        deck of 81 cards × 5 examples tens of MB per blur and a first frame twice as slow (the
+        stop 35 review: 28 → 62 ms)."""
+        rows = self.fine[self.fine_label == label]
+        if sigma <= 0 and chroma <= 0:
+            return rows
+        key = (label, sigma, chroma)
+        if key not in self._blurred:
+            sigmas = (sigma, float(np.hypot(sigma, chroma)), float(np.hypot(sigma, chroma)))
+            out = np.stack([np.stack([cv2.GaussianBlur(x[c], (0, 0), sigmas[c]) if sigmas[c] > 0 else x[c]
+                                      for c in range(x.shape[0])]) for x in rows])
+            self._blurred[key] = out - out.mean(axis=(2, 3), keepdims=True)
+        return self._blurred[key]
 
     def _by_level(self, regions: np.ndarray, region: np.ndarray, centre: np.ndarray, cands: list[int]) -> int:
         """The label (of ``cands``) whose example is nearest the card on the region, each scaled with
@@ -1536,7 +1560,10 @@ class Deck:
         apart: leads 0.08–0.18). So the examples are also blurred by each of ``LEVEL_BLURS`` fine px,
         and the look is taken at the blur whose nearest example lies nearest the card (the card's
         own sharpness), with the same margin; a card nearest at the last blur (blurrier than every
-        example) is named only if the sharp examples' nearest label is the same (else −1).
+        example) is named only if the sharp examples' nearest label is the same (else −1). Each blur
+        is also taken with the chroma blurred ``CHROMA_BLUR`` px more than the lightness, as a
+        camera's colour is coarser than its lightness (a maki's pink roll centres, 1 mm, otherwise
+        pulled the chroma towards the maki with a mark fewer).
 
         Args:
             regions: (S, 3, R) float32 Lab, the card's region at each shift.
@@ -1548,11 +1575,13 @@ class Deck:
         length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
         crops = ((regions - mean[None, :, None]) / length).reshape(len(regions), -1)
         looks = []  # per blur: (nearest distance, dists, nearest examples, shifts)
-        for sigma in (0.0,) + LEVEL_BLURS:
-            fine = self._fine_blurred(sigma)
+        # Each blur twice: chroma as blurred as lightness, and chroma coarser (CHROMA_BLUR), as a
+        # camera's is; the sharp look first, the last blur's two looks last.
+        blurs = [(0.0, 0.0)] + [(s, c) for s in LEVEL_BLURS for c in (0.0, CHROMA_BLUR)]
+        for sigma, chroma in blurs:
             dist, nearest, shift = [], [], []
             for k in cands:
-                rows = fine[self.fine_label == k]  # (E_k, 3, FH, FW), zero-mean per channel
+                rows = self._fine_blurred(k, sigma, chroma)  # (E_k, 3, FH, FW), zero-mean per channel
                 t = rows[:, :, region].reshape(len(rows), -1)
                 t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
                 ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
@@ -1568,7 +1597,7 @@ class Deck:
         # is not held to its blurred looks (clipped striped cards, sharp, whose blurriest look
         # prefers the open fill).
         best = min(range(len(looks)), key=lambda i: looks[i][0])
-        if best == len(looks) - 1 and best > 0 and int(np.argmin(looks[0][1])) != int(np.argmin(looks[best][1])):
+        if blurs[best][0] == LEVEL_BLURS[-1] and int(np.argmin(looks[0][1])) != int(np.argmin(looks[best][1])):
             return -1
         _, dist, nearest, shift = min(looks, key=lambda look: look[0])
         win = int(np.argmin(dist))
