@@ -3,34 +3,18 @@ with ``classify_quads`` on which cards are named, and leave the deck module as i
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from benches import load_bench
 from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision import deck as deck_mod
 from companion.vision.deck import classify_quads, enroll_images
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _module(name: str):
-    sys.path.insert(0, str(BENCH))  # symbol_why imports the bench beside it
-    try:
-        spec = importlib.util.spec_from_file_location(f"{name}_for_tests", BENCH / f"{name}.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(BENCH))
-    return mod
-
 
 @pytest.fixture(scope="module")
 def bench():
-    sc, why = _module("symbol_cards"), _module("symbol_why")
+    sc, why = load_bench("symbol_cards"), load_bench("symbol_why")
     # Red and purple, open and striped ovals: look-alikes by fill and rivals by ink, as on the bench.
     labels = [f"2-{c}-{f}-oval" for c in ("red", "purple") for f in ("open", "striped")]
     return sc, why, labels, enroll_images({lb: sc.enrolment_photos(lb, 5, 0) for lb in labels})

@@ -12,30 +12,19 @@ asked about the rival colour with the misled scores the bench saw.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from benches import load_bench
 from companion.vision.cards import order_quad
 from companion.vision.deck import enroll_images
 
 WARM, COOL = (0.75, 1.0, 1.25), (1.25, 1.0, 0.75)  # B, G, R factors of the light
 
 
-def _symbol_bench():
-    """bench/symbol_cards.py as a module (its drawn faces, photographs and enrolment photos)."""
-    path = Path(__file__).resolve().parent.parent / "bench" / "symbol_cards.py"
-    spec = importlib.util.spec_from_file_location("symbol_cards_for_cast_tests", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def bench():
-    return _symbol_bench()
+    return load_bench("symbol_cards")
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from benches import load_bench
 from companion.rules.sushi_go.cards import UNKNOWN
 from companion.vision import deck as deck_mod
 from companion.vision.deck import _censored_fit, classify_quads, enroll_images
@@ -222,24 +223,12 @@ def test_a_fill_with_more_of_the_ink_s_colour_but_no_darker_is_a_rival_of_the_ex
     assert more_ink("grey", "darker grey")  # a grey ink: darkness alone
 
 
-def _symbol_bench():
-    """bench/symbol_cards.py as a module (its drawn faces and enrolment photos)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "bench" / "symbol_cards.py"
-    spec = importlib.util.spec_from_file_location("symbol_cards_for_tests", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_a_warm_cast_clipped_striped_wave_is_not_read_as_the_open_one():
     # The symbol bench's one purple striped wave, its face under a warm light (B x0.85, R x1.15:
     # the edge of the bench's own white-balance range) and photographed at 1.3 times the light:
     # the paper clips in every channel, so the white balance cannot take the cast out. Enrolled
     # alongside its open and solid siblings and the same three in red.
-    sc = _symbol_bench()
+    sc = load_bench("symbol_cards")
     labels = [f"1-{c}-{f}-wave" for c in ("purple", "red") for f in ("open", "striped", "solid")]
     deck = enroll_images({lb: sc.enrolment_photos(lb, 5, 0) for lb in labels})
 
@@ -260,7 +249,7 @@ def test_a_striped_card_clipped_past_the_fitted_gain_is_not_read_as_the_open_one
     # falls short of the camera's, so the striped examples rendered at it keep a tint the photo
     # lost, and the open label won the exposure look. Rendered a little brighter too, the striped
     # label explains the card as well: the card must read striped or "unknown", never open.
-    sc = _symbol_bench()
+    sc = load_bench("symbol_cards")
     labels = [f"2-purple-{f}-wave" for f in ("open", "striped", "solid")] + [
         f"1-red-{f}-oval" for f in ("open", "striped", "solid")]
     deck = enroll_images({lb: sc.enrolment_photos(lb, 5, 0) for lb in labels})
