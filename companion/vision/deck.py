@@ -1538,11 +1538,11 @@ class Deck:
         level look meets only (look-alikes): blurring every example at every blur would cost a
         deck of 81 cards × 5 examples tens of MB per blur and a first frame twice as slow (the
         stop 35 review: 28 → 62 ms)."""
-        rows = self.fine[self.fine_label == label]
         if sigma <= 0 and chroma <= 0:
-            return rows
+            return self.fine[self.fine_label == label]
         key = (label, sigma, chroma)
         if key not in self._blurred:
+            rows = self.fine[self.fine_label == label]  # (a copy: only where it is blurred)
             sigmas = (sigma, float(np.hypot(sigma, chroma)), float(np.hypot(sigma, chroma)))
             out = np.stack([np.stack([cv2.GaussianBlur(x[c], (0, 0), sigmas[c]) if sigmas[c] > 0 else x[c]
                                       for c in range(x.shape[0])]) for x in rows])
