@@ -11,8 +11,9 @@ enrols its own deck; the scenes are ``bench/tracker_profile.py``'s (rendered onc
 
 Per style and mat: the median over rounds of CPU ms (``time.process_time``, every thread) and wall ms
 (``time.perf_counter``) per turn, for each version, and, with ``--fresh N``, of a fresh read of the
-20-card table; and whether the two versions' readings are the same (labels, and quads within
-``QUAD_TOL_PX``). ``/proc/loadavg`` is printed before and after.
+20-card table; and whether the two versions' readings (the turn, a look-alike swapped in place and a
+fresh read) are the same (labels, and quads within ``QUAD_TOL_PX``), and to the bit.
+``/proc/loadavg`` is printed before and after.
 """
 
 from __future__ import annotations
@@ -102,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
                 with v.active():
                     trackers[name] = tp.tracker_after(dict(sc, deck=decks[name]))
                     got[name] = [trackers[name].read(sc["frames"][f], h) for f in ("turn", "swap")]
+                    # a fresh 20-card read is compared as well as timed
+                    got[name].append(importlib.import_module("companion.vision.table_cards")
+                                     .CardTracker(sc["layout"], decks[name]).read(frame, h))
             times = {name: {"cpu": [], "wall": [], "fresh_cpu": [], "fresh_wall": []} for name in versions}
             for r in range(a.rounds):
                 for name in (list(versions) if r % 2 == 0 else list(versions)[::-1]):

@@ -58,7 +58,6 @@ by something else is found only when one whole side of it shows, with the paper 
 from __future__ import annotations
 
 import functools
-
 import threading
 import weakref
 from dataclasses import replace
