@@ -57,6 +57,7 @@ by something else is found only when one whole side of it shows, with the paper 
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from dataclasses import replace
@@ -551,14 +552,49 @@ def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
     return [quads[i] for i in kept]
 
 
+#: Where along a side (fraction of its length) refine_quads samples it.
+_SIDE_T = np.linspace(0.1, 0.9, _SIDE_SAMPLES, dtype=np.float32)
+
+
+@functools.lru_cache(maxsize=64)
+def _offsets(k: int) -> np.ndarray:
+    """(k,) float32 ``np.linspace(-1, 1, k)``: refine_quads' sample offsets across a side (× its
+    reach), made once per k (read-only)."""
+    offs = np.linspace(-1.0, 1.0, k, dtype=np.float32)
+    offs.flags.writeable = False
+    return offs
+
+
+def _lengths(v: np.ndarray) -> np.ndarray:
+    """(...,) lengths of (..., 2) vectors: ``np.linalg.norm(v, axis=-1)``, the same float operations
+    (the squares' sum, then its root) without its per-call overhead."""
+    return np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+
+
+def _pick(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``np.take_along_axis(x, idx[..., None], -1)[..., 0]``: one value of each last-axis row of ``x``
+    (..., K) at ``idx`` (...,), picked from the flat rows (the same values, a few numpy calls fewer)."""
+    rows = x.reshape(-1, x.shape[-1])
+    return rows[np.arange(len(rows)), idx.reshape(-1)].reshape(idx.shape)
+
+
 def _line_intersections(points: np.ndarray, dirs: np.ndarray) -> np.ndarray:
     """Corner i = side (i-1) ∩ side i, for lines through points (..., 4, 2) along dirs (..., 4, 2);
     (..., 4, 2) float32 (inf or nan where two sides are parallel)."""
     one = np.ones(points.shape[:-1] + (1,))
-    la = np.cross(np.concatenate([points, one], -1), np.concatenate([points + dirs, one], -1))  # homogeneous lines
-    corners = np.cross(np.roll(la, 1, axis=-2), la)
+    la = _cross3(np.concatenate([points, one], -1), np.concatenate([points + dirs, one], -1))  # homogeneous lines
+    corners = _cross3(la[..., _PREV, :], la)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (corners[..., :2] / corners[..., 2:3]).astype(np.float32)
+
+
+def _cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.cross(a, b)`` of (..., 3) float64 arrays, written out: the same products and differences
+    (numpy's own, ``a1·b2 − a2·b1`` ...), without its axis moves (half of a one-card
+    :func:`refine_quads`, which the game's tracker runs for every card it finds)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | None = None
@@ -583,15 +619,15 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
         # cv2.remap takes maps of at most SHRT_MAX rows (4 sides × _SIDE_SAMPLES per quad).
         return [r for i in range(0, len(quads), _REFINE_RUN)
                 for r in refine_quads(frame, quads[i:i + _REFINE_RUN], search_px)]
-    t = np.linspace(0.1, 0.9, _SIDE_SAMPLES, dtype=np.float32)
+    t = _SIDE_T
     q = np.stack(quads).astype(np.float32)  # (N, 4, 2)
-    a, b = q, np.roll(q, -1, axis=1)
-    length = np.linalg.norm(b - a, axis=2)  # (N, 4)
+    a, b = q, q[:, _NEXT]
+    length = _lengths(b - a)  # (N, 4)
     e = (b - a) / np.maximum(length, 1e-6)[..., None]
     normal = np.stack([e[..., 1], -e[..., 0]], axis=-1)  # outward for clockwise (y-down) order
     r = np.maximum(5.0, 0.05 * length) if search_px is None else np.full_like(length, search_px)
     k = 2 * int(np.ceil(r.max())) + 1
-    offs = np.linspace(-1.0, 1.0, k, dtype=np.float32)  # × r per side
+    offs = _offsets(k)  # × r per side
     base = a[:, :, None, :] + (b - a)[:, :, None, :] * t[None, None, :, None]  # (N, 4, S, 2)
     d = offs[None, None, None, :] * r[:, :, None, None]  # (N, 4, 1, K)
     n = len(quads)
@@ -614,15 +650,13 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     peak[..., 1:] &= step[..., 1:] >= step[..., :-1]
     peak[..., :-1] &= step[..., :-1] >= step[..., 1:]
     best = (step.shape[-1] - 1) - peak[..., ::-1].argmax(axis=-1)
-    strength = np.take_along_axis(step, best[..., None], axis=-1)[..., 0]
+    strength = _pick(step, best)
     # Step per sample spacing varies with r; express it per 2 px so one threshold fits all.
     spacing = (2.0 * r / (k - 1))[:, :, None]
     strength = strength * (2.0 / np.maximum(2.0 * spacing, 1e-6))
     # Parabolic peak interpolation for sub-sample positions.
     i = np.clip(best, 1, k - 4)
-    s0 = np.take_along_axis(step, (i - 1)[..., None], -1)[..., 0]
-    s1 = np.take_along_axis(step, i[..., None], -1)[..., 0]
-    s2 = np.take_along_axis(step, (i + 1)[..., None], -1)[..., 0]
+    s0, s1, s2 = _pick(step, i - 1), _pick(step, i), _pick(step, i + 1)
     den = s0 - 2 * s1 + s2
     frac = np.where(np.abs(den) > 1e-6, 0.5 * (s0 - s2) / np.where(np.abs(den) > 1e-6, den, 1), 0.0)
     pos = (i + 1 + np.clip(frac, -0.5, 0.5)) * spacing - r[:, :, None]  # offset along normal, px
