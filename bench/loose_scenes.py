@@ -7,7 +7,9 @@ dark, felt, wood, checker, blobs), seen through a mild perspective with blur, no
 scene builder of tests/test_vision_synth.py). The deck is enrolled from the style's flat scans.
 A card is *right* when a reading lies within 15 px of its centre with its name; *wrong* when that
 reading names another card; *"unknown"* when it is read "unknown" (a card not found is neither); a
-reading matching no card and not "unknown" is *spurious*. ``-v`` names every card not read right.
+reading matching no card and not "unknown" is *spurious*. ``-v`` names every card not read right;
+``--why`` also gives, for each, the deck's stages on the reported quad and on the true one
+(``bench/card_why.py``: whole-card scores, the look-alike looks and their leads, the final checks).
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
           "squid_nigiri", "pudding", "wasabi", "chopsticks"]
 KINDS = ["plain", "dark", "felt", "wood", "checker", "blobs"]
 
 
-def run(style: str, seeds: list[int], verbose: bool = False) -> dict[str, int]:
+def run(style: str, seeds: list[int], verbose: bool = False, why: bool = False) -> dict[str, int]:
     import test_vision_synth as scenes
 
     from companion.rules.sushi_go.cards import UNKNOWN
@@ -47,13 +50,19 @@ def run(style: str, seeds: list[int], verbose: bool = False) -> dict[str, int]:
         obs = read_cards(image, deck)
         ms.append(1000 * (time.perf_counter() - t0))
         pairs, extra = scenes.match_truth(obs, truth)
-        for label, _, obs in pairs:
+        for label, true_quad, obs in pairs:
             tot["cards"] += 1
             tot["right"] += obs is not None and obs.label == label
             tot["wrong"] += obs is not None and obs.label not in (label, UNKNOWN)
             tot["unknown"] += obs is not None and obs.label == UNKNOWN
             if verbose and (obs is None or obs.label != label):
                 print(f"  seed {seed}: {label} " + ("not found" if obs is None else f"read {obs.label}"))
+                if why:
+                    from card_why import why as explain
+
+                    if obs is not None:
+                        print("      found: " + explain(image, np.float32(obs.quad), deck))
+                    print("      true:  " + explain(image, true_quad, deck))
         tot["spurious"] += sum(o.label != UNKNOWN for o in extra)
         if verbose and extra:
             print(f"  seed {seed}: {len(extra)} extra: " + ", ".join(o.label for o in extra))
@@ -66,9 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--style", default="illustrated")
     p.add_argument("--seeds", default="40-59")
     p.add_argument("-v", "--verbose", action="store_true", help="name every card not read right")
+    p.add_argument("--why", action="store_true", help="with -v: the deck's stages for each (bench/card_why.py)")
     a = p.parse_args(argv)
     lo, _, hi = a.seeds.partition("-")
-    t = run(a.style, list(range(int(lo), int(hi or lo) + 1)), a.verbose)
+    t = run(a.style, list(range(int(lo), int(hi or lo) + 1)), a.verbose or a.why, a.why)
     print(f"{a.style}: {t['cards']} cards, right {100 * t['right'] / max(t['cards'], 1):.1f} %, "
           f"wrong {t['wrong']}, \"unknown\" {t['unknown']}, spurious {t['spurious']}, "
           f"{t['ms_median']:.0f} ms per scene (median)")
