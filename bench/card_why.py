@@ -10,9 +10,9 @@ look-alike stage; the pattern look's region ZNCC per candidate and its pick; the
 blur (sigma, chroma sigma; fine px) whose nearest example lies nearest, its nearest label, the
 unmixed lead over each rival and its pick; then the final checks (marks agree, within the label's
 examples, exposure apart) and the label ``classify_quads`` gives. Diagnostics only: it re-runs the
-deck's own methods (the two looks' details are re-computed here as
-:meth:`companion.vision.deck.Deck._by_pattern` and ``_by_level`` compute them; the picks printed
-are the methods' own returns).
+deck's own methods (the pattern look's scores are re-computed here as
+:meth:`companion.vision.deck.Deck._by_pattern` computes them; the level look's distances are the
+deck's own ``_level_looks``; the picks printed are the methods' own returns).
 """
 
 from __future__ import annotations
@@ -37,23 +37,7 @@ def _pattern_scores(deck, regions: np.ndarray, region: np.ndarray, cands: list[i
 def _level_detail(deck, regions, region, centre, cands) -> str:
     from companion.vision import deck as dm
 
-    mean = centre.mean(axis=(1, 2))
-    length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
-    crops = ((regions - mean[None, :, None]) / length).reshape(len(regions), -1)
-    blurs = [(0.0, 0.0)] + [(s, c) for s in dm.LEVEL_BLURS for c in (0.0, dm.CHROMA_BLUR)]
-    looks = []
-    for sigma, chroma in blurs:
-        dist, nearest, shift = [], [], []
-        for k in cands:
-            rows = deck._fine_blurred(k, sigma, chroma)
-            t = rows[:, :, region].reshape(len(rows), -1)
-            t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
-            ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
-            si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
-            dist.append(float(ssd[si, e]))
-            nearest.append(t[e])
-            shift.append(int(si))
-        looks.append((min(dist), dist, nearest, shift))
+    crops, blurs, looks = deck._level_looks(regions, region, centre, cands)
     parts = []
     for (sigma, chroma), (_, dist, nearest, shift) in zip(blurs, looks):
         win = int(np.argmin(dist))

@@ -1567,6 +1567,38 @@ class Deck:
             self._blurred[key] = out - out.mean(axis=(2, 3), keepdims=True)
         return self._blurred[key]
 
+    def _level_looks(self, regions: np.ndarray, region: np.ndarray, centre: np.ndarray, cands: list[int]):
+        """The level look's distances at each blur (:meth:`_by_level`; also ``bench/card_why.py``).
+
+        Args: as :meth:`_by_level`.
+
+        Returns:
+            ``(crops, blurs, looks)``: crops (S, 3·R) float32, the card's region at each shift scaled
+            by its whole card; blurs [(sigma, chroma sigma)] fine px, the sharp look first; looks, per
+            blur, (nearest distance, [distance per candidate], [nearest example (3·R,) per
+            candidate], [its shift index per candidate]).
+        """
+        mean = centre.mean(axis=(1, 2))  # (3,)
+        length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
+        crops = ((regions - mean[None, :, None]) / length).reshape(len(regions), -1)
+        looks = []
+        # Each blur twice: chroma as blurred as lightness, and chroma coarser (CHROMA_BLUR), as a
+        # camera's is; the sharp look first, the last blur's two looks last.
+        blurs = [(0.0, 0.0)] + [(s, c) for s in LEVEL_BLURS for c in (0.0, CHROMA_BLUR)]
+        for sigma, chroma in blurs:
+            dist, nearest, shift = [], [], []
+            for k in cands:
+                rows = self._fine_blurred(k, sigma, chroma)  # (E_k, 3, FH, FW), zero-mean per channel
+                t = rows[:, :, region].reshape(len(rows), -1)
+                t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
+                ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
+                si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
+                dist.append(float(ssd[si, e]))
+                nearest.append(t[e])
+                shift.append(int(si))
+            looks.append((min(dist), dist, nearest, shift))
+        return crops, blurs, looks
+
     def _by_level(self, regions: np.ndarray, region: np.ndarray, centre: np.ndarray, cands: list[int]) -> int:
         """The label (of ``cands``) whose example is nearest the card on the region, each scaled with
         its whole card, if the card's region, unmixed into that example's and each rival's, leads
@@ -1589,25 +1621,7 @@ class Deck:
             centre: (3, FINE_H, FINE_W) float32 Lab, the whole card (its mean and length set the scale).
             cands: label indices, the whole-card winner first.
         """
-        mean = centre.mean(axis=(1, 2))  # (3,)
-        length = max(float(np.linalg.norm(centre - mean[:, None, None])), 1e-6)
-        crops = ((regions - mean[None, :, None]) / length).reshape(len(regions), -1)
-        looks = []  # per blur: (nearest distance, dists, nearest examples, shifts)
-        # Each blur twice: chroma as blurred as lightness, and chroma coarser (CHROMA_BLUR), as a
-        # camera's is; the sharp look first, the last blur's two looks last.
-        blurs = [(0.0, 0.0)] + [(s, c) for s in LEVEL_BLURS for c in (0.0, CHROMA_BLUR)]
-        for sigma, chroma in blurs:
-            dist, nearest, shift = [], [], []
-            for k in cands:
-                rows = self._fine_blurred(k, sigma, chroma)  # (E_k, 3, FH, FW), zero-mean per channel
-                t = rows[:, :, region].reshape(len(rows), -1)
-                t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
-                ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
-                si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
-                dist.append(float(ssd[si, e]))
-                nearest.append(t[e])
-                shift.append(int(si))
-            looks.append((min(dist), dist, nearest, shift))
+        crops, blurs, looks = self._level_looks(regions, region, centre, cands)
         # A card blurrier than the most blurred example (its nearest look is the last blur) is named
         # only where the sharp examples' nearest label agrees: beyond the examples' blurs the
         # blurred look-alikes can favour another label than the sharp ones (the review's maki_3 at
