@@ -1831,14 +1831,14 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
     scores, turned = deck.match(describe(patches, deck.balanced), quick=quick)
     settle = settle and not quick
     idx, conf, top = deck.decide(scores, threshold)
-    if not settle:
+    if not settle:  # (the loop below is the look-alike stage's and the last checks')
         return _whole_card_readings(deck, np.stack(ordered), scores, turned, idx, conf, top)
     out = []
     for i, q in enumerate(ordered):
         if idx[i] >= 0:
             if turned[i, idx[i]]:
                 q = np.roll(q, -2, axis=0)
-            settled = deck.settle_lookalikes(image, q, scores[i], int(idx[i]), card_sized) if settle else int(idx[i])
+            settled = deck.settle_lookalikes(image, q, scores[i], int(idx[i]), card_sized)
             if settled != idx[i]:
                 if settled >= 0 and turned[i, settled] != turned[i, idx[i]]:
                     q = np.roll(q, -2, axis=0)
@@ -1846,7 +1846,7 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
                 if settled < 0:
                     conf[i] = 0.5  # "unknown" between two look-alikes: undecided, not "matches nothing"
                 idx[i] = settled
-            if settle and checks and idx[i] >= 0:
+            if checks and idx[i] >= 0:
                 final = _final_label(deck, image, q, scores[i], int(idx[i]))
                 if final != idx[i]:
                     if final >= 0 and turned[i, final] != turned[i, idx[i]]:
