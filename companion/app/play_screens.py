@@ -406,6 +406,21 @@ def _crop_surface(pg, crop) -> "pygame.Surface":
     return pg.image.frombuffer(rgb.tobytes(), (a.shape[1], a.shape[0]), "RGB").copy()
 
 
+def draw_crop(p: _Painter, crop, left: int, top: int, box_w: int, box_h: int) -> int:
+    """Draw ``crop`` (the camera's view of what the picker asks about, an ``(H, W, 3) uint8 BGR``
+    image) scaled to fit a ``box_w`` × ``box_h`` px box whose top-left corner is (``left``, ``top``),
+    centred in it and outlined, so the player compares the sight with the choices beside it.
+    Returns the box's right edge in px. Raises ``ValueError`` if ``crop`` is not such an image."""
+    img = _crop_surface(p.pg, crop)
+    s = min(box_w / img.get_width(), box_h / img.get_height())
+    size = (max(1, int(img.get_width() * s)), max(1, int(img.get_height() * s)))
+    scaled = p.pg.transform.smoothscale(img, size)
+    rect = scaled.get_rect(center=(left + box_w // 2, top + box_h // 2))
+    p.surface.blit(scaled, rect)
+    p.rect(DIM, rect.inflate(2, 2), width=1)
+    return left + box_w
+
+
 def _draw_picker(p: _Painter, v: PickerView) -> None:
     W, H, pad = p.w, p.h, _pad(p)
     header_h = _header(p, v.question)
@@ -420,15 +435,7 @@ def _draw_picker(p: _Painter, v: PickerView) -> None:
     top = y + nh + pad // 2
     x0 = pad
     if v.crop is not None:  # what the camera saw, beside the choices
-        img = _crop_surface(p.pg, v.crop)
-        box_w, box_h = int(W * 0.3), bottom - top - pad
-        s = min(box_w / img.get_width(), box_h / img.get_height())
-        size = (max(1, int(img.get_width() * s)), max(1, int(img.get_height() * s)))
-        scaled = p.pg.transform.smoothscale(img, size)
-        rect = scaled.get_rect(center=(pad + box_w // 2, top + box_h // 2))
-        p.surface.blit(scaled, rect)
-        p.rect(DIM, rect.inflate(2, 2), width=1)
-        x0 = pad + box_w + pad
+        x0 = draw_crop(p, v.crop, pad, top, int(W * 0.3), bottom - top - pad) + pad
     if not v.candidates:
         _text(p, "no card fits here", name_px, DIM, "choice", center=((x0 + W) // 2, (top + bottom) // 2))
         return

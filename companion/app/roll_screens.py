@@ -20,7 +20,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from companion.app.play_screens import (
-    _crop_surface,
     _draw_breakdown,
     _draw_hint,
     _header,
@@ -29,6 +28,7 @@ from companion.app.play_screens import (
     _signed,
     _text,
     _triangle,
+    draw_crop,
     drawable,
 )
 from companion.app.roll_views import (
@@ -588,16 +588,9 @@ def _draw_roll_picker(p: _Painter, v: RollPickerView) -> None:
           topleft=(2 * pad + accent_w, y))
     top = y + nh + pad // 2
     x0 = pad
-    if v.crop is not None:  # what the camera saw, beside the choices
-        img = _crop_surface(p.pg, v.crop)
+    if v.crop is not None:  # what the camera saw, beside the choices; no wider than tall (a die is square)
         box = min(int(W * 0.3), bottom - top - pad)
-        s = min(box / img.get_width(), box / img.get_height())
-        size = (max(1, int(img.get_width() * s)), max(1, int(img.get_height() * s)))
-        scaled = p.pg.transform.smoothscale(img, size)
-        rect = scaled.get_rect(center=(pad + box // 2, top + (bottom - top - pad) // 2))
-        p.surface.blit(scaled, rect)
-        p.rect(DIM, rect.inflate(2, 2), width=1)
-        x0 = pad + box + pad
+        x0 = draw_crop(p, v.crop, pad, top, box, bottom - top - pad) + pad
     if not v.candidates:
         _text(p, "no face fits here", name_px, DIM, "choice", center=((x0 + W) // 2, (top + bottom) // 2))
         return
