@@ -241,13 +241,14 @@ def _dist_and_level(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, 
     (:func:`_level` of every third pixel of every third row): 8-bit distances (:func:`_change_dist8`)
     where the threshold is under ``_DIST8_MAX``, else float ones (:func:`_change_dist`).
 
-    Exact either way: a threshold under 255 is at most 4 × a sample median under 64, and a median
-    under 127.5 of saturated distances is the median of the true ones (saturation keeps the order
-    and touches only values of 255 and more); a pixel over such a threshold is over it saturated too.
+    Exact either way: the median of saturated distances, if under 127.5, is the median of the true
+    ones (saturation keeps the order and touches only values of 255 and more, so neither middle value
+    was touched), and a pixel over a threshold under 255 is over it saturated too.
     """
     dist = _change_dist8(before, after)
-    level = _level(dist[::3, ::3])
-    if level >= _DIST8_MAX:  # (the light changed everywhere): the saturated sample no longer decides
+    median = float(np.median(dist[::3, ::3]))
+    level = _level_at(median)
+    if level >= _DIST8_MAX or median >= _DIST8_MAX / 2:  # (the light changed everywhere): in float
         dist = _change_dist(before, after)
         level = _level(dist[::3, ::3])
     return dist, level
@@ -262,7 +263,12 @@ def _change_level(before: np.ndarray, after: np.ndarray) -> float:
 
 def _level(sample: np.ndarray) -> float:
     """The change threshold for a sample of distances (see :func:`_change_level`)."""
-    return max(CHANGE_MIN, CHANGE_NOISE * float(np.median(sample)))
+    return _level_at(float(np.median(sample)))
+
+
+def _level_at(median: float) -> float:
+    """The change threshold for a sample's median distance: ``CHANGE_MIN``, or ``CHANGE_NOISE`` × it."""
+    return max(CHANGE_MIN, CHANGE_NOISE * median)
 
 
 def _every_third(img: np.ndarray) -> np.ndarray:
