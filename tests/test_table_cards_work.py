@@ -134,6 +134,27 @@ def test_the_change_map_in_8_bits_is_the_plain_one(table):
     assert np.array_equal(nb.at(0, 0, 120, 90), _plain_change_mask(before, after))
 
 
+def test_the_not_bare_masks_own_threshold_is_the_whole_masks():
+    # The not-bare mask works out its threshold itself (_change_level, not set by hand as above):
+    # from every third pixel of every third row, as change_mask's. A frame whose every ninth pixel of
+    # every ninth row changed much more than the rest tells a sample of only those from it (the review
+    # of trk37: a double thinning sampled only those, so the threshold rose over the card's change).
+    from companion.vision.table_cards import _change_level
+
+    rng = np.random.default_rng(5)
+    before = np.full((180, 240, 3), (120, 128, 128), np.uint8)
+    after = before.copy()
+    after[..., 0] += rng.integers(0, 19, after.shape[:2], dtype=np.uint8)  # noise: median 9, level 36
+    after[::9, ::9, 0] = 190  # specks 70 apart (the opening takes them out of the mask)
+    after[60:120, 80:130] = (200, 170, 128)  # a card: 80 + 84 apart
+    want = _plain_change_mask(before, after)
+    assert want[70:110, 90:120].all()  # the card is in the whole mask
+    nb = _NotBare(after)
+    nb._bare = before
+    nb._level = _change_level(before, after)
+    assert np.array_equal(nb.at(0, 0, 240, 180), want)
+
+
 def test_the_level_looks_templates_made_once_are_the_plain_ones():
     # The level look's unit region rows are made once per label, blur and region; a second card's
     # look (another region too) gets what the plain formula gives.
@@ -151,3 +172,14 @@ def test_the_level_looks_templates_made_once_are_the_plain_ones():
     # Which labels have look-alike templates: as the deck's own rows say.
     for k in range(-1, len(deck.labels) + 1):
         assert deck._has_fine(k) == bool(np.any(deck.fine_label == k))
+
+
+def test_card_patches_refuses_an_image_it_cannot_warp_into_place():
+    # Patches are warped straight into one uint8 array: any other image would leave it unwritten.
+    from companion.vision.deck import card_patches
+
+    quad = np.array([[10, 10], [70, 10], [70, 96], [10, 96]], np.float32)
+    for image in (np.full((120, 90, 3), 100, np.float32), np.full((120, 90), 100, np.uint8)):
+        with pytest.raises(ValueError, match="uint8"):
+            card_patches(image, [quad])
+    assert (card_patches(np.full((120, 90, 3), 100, np.uint8), [quad]) == 100).all()

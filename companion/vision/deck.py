@@ -502,9 +502,15 @@ def card_patches(image: np.ndarray, quads) -> np.ndarray:
 
     Returns:
         (N, PATCH_H, PATCH_W, 3) uint8 BGR (N = 0 for no quads).
+
+    Raises:
+        ValueError: ``image`` is not an (H, W, 3) uint8 image.
     """
     if len(quads) == 0:
         return np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8)
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        # warpPerspective would write a new array, not into ``dst``: the patches would be garbage.
+        raise ValueError(f"card_patches needs an (H, W, 3) uint8 BGR image, got {image.shape} {image.dtype}")
     n = len(quads)
     # Each warped straight into its place in one array (no list of patches stacked after).
     big = np.empty((n, 2 * PATCH_H, 2 * PATCH_W, 3), np.uint8)

@@ -258,7 +258,8 @@ def _change_level(before: np.ndarray, after: np.ndarray) -> float:
     """:func:`change_mask`'s threshold for two images: ``CHANGE_MIN``, or ``CHANGE_NOISE`` × the median
     distance over every third pixel of every third row (a sample is plenty). Only the sampled pixels
     are compared: the distance is worked out pixel by pixel, so the sample's values are the same."""
-    return _dist_and_level(_every_third(before), _every_third(after))[1]
+    # The sample is already every third pixel: its distances in float, all of them (a small image).
+    return _level(_change_dist(_every_third(before), _every_third(after)))
 
 
 def _level(sample: np.ndarray) -> float:
