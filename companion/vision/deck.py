@@ -502,13 +502,22 @@ def card_patches(image: np.ndarray, quads) -> np.ndarray:
 
     Returns:
         (N, PATCH_H, PATCH_W, 3) uint8 BGR (N = 0 for no quads).
+
+    Raises:
+        ValueError: ``image`` is not an (H, W, 3) uint8 image.
     """
     if len(quads) == 0:
         return np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8)
-    big = np.stack([cv2.warpPerspective(image, cv2.getPerspectiveTransform(np.asarray(q, np.float32), _DST2),
-                                        (2 * PATCH_W, 2 * PATCH_H), flags=cv2.INTER_LINEAR,
-                                        borderMode=cv2.BORDER_REPLICATE) for q in quads])
-    n = len(big)
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        # warpPerspective would write a new array, not into ``dst``: the patches would be garbage.
+        raise ValueError(f"card_patches needs an (H, W, 3) uint8 BGR image, got {image.shape} {image.dtype}")
+    n = len(quads)
+    # Each warped straight into its place in one array (no list of patches stacked after).
+    big = np.empty((n, 2 * PATCH_H, 2 * PATCH_W, 3), np.uint8)
+    for i, q in enumerate(quads):
+        cv2.warpPerspective(image, cv2.getPerspectiveTransform(np.asarray(q, np.float32), _DST2),
+                            (2 * PATCH_W, 2 * PATCH_H), dst=big[i], flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)
     # A 2:1 area reduction never mixes two patches stacked one above the other.
     small = cv2.resize(big.reshape(n * 2 * PATCH_H, 2 * PATCH_W, 3), (PATCH_W, n * PATCH_H),
                        interpolation=cv2.INTER_AREA).reshape(n, PATCH_H, PATCH_W, 3)
@@ -824,6 +833,10 @@ class Deck:
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
         # (label, sigma, chroma) → that label's fine rows blurred so (_fine_blurred), made when needed
         self._blurred: dict[tuple[int, float, float], np.ndarray] = {}
+        # (label, sigma, chroma, region's bytes) → the level look's unit region rows of that label at
+        # that blur and their squared lengths (_level_templates), made when first asked for
+        self._level_rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._with_fine: tuple[object, frozenset[int]] | None = None  # (fine_label, its labels): _has_fine
         self._twins: dict[int, list[int]] | None = None  # label → its lightness twins, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
@@ -886,7 +899,12 @@ class Deck:
 
     def _has_fine(self, label: int) -> bool:
         """Whether ``label`` has look-alike (fine) templates (a deck enrolled before them has none)."""
-        return self.fine is not None and bool(np.any(self.fine_label == label))
+        if self.fine is None:
+            return False
+        # The labels that have any, once per fine_label array (asked for every label of every card read).
+        if self._with_fine is None or self._with_fine[0] is not self.fine_label:
+            self._with_fine = (self.fine_label, frozenset(int(k) for k in np.unique(self.fine_label)))
+        return label in self._with_fine[1]
 
     def _near_region(self, pair: tuple[int, int]) -> np.ndarray:
         """(FINE_H, FINE_W) bool: where the mean fine templates of two labels differ (labels that are
@@ -1585,19 +1603,37 @@ class Deck:
         # Each blur twice: chroma as blurred as lightness, and chroma coarser (CHROMA_BLUR), as a
         # camera's is; the sharp look first, the last blur's two looks last.
         blurs = [(0.0, 0.0)] + [(s, c) for s in LEVEL_BLURS for c in (0.0, CHROMA_BLUR)]
+        cc = (crops * crops).sum(axis=1)[:, None]
+        key = region.tobytes()
         for sigma, chroma in blurs:
             dist, nearest, shift = [], [], []
             for k in cands:
-                rows = self._fine_blurred(k, sigma, chroma)  # (E_k, 3, FH, FW), zero-mean per channel
-                t = rows[:, :, region].reshape(len(rows), -1)
-                t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
-                ssd = (crops * crops).sum(axis=1)[:, None] - 2.0 * (crops @ t.T) + (t * t).sum(axis=1)[None, :]
+                t, tt = self._level_templates(k, sigma, chroma, region, key)
+                ssd = cc - 2.0 * (crops @ t.T) + tt[None, :]
                 si, e = np.unravel_index(int(np.argmin(ssd)), ssd.shape)
                 dist.append(float(ssd[si, e]))
                 nearest.append(t[e])
                 shift.append(int(si))
             looks.append((min(dist), dist, nearest, shift))
         return crops, blurs, looks
+
+    def _level_templates(self, label: int, sigma: float, chroma: float, region: np.ndarray,
+                         key: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """The level look's templates of ``label`` at one blur (:meth:`_level_looks`): (E_k, 3·R)
+        float32, each example's region rows (``region``: (FINE_H, FINE_W) bool, R pixels) divided by
+        its whole blurred face's length, and (E_k,) their squared lengths. They depend on the deck
+        alone: made once per (label, blur, region; ``key``: the region's bytes), not per card read.
+        """
+        k = (label, sigma, chroma, key)
+        if k not in self._level_rows:
+            rows = self._fine_blurred(label, sigma, chroma)  # (E_k, 3, FH, FW), zero-mean per channel
+            t = rows[:, :, region].reshape(len(rows), -1)
+            t = t / np.maximum(np.linalg.norm(rows.reshape(len(rows), -1), axis=1, keepdims=True), 1e-6)
+            tt = (t * t).sum(axis=1)
+            t.setflags(write=False)  # (shared by every card read: the look's "nearest" rows are views of it)
+            tt.setflags(write=False)
+            self._level_rows[k] = (t, tt)
+        return self._level_rows[k]
 
     def _by_level(self, regions: np.ndarray, region: np.ndarray, centre: np.ndarray, cands: list[int]) -> int:
         """The label (of ``cands``) whose example is nearest the card on the region, each scaled with

@@ -216,6 +216,9 @@ def _zone_mask(layout: MatLayout, shape: tuple[int, int]) -> np.ndarray:
 
 #: Lab distance weights (L, a, b): chroma counted twice (see ``CHANGE_MIN``).
 _CHANGE_WEIGHTS = np.array([[1.0, 2.0, 2.0]], np.float32)
+#: The distance saturates at this in 8 bits (:func:`_change_dist8`): a threshold under it reads the
+#: 8-bit distances exactly as the float ones.
+_DIST8_MAX = 255.0
 #: How far (px) a pixel of :func:`change_mask` depends on the distances round it: its opening
 #: (3 × 3: an erosion and a dilation, 1 px each) and closing (5 × 5: 2 px each) reach 6 px.
 _MORPH_REACH = 6
@@ -226,16 +229,47 @@ def _change_dist(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return cv2.transform(cv2.absdiff(before, after).astype(np.float32), _CHANGE_WEIGHTS)
 
 
+def _change_dist8(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """(h, w) uint8: :func:`_change_dist` saturated at 255 (``_DIST8_MAX``). The distance of 8-bit
+    images is a whole number, so below 255 the two are the same values; made in 8 bits it costs about
+    half as much (no float copy of the frame)."""
+    return cv2.transform(cv2.absdiff(before, after), _CHANGE_WEIGHTS)
+
+
+def _dist_and_level(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, float]:
+    """The distances of two (h, w, 3) uint8 Lab images and :func:`change_mask`'s threshold for them
+    (:func:`_level` of every third pixel of every third row): 8-bit distances (:func:`_change_dist8`)
+    where the threshold is under ``_DIST8_MAX``, else float ones (:func:`_change_dist`).
+
+    Exact either way: the median of saturated distances, if under 127.5, is the median of the true
+    ones (saturation keeps the order and touches only values of 255 and more, so neither middle value
+    was touched), and a pixel over a threshold under 255 is over it saturated too.
+    """
+    dist = _change_dist8(before, after)
+    median = float(np.median(dist[::3, ::3]))
+    level = _level_at(median)
+    if level >= _DIST8_MAX or median >= _DIST8_MAX / 2:  # (the light changed everywhere): in float
+        dist = _change_dist(before, after)
+        level = _level(dist[::3, ::3])
+    return dist, level
+
+
 def _change_level(before: np.ndarray, after: np.ndarray) -> float:
     """:func:`change_mask`'s threshold for two images: ``CHANGE_MIN``, or ``CHANGE_NOISE`` × the median
     distance over every third pixel of every third row (a sample is plenty). Only the sampled pixels
     are compared: the distance is worked out pixel by pixel, so the sample's values are the same."""
+    # The sample is already every third pixel: its distances in float, all of them (a small image).
     return _level(_change_dist(_every_third(before), _every_third(after)))
 
 
 def _level(sample: np.ndarray) -> float:
     """The change threshold for a sample of distances (see :func:`_change_level`)."""
-    return max(CHANGE_MIN, CHANGE_NOISE * float(np.median(sample)))
+    return _level_at(float(np.median(sample)))
+
+
+def _level_at(median: float) -> float:
+    """The change threshold for a sample's median distance: ``CHANGE_MIN``, or ``CHANGE_NOISE`` × it."""
+    return max(CHANGE_MIN, CHANGE_NOISE * median)
 
 
 def _every_third(img: np.ndarray) -> np.ndarray:
@@ -247,8 +281,13 @@ def _every_third(img: np.ndarray) -> np.ndarray:
 
 
 def _changed(dist: np.ndarray, level: float) -> np.ndarray:
-    """(h, w) uint8, 255 where ``dist`` is over ``level``, cleaned by an opening and a closing."""
-    changed = (dist > level).astype(np.uint8) * 255
+    """(h, w) uint8, 255 where ``dist`` is over ``level``, cleaned by an opening and a closing.
+    ``dist``: (h, w) float32, or uint8 (:func:`_change_dist8`) if ``level`` is under ``_DIST8_MAX``."""
+    if dist.dtype == np.uint8:
+        # OpenCV compares 8-bit pixels with the threshold's floor: the same test for whole numbers.
+        changed = cv2.threshold(dist, level, 255, cv2.THRESH_BINARY)[1]
+    else:
+        changed = (dist > level).astype(np.uint8) * 255
     changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
 
@@ -259,8 +298,7 @@ def change_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     Args:
         before, after: (H, W, 3) uint8 Lab (OpenCV 8-bit scaling), same mat and resolution.
     """
-    dist = _change_dist(before, after)
-    return _changed(dist, _level(dist[::3, ::3]))  # a sample is plenty
+    return _changed(*_dist_and_level(before, after))  # the threshold from a sample: plenty
 
 
 class _NotBare:
@@ -294,7 +332,8 @@ class _NotBare:
             h, w = self.mask.shape
             r = _MORPH_REACH
             a0, b0, a1, b1 = max(0, x0 - r), max(0, y0 - r), min(w, x1 + r), min(h, y1 + r)
-            got = _changed(_change_dist(self._bare[b0:b1, a0:a1], self.lab[b0:b1, a0:a1]), self._level)
+            dist = _change_dist8 if self._level < _DIST8_MAX else _change_dist
+            got = _changed(dist(self._bare[b0:b1, a0:a1], self.lab[b0:b1, a0:a1]), self._level)
             self.mask[y0:y1, x0:x1] = got[y0 - b0:y1 - b0, x0 - a0:x1 - a0]
             self.done[y0:y1, x0:x1] = True
         return self.mask[y0:y1, x0:x1]
