@@ -1,6 +1,6 @@
 """A deck whose cards differ only in the count, colour, fill and shape of a symbol, photographed (issue #6).
 
-    .venv/bin/python bench/symbol_cards.py [--boards 0-19] [--per-card 5] [--show]
+    .venv/bin/python bench/symbol_cards.py [--boards 0-19] [--per-card 5] [--show] [--deck DECK.npz]
 
 Issue #6 reports real photos of such a deck (81 cards: 1–3 symbols × 3 colours × 3 fills × 3 shapes) on a
 dark cloth, each card enrolled from 5 photo crops: 71 % named right, and wrong names (a striped fill read as
@@ -219,12 +219,14 @@ def read_true_quads(deck, boards: range, leave: list[str], show: bool) -> dict[s
 def main(argv: list[str] | None = None) -> int:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.cards import read_cards
-    from companion.vision.deck import enroll_images
+    from companion.vision.deck import Deck, enroll_images
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--boards", default="0-19")
     p.add_argument("--per-card", type=int, default=5)
     p.add_argument("--show", action="store_true")
+    p.add_argument("--deck", help="DECK.npz: read if it exists, else the enrolment is written there (as "
+                                  "bench/symbol_why.py's; about two minutes saved on each later run)")
     p.add_argument("--leave-out", type=int, default=None, metavar="SEED",
                    help="leave 9 cards (drawn with SEED) out of the enrolment; read true quads")
     a = p.parse_args(argv)
@@ -232,7 +234,14 @@ def main(argv: list[str] | None = None) -> int:
     leave = left_out(a.leave_out) if a.leave_out is not None else []
     names = [lb for lb in labels() if lb not in leave]
     t0 = time.perf_counter()
-    deck = enroll_images({lb: enrolment_photos(lb, a.per_card, 0) for lb in names})
+    if a.deck and Path(a.deck).exists():
+        deck = Deck.load(a.deck)
+        if sorted(deck.labels) != sorted(names):
+            p.error(f"{a.deck} holds other labels than this run enrols (--leave-out?)")
+    else:
+        deck = enroll_images({lb: enrolment_photos(lb, a.per_card, 0) for lb in names})
+        if a.deck:
+            deck.save(a.deck)
     print(f"enrolled {len(names)} cards from {a.per_card} photos each in {time.perf_counter() - t0:.0f} s; "
           f"threshold {deck.threshold:.3f}, look-alike pairs {len(deck.lookalikes())}")
     if leave:
