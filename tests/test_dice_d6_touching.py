@@ -97,3 +97,53 @@ def test_a_pip_of_a_pair_is_a_one_only_when_its_partner_is_one_too():
     # Both pips read as ones (two touching dice showing ones): two ones, no two.
     kept = dice_d6._top_faces([(1.0, 1, _one(a, (b,))), (1.0, 1, _one(b, (a,))), (0.5, 2, two)])
     assert sorted(v for _, v, _ in kept) == [1, 1]
+
+
+#: Rows of touching dice whose pips pair across the seam as a two's diagonal would: a one's pip
+#: with a neighbour's corner pip, or two ones' pips (bench/gem_d6.py seeds 13, 37 and 40 read
+#: such "2"s on main, on no die or on a one).
+_SEAM_ROWS = [("1", "5", "1"), ("1", "1"), ("1", "3", "1"), ("2", "1"), ("1", "6"), ("5", "1", "5")]
+#: Clear gem dice as bench/gem_d6.py draws them (body, pips BGR), white-pipped ones.
+_GEMS = [((40, 30, 190), (245, 245, 245)), ((170, 70, 30), (245, 245, 245)), ((60, 150, 30), (245, 245, 245)),
+         ((130, 40, 110), (245, 245, 245)), ((30, 120, 240), (245, 245, 245)), ((90, 90, 90), (245, 245, 245))]
+
+
+def _seam_rows(seed: int, one_colour: bool):
+    """A 1280×960 photo of the rows ``_SEAM_ROWS``, each die touching the next (0.5 px apart),
+    faces 55–75 px, clear dice (0.3–0.7 translucent) of gem colours (each die its own, or one per
+    row), on wood."""
+    import dataclasses
+
+    from companion.sim.table import ShotConditions
+
+    rng = np.random.default_rng(seed)
+    size = float(rng.uniform(55, 75))
+    specs = []
+    for k, row in enumerate(_SEAM_ROWS):
+        cx, cy = 220 + 420 * (k % 3), 240 + 460 * (k // 3)
+        rot = float(rng.uniform(0, 90))
+        axis = np.array([math.cos(math.radians(rot)), -math.sin(math.radians(rot))])
+        first = _GEMS[int(rng.integers(len(_GEMS)))]
+        for i, face in enumerate(row):
+            body, pip = first if one_colour else _GEMS[int(rng.integers(len(_GEMS)))]
+            c = np.array([cx, cy]) + (i - (len(row) - 1) / 2) * (size + 0.5) * axis
+            specs.append(DieSpec("d6", face, (float(c[0]), float(c[1])), rot, size, body_bgr=body, pip_bgr=pip,
+                                 translucency=float(rng.uniform(0.3, 0.7))))
+    red = float(rng.uniform(130, 200))
+    cond = dataclasses.replace(ShotConditions.random(rng), background="wood",
+                               background_bgr=(int(red * 0.4), int(red * 0.68), int(red)))
+    return render_dice(specs, rng=rng, conditions=cond)
+
+
+def test_no_phantom_two_across_the_seam_of_touching_dice():
+    # A "2" read on one pip of each of two touching dice is a die that is not there (a wrong sum);
+    # its diagonal crosses the dice's seam (dice_d6.seam_across). Every reading with a value must
+    # lie on a die showing that value; a die missed or unread is allowed.
+    for one_colour in (False, True):
+        for seed in range(6):
+            scene = _seam_rows(seed, one_colour)
+            for o in read_d6(scene.image):
+                on = [face for _, face, q in scene.dice if cv2.pointPolygonTest(np.float32(q), o.center, False) >= 0]
+                assert o.face is None or on == [o.face], (
+                    f"seed {seed} ({'one colour' if one_colour else 'mixed'}): a {o.face} read at "
+                    f"({o.center[0]:.0f}, {o.center[1]:.0f}) on {on or 'no die'}")

@@ -26,7 +26,9 @@ camera and no set of dice:
    seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a face
    whose layout a larger one's holds (a four's a five's), with a pip-shaped faint spot standing
    clear of the bare body at each place the larger layout adds, may be that face with a worn pip,
-   and is reported with no value (:func:`_worn_superset`); a one must
+   and is reported with no value (:func:`_worn_superset`); a two whose diagonal crosses a seam
+   between two dice (a dark or light line, or a step in colour: one pip of each of two touching
+   dice) is no die (:func:`seam_across`); a one must
    be ringed by its die's outline (:func:`outline_strength`) and hold no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
@@ -1506,6 +1508,117 @@ def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
     return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
 
 
+#: A seam between two touching dice across a two's diagonal (:func:`seam_across`): a two read on
+#: one pip of each of two touching dice (their pips grouped together) is a phantom die, a wrong
+#: sum. Its diagonal crosses both dice's edges: a line darker or lighter than the bodies (the gap,
+#: a side face, a rim) and, where the dice differ, a step in colour; a true two's diagonal crosses
+#: plain body, its grey level falling from one pip and rising to the other (a clear die's face
+#: below shows through it as a spot, off the outer lines). The most a bump or dip on the body
+#: between the pips may be, in pip contrasts (0 the body, 1 the pips), the least over the lines.
+#: Set on the two readings of every group of the tuning sets (rules passed, verifier aside): right
+#: twos reach 0.089 (gem 0–59, 82 dice), 0.038 (simulated 0–99, 282), 0.014 (real dev, blurred
+#: small dice included); twos read across two dice's seam were caught 12 of 13 (gem) and 34 of 46
+#: (simulated), every one kept on main but two on black dice (a black die's seam, black on black,
+#: shows nothing: 0.02) and one on blue ones (0.095).
+SEAM_MAX_SHAPE = 0.11
+#: ... and the largest step in chroma (CIE Lab a, b: the means of 0.25 half-widths of the line
+#: either side of a point), per the pip–body contrast in L: right twos reach 0.042 (gem), 0.035
+#: (simulated), 0.028 (real dev); gem twos across dice of unlike colours 0.15–0.68.
+SEAM_MAX_COLOUR = 0.12
+#: The lines along the diagonal (face half-widths off the pips' segment, across it): a seam
+#: crosses every one; a spot (a worn centre pip, the face below seen through a clear die) lies on
+#: the inner ones only, so the least over the lines is taken. With the inner three alone, 7 of 100
+#: worn threes' diagonals on gem_probe three-centre 0–19 passed for seams (with ±0.4: 2).
+SEAM_OFFSETS = (-0.4, -0.2, 0.0, 0.2, 0.4)
+#: The body between a two's pips, on the segment joining them: where the grey level is nearer the
+#: body's than this fraction of the pip–body contrast (the pips' flanks, however blurred, are not).
+SEAM_BODY = 0.25
+
+
+def seam_across(f: Face, img: np.ndarray) -> tuple[float, float]:
+    """Whether the segment between a two's two pips crosses a seam: ``(shape, colour)``. On each
+    of ``SEAM_OFFSETS`` lines along the segment, over the body between the pips (where the centre
+    line's grey level is nearer the body's than ``SEAM_BODY`` of the pips' contrast, from the first
+    such point past one pip to the last before the other, so that a blurred pip's flank is left
+    out however wide it is and a seam within is kept), in pip contrasts (0 the body's median grey
+    level, 1 the pips'): ``shape`` the highest bump (above the lowest point both before and after
+    it) or deepest dip (below the highest point both before and after it), and ``colour`` the
+    largest step in chroma (Lab a, b) between the means of 0.25 half-widths either side of a point,
+    per the pips' contrast in L; each the least over the lines. ``img`` is the (H, W, 3) uint8 BGR
+    working image; the lines are sampled every 0.5 px (bilinear, after a 3 × 3 box blur of the
+    segment's crop). (0, 0) for a segment too short to measure."""
+    p, q = f.pips[0], f.pips[1]
+    a = np.array([p.x, p.y])
+    length = math.hypot(q.x - p.x, q.y - p.y)
+    if length < 4.0:
+        return 0.0, 0.0
+    ts = np.arange(0.0, length + 0.01, 0.5)
+    u = (np.array([q.x, q.y]) - a) / length
+    n = np.array([-u[1], u[0]])
+    # The segment itself first (where the pips and the body between them are measured), then the
+    # lines a seam is looked for on.
+    offsets = np.array((0.0,) + tuple(SEAM_OFFSETS))
+    lines = a + ts[None, :, None] * u + offsets[:, None, None] * f.half_width * n  # (1 + L, T, 2)
+    h, w = img.shape[:2]
+    x0, y0 = (max(0, int(math.floor(v)) - 3) for v in lines.reshape(-1, 2).min(axis=0))
+    x1, y1 = int(math.ceil(lines[..., 0].max())) + 4, int(math.ceil(lines[..., 1].max())) + 4
+    crop = img[y0:min(h, y1), x0:min(w, x1)]
+    if crop.shape[0] < 3 or crop.shape[1] < 3:
+        return 0.0, 0.0
+    lab = cv2.cvtColor(cv2.blur(crop, (3, 3)), cv2.COLOR_BGR2LAB).astype(np.float32)
+    xs = np.clip(lines[..., 0] - x0, 0, crop.shape[1] - 1.001).astype(np.float32)
+    ys = np.clip(lines[..., 1] - y0, 0, crop.shape[0] - 1.001).astype(np.float32)
+    col = cv2.remap(lab, xs, ys, cv2.INTER_LINEAR).astype(np.float64)  # (1 + L, T, 3)
+    grey = col[..., 0]
+    t_n = len(ts)
+    body = np.median(col[0, t_n // 3 : max(t_n // 3 + 1, 2 * t_n // 3)], axis=0)
+    pip = 0.5 * (col[0, 0] + col[0, -1])
+    ink = (grey[0] - body[0]) / (pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0)
+    low = np.flatnonzero(ink < SEAM_BODY)
+    if len(low) < 4:
+        return 0.0, 0.0
+    inner = np.zeros(t_n, bool)
+    inner[low[0] : low[-1] + 1] = True
+    if inner.sum() < 4:
+        return 0.0, 0.0
+    # In ink units (0 the body, 1 the pips), each line: a bump (a rise of the floor between the
+    # pips, higher than the lowest point both before and after it) or a dip (below the body's
+    # highest point both before and after it, within the body).
+    contrast = pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0
+    v = (grey[1:, inner] - body[0]) / contrast  # (L, I)
+    pre_min = np.minimum.accumulate(v, axis=1)
+    suf_min = np.minimum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
+    pre_max = np.maximum.accumulate(v, axis=1)
+    suf_max = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
+    bump = (v - np.maximum(pre_min, suf_min)).max(axis=1)
+    dip = (np.minimum(pre_max, suf_max) - v).max(axis=1)
+    shape = float(np.maximum(bump, dip).min())
+    # The colour step at each inner point: the means of the window before it and after it, in
+    # chroma (a, b) only.
+    col = col[1:, :, 1:]
+    pip, body = pip[1:], body[1:]
+    k = max(2, int(0.25 * f.half_width / 0.5))
+    idx = np.flatnonzero(inner)
+    cum = np.concatenate([np.zeros((len(SEAM_OFFSETS), 1, 2)), np.cumsum(col, axis=1)], axis=1)
+    lo = np.maximum(idx[0], idx - k)
+    hi = np.minimum(idx[-1] + 1, idx + k)
+    ok = (idx - lo >= 2) & (hi - idx >= 2)
+    if not ok.any():
+        return shape, 0.0
+    lo, mid, hi = lo[ok], idx[ok], hi[ok]
+    before = (cum[:, mid] - cum[:, lo]) / (mid - lo)[None, :, None]
+    after = (cum[:, hi] - cum[:, mid]) / (hi - mid)[None, :, None]
+    colour_step = np.linalg.norm(before - after, axis=2).max(axis=1).min()
+    return shape, float(colour_step) / abs(contrast)
+
+
+def _seam_between(f: Face, img: np.ndarray) -> bool:
+    """Whether a two's diagonal crosses a seam between two dice (:func:`seam_across`,
+    ``SEAM_MAX_SHAPE``, ``SEAM_MAX_COLOUR``)."""
+    shape, colour = seam_across(f, img)
+    return shape > SEAM_MAX_SHAPE or colour > SEAM_MAX_COLOUR
+
+
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
 #: on the dev photos have more; most dark spots read as ones on cables and tables have less.
 MIN_ONE_OUTLINE = 1.5
@@ -1658,12 +1771,16 @@ def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, squash: float,
              chroma: dict[int, float], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray, grad,
-             sample, verifier) -> str | None:
+             sample, verifier, img: np.ndarray | None = None) -> str | None:
     """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
-    ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds
-    the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's
-    gradients (:func:`_gradients`) and :func:`_sampler`."""
+    ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
+    pip of each of two touching dice, a phantom die); ``"doubt"``: the learned verifier
+    (:mod:`companion.vision.dice_verify`, or None for none) finds the reading unlike a die's top
+    face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
+    :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
+    value a face left unread for a worn pip would have read, so that it is reported unread as
+    before)."""
     if squash < least_squash(f):
         return "squash"
     if f.pips[0].polarity < 0 and len(f.pips) == 1:
@@ -1682,6 +1799,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "stray"  # a pip of another layout lies on the face: it is misplaced
     if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
         return "outline"  # a dark spot on a plain surface: a one has its die's edges round it
+    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
+        return "seam"  # one pip of each of two touching dice: a phantom die
     # (A large one's face: its like pips are _crowded's; the others on it are side faces' or specks.)
     if value == 1 and not f.large_one and _pips_inside(f, pips, pip_xy, pip_pol):
         return "shares"
@@ -1960,7 +2079,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             f = hypotheses[k]
             k += 1
             value, margin, body, cut, squash = read[id(f)]
-            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier)
+            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier,
+                           img)
             old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
                                                              pip_xy, pip_pol, grad, sample, None)
             if old_why == "shares":
