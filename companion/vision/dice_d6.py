@@ -1775,9 +1775,9 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
-    pip of each of two touching dice, a phantom die); ``"doubt"``: the learned verifier
-    (:mod:`companion.vision.dice_verify`, or None for none) finds the reading unlike a die's top
-    face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
+    pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
+    refuses); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
+    none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
     :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
     value a face left unread for a worn pip would have read, so that it is reported unread as
     before)."""
@@ -1799,17 +1799,19 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "stray"  # a pip of another layout lies on the face: it is misplaced
     if value == 1 and outline_strength(f, grad) < MIN_ONE_OUTLINE:
         return "outline"  # a dark spot on a plain surface: a one has its die's edges round it
-    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
-        return "seam"  # one pip of each of two touching dice: a phantom die
     # (A large one's face: its like pips are _crowded's; the others on it are side faces' or specks.)
     if value == 1 and not f.large_one and _pips_inside(f, pips, pip_xy, pip_pol):
         return "shares"
     if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
         return "doubt"
+    # Last, so that "seam" names a two every other check (the verifier's too) lets through: such a
+    # phantom still hides what it hid before (_choose_faces), it only is not reported.
+    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
+        return "seam"  # one pip of each of two touching dice: a phantom die
     return None
 
 
-def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
+def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 0) -> list[tuple[float, int | None, Face]]:
     """Of each die's read faces ``(margin, value, face)`` (one per pip group), its top face: a
     die's side faces lie within 1.6 half-widths of its top face's centre, a touching die's top face
     2 or more away, and the top face is the one seen most square on (its pips are the roundest).
@@ -1817,18 +1819,49 @@ def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float
     (``Face.partners``) is kept only when a partner of it reads as a one too: two touching ones
     come in twos, while a two's corner pip may pass every paired-one check alone (a translucent
     die's). A two whose two pips are each read as a large one's face (:func:`_crowded` found no
-    like pip near either: two touching dice's ones) is no die."""
+    like pip near either: two touching dice's ones) is no die. With ``least_value``, only faces
+    read that value or more are kept (the others still count for the checks above)."""
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
     scored = [t for t in scored if not (t[1] == 1 and t[2].partners and not any(id(q) in ones for q in t[2].partners))]
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
     if ones:
         scored = [t for t in scored if not (t[1] == 2 and all(id(p) in ones for p in t[2].pips))]
+    if least_value:  # (after the checks above, which ask of the ones)
+        scored = [t for t in scored if t[1] is not None and t[1] >= least_value]
     kept: list[tuple[float, int | None, Face]] = []
     for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
         cx, cy = f.center
         if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
             continue
         kept.append((margin, value, f))
+    return kept
+
+
+def _choose_faces(scored: list[tuple[float, int | None, Face]], alt: list[tuple[float, int | None, Face]],
+                  ghosts: set[int]) -> list[tuple[float, int | None, Face]]:
+    """The top faces ``(margin, value, face)`` of a photo when some groups' best readings are
+    phantom twos (``ghosts``: ids of faces refused only as ``"seam"``, :func:`_seam_between`).
+    ``scored`` holds each group's reading with the phantoms taken as readings (as if the seam
+    were not looked at), ``alt`` with them refused (a group's next best reading instead). The
+    dice are :func:`_top_faces` of ``scored`` less the phantoms: a phantom still hides the faces
+    near it, since what it hid may be a pip of it read as a one (a two's pip whose partner was
+    paired across the seam: a two read 1, a wrong value). Then :func:`_top_faces` of ``alt``'s
+    readings of values 2 … 6 adds its faces that overlap no die kept (within 1.6 half-widths,
+    as :func:`_top_faces` asks): a die the phantom hid, read with its own pips."""
+    first = _top_faces(scored)
+    kept = [t for t in first if id(t[2]) not in ghosts]
+    if len(kept) == len(first):
+        return kept
+    held = {id(t[2]) for t in first}
+    # Ones and faces of no value are left out of the second pass: a one a phantom hid may be a
+    # two's pip (see above), and either would hide the faces near it that the phantom had hidden.
+    for margin, value, f in _top_faces(alt, least_value=2):
+        if id(f) in held:
+            continue
+        cx, cy = f.center
+        if not any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
+                   for _, _, k in kept):
+            kept.append((margin, value, f))
     return kept
 
 
@@ -1924,32 +1957,43 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     readings is best and which faces are kept; the training script so scores many verifiers on
     one reading of each photo. A test checks the replay against the reader."""
     scored: list = []
+    alt: list = []  # the groups' readings with phantom twos refused (_choose_faces)
+    ghosts: set[int] = set()
     bodies: list = []  # the second look's: [((x, y, major), [reading of each group])]
-    best = unread = None
+    best = unread = ghost = None
 
     def close() -> None:
+        main = ghost if ghost is not None and (best is None or ghost[0] > best[0]) else best
         if bodies:  # a body's group: a reading with a value on the body, or nothing
-            if best is not None and _on_body(best[2], bodies[-1][0]):
-                bodies[-1][1].append(best)
-        elif best is not None:
-            scored.append(best)
-        elif unread is not None:
-            scored.append(unread)
+            if main is not None and main is not ghost and _on_body(main[2], bodies[-1][0]):
+                bodies[-1][1].append(main)
+        else:
+            if main is ghost and ghost is not None:
+                ghosts.add(id(ghost[2]))
+            for out, first in ((scored, main), (alt, best)):
+                if first is not None:
+                    out.append(first)
+                elif unread is not None:
+                    out.append(unread)
 
     for kind, f, value, margin, why in trace[1:]:  # after the ("scale", s) entry
         if kind in ("group", "body"):
             close()
-            best = unread = None
+            best = unread = ghost = None
             if kind == "body":
                 bodies.append((why, []))
         elif kind == "unread":
             unread = (0.0, None, f)
-        elif kind in ("hypothesis", "faint", "large") and why is None and value is not None and keeps(f, value, margin):
-            if best is None or margin > best[0]:
+        elif (kind in ("hypothesis", "faint", "large") and why in (None, "seam") and value is not None
+              and keeps(f, value, margin)):
+            if why is None and (best is None or margin > best[0]):
                 best = (margin, value, f)
+            elif why == "seam" and (ghost is None or margin > ghost[0]):
+                ghost = (margin, value, f)
     close()
-    kept = _top_faces(scored)
-    kept += _more_faces([r for at, found in bodies if not _holds_a_face(at, kept) for r in found], kept)
+    first = _top_faces(scored)
+    kept = _choose_faces(scored, alt, ghosts)
+    kept += _more_faces([r for at, found in bodies if not _holds_a_face(at, first) for r in found], kept)
     return [(value, f) for _, value, f in kept]
 
 
@@ -2068,8 +2112,10 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 kind: str = "hypothesis"):
         """The group's best reading ``(margin, value, face)`` its rules and the verifier let
         through, else the face it reports unread, else None (traced as the walk goes, each
-        hypothesis as ``kind``)."""
-        best = unread = None
+        hypothesis as ``kind``): twice, ``(as read, with phantoms refused)``; the first is a
+        phantom two (refused only as ``"seam"``, its id added to ``ghosts``) where one beats the
+        group's best reading, else the same as the second (:func:`_choose_faces`)."""
+        best = unread = ghost = None
         if trace is not None:
             trace.append(("group", None, None, 0.0, None))
         # The list may grow while it is walked: a lone pip found to share its face with pips
@@ -2113,16 +2159,25 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     trace.append(("unread", f, None, 0.0, None))
             if why is None and value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
-        return best if best is not None else unread
+            if why == "seam" and (ghost is None or margin > ghost[0]):
+                ghost = (margin, value, f)
+        alt = best if best is not None else unread
+        if ghost is not None and (best is None or ghost[0] > best[0]):
+            ghosts.add(id(ghost[2]))
+            return ghost, alt  # the phantom two (_choose_faces), as main read it
+        return alt, alt
 
+    ghosts: set[int] = set()  # phantom twos (best_of, _choose_faces)
     read_all([f for hypotheses in per_group for f in hypotheses])
-    scored = [b for b in (best_of(h, pips, pip_xy, pip_pol) for h in per_group) if b is not None]
-    kept = _top_faces(scored)
+    both = [best_of(h, pips, pip_xy, pip_pol) for h in per_group]
+    scored = [b for b, _ in both if b is not None]
+    first = _top_faces(scored)  # as if no seam were looked at: where the second look may look
+    kept = _choose_faces(scored, [a for _, a in both if a is not None], ghosts)
     # A second look for faint pips (a blurred photo's), only on die bodies where no die was read:
     # it adds dice, never changes one read above. (Traced for every body, so that a replay with
     # another verifier, which may keep other dice, finds what it needs.)
     bodies = [b for b in _bodies(light_fine + light_coarse)
-              if trace is not None or not _holds_a_face((b.x, b.y, b.major), kept)]
+              if trace is not None or not _holds_a_face((b.x, b.y, b.major), first)]
     if bodies:
         faint = _faint_pips(grey, bodies)
         all_pips = pips + list({id(q): q for on_body in faint for q in on_body}.values())  # each pip once
@@ -2135,9 +2190,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             at = (b.x, b.y, b.major)
             if trace is not None:
                 trace.append(("body", None, None, 0.0, at))
-            found = [r for r in (best_of(h, all_pips, all_xy, all_pol, "faint") for h in groups)
-                     if r is not None and r[1] is not None and _on_body(r[2], at)]
-            if not _holds_a_face(at, kept):
+            found = [r for r, _ in (best_of(h, all_pips, all_xy, all_pol, "faint") for h in groups)
+                     if r is not None and r[1] is not None and id(r[2]) not in ghosts and _on_body(r[2], at)]
+            if not _holds_a_face(at, first):
                 more += found
         kept += _more_faces(more, kept)
     if trace is not None:
