@@ -147,3 +147,30 @@ def test_no_phantom_two_across_the_seam_of_touching_dice():
                 assert o.face is None or on == [o.face], (
                     f"seed {seed} ({'one colour' if one_colour else 'mixed'}): a {o.face} read at "
                     f"({o.center[0]:.0f}, {o.center[1]:.0f}) on {on or 'no die'}")
+
+
+def _face(cx, cy, hw, pips, squash=1.0):
+    """A face centred at (cx, cy) px of half-width ``hw`` px (``squash``: its height over its
+    width, foreshortened as a side face is when < 1) fitted to ``pips``."""
+    return dice_d6.Face(np.array([[hw / math.sqrt(squash), 0.0, cx], [0.0, hw * math.sqrt(squash), cy]]),
+                        tuple(pips), 0.0)
+
+
+def test_a_face_of_no_value_spanning_two_dice_hides_neither():
+    # Two threes' faces side by side (centres 2.5 half-widths apart: two dice), and a face of no
+    # value fitted over pips of both, between them, whose rounder pips put it first: it is no
+    # die (it spans two), so both threes are read (it once hid both: two dice lost).
+    three_a = _face(100, 100, 20, [_pip(86, 86, roundness=0.8), _pip(100, 100, roundness=0.8), _pip(114, 114, roundness=0.8)])
+    three_b = _face(150, 100, 20, [_pip(136, 86, roundness=0.8), _pip(150, 100, roundness=0.8), _pip(164, 114, roundness=0.8)])
+    spanning = _face(125, 100, 30, [_pip(114, 114), _pip(136, 86)])
+    kept = dice_d6._top_faces([(0.0, None, spanning), (0.7, 3, three_a), (0.7, 3, three_b)])
+    assert sorted((v, f.center) for _, v, f in kept) == [(3, (100.0, 100.0)), (3, (150.0, 100.0))]
+    # A die whose top face is unread with a reading on one side face, or on two foreshortened
+    # side faces (either side of it), keeps its unread top face: no side face's value is reported.
+    top = _face(125, 100, 20, [_pip(118, 93), _pip(132, 107), _pip(125, 100)])
+    left = _face(97, 100, 20, [_pip(95, 95, roundness=0.8), _pip(99, 105, roundness=0.8)], squash=0.4)
+    right = _face(153, 100, 20, [_pip(151, 95, roundness=0.8), _pip(155, 105, roundness=0.8)], squash=0.4)
+    for readings in ([(0.7, 2, left)], [(0.7, 2, left), (0.7, 2, right)]):
+        kept = dice_d6._top_faces([(0.0, None, top), *readings])
+        assert [(v, f.center) for _, v, f in kept] == [(None, (125.0, 100.0))]
+

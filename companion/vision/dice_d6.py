@@ -1811,6 +1811,12 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     return None
 
 
+#: A face with a value that a face of no value hides (:func:`_top_faces`) counts as another
+#: die's top face only when seen at least this square on (smaller / larger side): a die's side
+#: faces, round its top face, are foreshortened.
+SPANNED_MIN_SQUASH = 0.85
+
+
 def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 0) -> list[tuple[float, int | None, Face]]:
     """Of each die's read faces ``(margin, value, face)`` (one per pip group), its top face: a
     die's side faces lie within 1.6 half-widths of its top face's centre, a touching die's top face
@@ -1819,8 +1825,10 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
     (``Face.partners``) is kept only when a partner of it reads as a one too: two touching ones
     come in twos, while a two's corner pip may pass every paired-one check alone (a translucent
     die's). A two whose two pips are each read as a large one's face (:func:`_crowded` found no
-    like pip near either: two touching dice's ones) is no die. With ``least_value``, only faces
-    read that value or more are kept (the others still count for the checks above)."""
+    like pip near either: two touching dice's ones) is no die. A face of no value is no die either
+    when it alone hides faces with values of two dice (``SPANNED_MIN_SQUASH``). With
+    ``least_value``, only faces read that value or more are kept (the others still count for the
+    checks above). Faces overlap as :func:`_overlap` says."""
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
     scored = [t for t in scored if not (t[1] == 1 and t[2].partners and not any(id(q) in ones for q in t[2].partners))]
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
@@ -1828,13 +1836,41 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
         scored = [t for t in scored if not (t[1] == 2 and all(id(p) in ones for p in t[2].pips))]
     if least_value:  # (after the checks above, which ask of the ones)
         scored = [t for t in scored if t[1] is not None and t[1] >= least_value]
-    kept: list[tuple[float, int | None, Face]] = []
-    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
-        cx, cy = f.center
-        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
-            continue
-        kept.append((margin, value, f))
+    order = sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0]))
+    kept = _greedy(order)
+    # A face of no value that alone hides faces with values on two dice (apart as two top faces
+    # are, each seen square on as a top face is: a die's side faces are foreshortened) spans
+    # those dice' pips: it is no die, and must not cost them their readings.
+    for t in [t for t in kept if t[1] is None]:
+        hidden = [u for u in order if u[1] is not None and u[2].squash >= SPANNED_MIN_SQUASH and _overlap(u[2], t[2])
+                  and not any(_overlap(u[2], k) for _, _, k in kept if k is not t[2])]
+        if any(not _overlap(a[2], b[2]) for i, a in enumerate(hidden) for b in hidden[i + 1:]):
+            order = [u for u in order if u is not t]
+            kept = _greedy(order)
     return kept
+
+
+def _overlap(f: Face, k: Face) -> bool:
+    """Whether two read faces lie too near to be two dice's top faces: centres within 1.6 of the
+    larger half-width (a die's side faces lie within that of its top face's centre, a touching
+    die's top face 2 or more away)."""
+    return math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
+
+
+def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
+    """Of read faces ``(margin, value, face)`` in order of preference, each kept unless it
+    overlaps one kept before it (:func:`_overlap`)."""
+    kept: list[tuple[float, int | None, Face]] = []
+    for t in order:
+        if not any(_overlap(t[2], k) for _, _, k in kept):
+            kept.append(t)
+    return kept
+
+
+#: A face a phantom two hid is added back (:func:`_choose_faces`) only when at least this
+#: fraction of the median half-width of the faces of two or more pips kept: a four's two
+#: side-by-side pips read as a two make a face 0.7 of its die's (gem_probe touching seed 189).
+READMITTED_MIN_SIZE = 0.85
 
 
 def _choose_faces(scored: list[tuple[float, int | None, Face]], alt: list[tuple[float, int | None, Face]],
@@ -1846,21 +1882,23 @@ def _choose_faces(scored: list[tuple[float, int | None, Face]], alt: list[tuple[
     dice are :func:`_top_faces` of ``scored`` less the phantoms: a phantom still hides the faces
     near it, since what it hid may be a pip of it read as a one (a two's pip whose partner was
     paired across the seam: a two read 1, a wrong value). Then :func:`_top_faces` of ``alt``'s
-    readings of values 2 … 6 adds its faces that overlap no die kept (within 1.6 half-widths,
-    as :func:`_top_faces` asks): a die the phantom hid, read with its own pips."""
+    readings of values 2 … 6 adds its faces that overlap no die kept (:func:`_overlap`) and are
+    not much smaller than the dice kept (``READMITTED_MIN_SIZE``): a die the phantom hid, read
+    with its own pips."""
     first = _top_faces(scored)
     kept = [t for t in first if id(t[2]) not in ghosts]
     if len(kept) == len(first):
         return kept
     held = {id(t[2]) for t in first}
+    # A die's size: the median half-width of the faces of two or more pips kept (a one's is a guess).
+    sizes = [f.half_width for _, _, f in kept if len(f.pips) >= 2]
+    least = READMITTED_MIN_SIZE * float(np.median(sizes)) if len(sizes) >= 3 else 0.0
     # Ones and faces of no value are left out of the second pass: a one a phantom hid may be a
     # two's pip (see above), and either would hide the faces near it that the phantom had hidden.
     for margin, value, f in _top_faces(alt, least_value=2):
-        if id(f) in held:
-            continue
-        cx, cy = f.center
-        if not any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
-                   for _, _, k in kept):
+        if id(f) in held or f.half_width < least:
+            continue  # (smaller than the dice round it: two side-by-side pips of a four read as a two)
+        if not any(_overlap(f, k) for _, _, k in kept):
             kept.append((margin, value, f))
     return kept
 
