@@ -157,14 +157,16 @@ def _face(cx, cy, hw, pips, squash=1.0):
 
 
 def test_a_face_of_no_value_spanning_two_dice_hides_neither():
-    # Two threes' faces side by side (centres 2.5 half-widths apart: two dice), and a face of no
+    # Two fours' faces side by side (centres 2.5 half-widths apart: two dice), and a face of no
     # value fitted over pips of both, between them, whose rounder pips put it first: it is no
-    # die (it spans two), so both threes are read (it once hid both: two dice lost).
-    three_a = _face(100, 100, 20, [_pip(86, 86, roundness=0.8), _pip(100, 100, roundness=0.8), _pip(114, 114, roundness=0.8)])
-    three_b = _face(150, 100, 20, [_pip(136, 86, roundness=0.8), _pip(150, 100, roundness=0.8), _pip(164, 114, roundness=0.8)])
-    spanning = _face(125, 100, 30, [_pip(114, 114), _pip(136, 86)])
-    kept = dice_d6._top_faces([(0.0, None, spanning), (0.7, 3, three_a), (0.7, 3, three_b)])
-    assert sorted((v, f.center) for _, v, f in kept) == [(3, (100.0, 100.0)), (3, (150.0, 100.0))]
+    # die (it spans two), so both fours are read (it once hid both: two dice lost).
+    def four(cx):
+        return _face(cx, 100, 20, [_pip(cx + dx, 100 + dy, roundness=0.8) for dx in (-12, 12) for dy in (-12, 12)])
+
+    four_a, four_b = four(100), four(150)
+    spanning = _face(125, 100, 30, [_pip(112, 112), _pip(138, 88)])
+    kept = dice_d6._top_faces([(0.0, None, spanning), (0.7, 4, four_a), (0.7, 4, four_b)])
+    assert sorted((v, f.center) for _, v, f in kept) == [(4, (100.0, 100.0)), (4, (150.0, 100.0))]
     # A die whose top face is unread with a reading on one side face, or on two foreshortened
     # side faces (either side of it), keeps its unread top face: no side face's value is reported.
     top = _face(125, 100, 20, [_pip(118, 93), _pip(132, 107), _pip(125, 100)])
@@ -173,4 +175,11 @@ def test_a_face_of_no_value_spanning_two_dice_hides_neither():
     for readings in ([(0.7, 2, left)], [(0.7, 2, left), (0.7, 2, right)]):
         kept = dice_d6._top_faces([(0.0, None, top), *readings])
         assert [(v, f.center) for _, v, f in kept] == [(None, (125.0, 100.0))]
+    # ... and so does one whose side faces read as small twos, which are fitted square (a two's
+    # face is a similarity: its squash tells nothing), either side of it (the review of gem37:
+    # the unread die was lost and two phantom twos reported).
+    small_l = _face(100, 100, 8, [_pip(95, 95, d=5.0, roundness=0.8), _pip(105, 105, d=5.0, roundness=0.8)])
+    small_r = _face(150, 100, 8, [_pip(145, 95, d=5.0, roundness=0.8), _pip(155, 105, d=5.0, roundness=0.8)])
+    kept = dice_d6._top_faces([(0.0, None, top), (0.7, 2, small_l), (0.7, 2, small_r)])
+    assert [(v, f.center) for _, v, f in kept] == [(None, (125.0, 100.0))]
 

@@ -1813,8 +1813,11 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
 
 #: A face with a value that a face of no value hides (:func:`_top_faces`) counts as another
 #: die's top face only when seen at least this square on (smaller / larger side): a die's side
-#: faces, round its top face, are foreshortened.
+#: faces, round its top face, are foreshortened. Only a face of 4 or more pips has a squash to
+#: tell: one, two and three pips are fitted as a similarity (:func:`_fit`), always 1.0, so two small
+#: twos on a die's two side faces would pass it (the review of gem37): those never count.
 SPANNED_MIN_SQUASH = 0.85
+SPANNED_MIN_PIPS = 4
 
 
 def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 0) -> list[tuple[float, int | None, Face]]:
@@ -1826,7 +1829,7 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
     come in twos, while a two's corner pip may pass every paired-one check alone (a translucent
     die's). A two whose two pips are each read as a large one's face (:func:`_crowded` found no
     like pip near either: two touching dice's ones) is no die. A face of no value is no die either
-    when it alone hides faces with values of two dice (``SPANNED_MIN_SQUASH``). With
+    when it alone hides faces of 4 to 6 pips of two dice (``SPANNED_MIN_SQUASH``). With
     ``least_value``, only faces read that value or more are kept (the others still count for the
     checks above). Faces overlap as :func:`_overlap` says."""
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
@@ -1838,11 +1841,12 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
         scored = [t for t in scored if t[1] is not None and t[1] >= least_value]
     order = sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0]))
     kept = _greedy(order)
-    # A face of no value that alone hides faces with values on two dice (apart as two top faces
+    # A face of no value that alone hides faces of 4-6 pips on two dice (apart as two top faces
     # are, each seen square on as a top face is: a die's side faces are foreshortened) spans
     # those dice' pips: it is no die, and must not cost them their readings.
     for t in [t for t in kept if t[1] is None]:
-        hidden = [u for u in order if u[1] is not None and u[2].squash >= SPANNED_MIN_SQUASH and _overlap(u[2], t[2])
+        hidden = [u for u in order if u[1] is not None and len(u[2].pips) >= SPANNED_MIN_PIPS
+                  and u[2].squash >= SPANNED_MIN_SQUASH and _overlap(u[2], t[2])
                   and not any(_overlap(u[2], k) for _, _, k in kept if k is not t[2])]
         if any(not _overlap(a[2], b[2]) for i, a in enumerate(hidden) for b in hidden[i + 1:]):
             order = [u for u in order if u is not t]
