@@ -26,7 +26,9 @@ camera and no set of dice:
    seen through it, which no face of more pips could explain, :func:`_one_mark_only`); a face
    whose layout a larger one's holds (a four's a five's), with a pip-shaped faint spot standing
    clear of the bare body at each place the larger layout adds, may be that face with a worn pip,
-   and is reported with no value (:func:`_worn_superset`); a one must
+   and is reported with no value (:func:`_worn_superset`); a two whose diagonal crosses a seam
+   between two dice (a dark or light line, or a step in colour: one pip of each of two touching
+   dice) is no die (:func:`seam_across`); a one must
    be ringed by its die's outline (:func:`outline_strength`) and hold no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
@@ -1506,6 +1508,117 @@ def _chromas(img: np.ndarray, frames: np.ndarray) -> np.ndarray:
     return np.median((px.max(axis=2) - px.min(axis=2)) / 255.0, axis=1)
 
 
+#: A seam between two touching dice across a two's diagonal (:func:`seam_across`): a two read on
+#: one pip of each of two touching dice (their pips grouped together) is a phantom die, a wrong
+#: sum. Its diagonal crosses both dice's edges: a line darker or lighter than the bodies (the gap,
+#: a side face, a rim) and, where the dice differ, a step in colour; a true two's diagonal crosses
+#: plain body, its grey level falling from one pip and rising to the other (a clear die's face
+#: below shows through it as a spot, off the outer lines). The most a bump or dip on the body
+#: between the pips may be, in pip contrasts (0 the body, 1 the pips), the least over the lines.
+#: Set on the two readings of every group of the tuning sets (rules passed, verifier aside): right
+#: twos reach 0.089 (gem 0–59, 82 dice), 0.038 (simulated 0–99, 282), 0.014 (real dev, blurred
+#: small dice included); twos read across two dice's seam were caught 12 of 13 (gem) and 34 of 46
+#: (simulated), every one kept on main but two on black dice (a black die's seam, black on black,
+#: shows nothing: 0.02) and one on blue ones (0.095).
+SEAM_MAX_SHAPE = 0.11
+#: ... and the largest step in chroma (CIE Lab a, b: the means of 0.25 half-widths of the line
+#: either side of a point), per the pip–body contrast in L: right twos reach 0.042 (gem), 0.035
+#: (simulated), 0.028 (real dev); gem twos across dice of unlike colours 0.15–0.68.
+SEAM_MAX_COLOUR = 0.12
+#: The lines along the diagonal (face half-widths off the pips' segment, across it): a seam
+#: crosses every one; a spot (a worn centre pip, the face below seen through a clear die) lies on
+#: the inner ones only, so the least over the lines is taken. With the inner three alone, 7 of 100
+#: worn threes' diagonals on gem_probe three-centre 0–19 passed for seams (with ±0.4: 2).
+SEAM_OFFSETS = (-0.4, -0.2, 0.0, 0.2, 0.4)
+#: The body between a two's pips, on the segment joining them: where the grey level is nearer the
+#: body's than this fraction of the pip–body contrast (the pips' flanks, however blurred, are not).
+SEAM_BODY = 0.25
+
+
+def seam_across(f: Face, img: np.ndarray) -> tuple[float, float]:
+    """Whether the segment between a two's two pips crosses a seam: ``(shape, colour)``. On each
+    of ``SEAM_OFFSETS`` lines along the segment, over the body between the pips (where the centre
+    line's grey level is nearer the body's than ``SEAM_BODY`` of the pips' contrast, from the first
+    such point past one pip to the last before the other, so that a blurred pip's flank is left
+    out however wide it is and a seam within is kept), in pip contrasts (0 the body's median grey
+    level, 1 the pips'): ``shape`` the highest bump (above the lowest point both before and after
+    it) or deepest dip (below the highest point both before and after it), and ``colour`` the
+    largest step in chroma (Lab a, b) between the means of 0.25 half-widths either side of a point,
+    per the pips' contrast in L; each the least over the lines. ``img`` is the (H, W, 3) uint8 BGR
+    working image; the lines are sampled every 0.5 px (bilinear, after a 3 × 3 box blur of the
+    segment's crop). (0, 0) for a segment too short to measure."""
+    p, q = f.pips[0], f.pips[1]
+    a = np.array([p.x, p.y])
+    length = math.hypot(q.x - p.x, q.y - p.y)
+    if length < 4.0:
+        return 0.0, 0.0
+    ts = np.arange(0.0, length + 0.01, 0.5)
+    u = (np.array([q.x, q.y]) - a) / length
+    n = np.array([-u[1], u[0]])
+    # The segment itself first (where the pips and the body between them are measured), then the
+    # lines a seam is looked for on.
+    offsets = np.array((0.0,) + tuple(SEAM_OFFSETS))
+    lines = a + ts[None, :, None] * u + offsets[:, None, None] * f.half_width * n  # (1 + L, T, 2)
+    h, w = img.shape[:2]
+    x0, y0 = (max(0, int(math.floor(v)) - 3) for v in lines.reshape(-1, 2).min(axis=0))
+    x1, y1 = int(math.ceil(lines[..., 0].max())) + 4, int(math.ceil(lines[..., 1].max())) + 4
+    crop = img[y0:min(h, y1), x0:min(w, x1)]
+    if crop.shape[0] < 3 or crop.shape[1] < 3:
+        return 0.0, 0.0
+    lab = cv2.cvtColor(cv2.blur(crop, (3, 3)), cv2.COLOR_BGR2LAB).astype(np.float32)
+    xs = np.clip(lines[..., 0] - x0, 0, crop.shape[1] - 1.001).astype(np.float32)
+    ys = np.clip(lines[..., 1] - y0, 0, crop.shape[0] - 1.001).astype(np.float32)
+    col = cv2.remap(lab, xs, ys, cv2.INTER_LINEAR).astype(np.float64)  # (1 + L, T, 3)
+    grey = col[..., 0]
+    t_n = len(ts)
+    body = np.median(col[0, t_n // 3 : max(t_n // 3 + 1, 2 * t_n // 3)], axis=0)
+    pip = 0.5 * (col[0, 0] + col[0, -1])
+    ink = (grey[0] - body[0]) / (pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0)
+    low = np.flatnonzero(ink < SEAM_BODY)
+    if len(low) < 4:
+        return 0.0, 0.0
+    inner = np.zeros(t_n, bool)
+    inner[low[0] : low[-1] + 1] = True
+    if inner.sum() < 4:
+        return 0.0, 0.0
+    # In ink units (0 the body, 1 the pips), each line: a bump (a rise of the floor between the
+    # pips, higher than the lowest point both before and after it) or a dip (below the body's
+    # highest point both before and after it, within the body).
+    contrast = pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0
+    v = (grey[1:, inner] - body[0]) / contrast  # (L, I)
+    pre_min = np.minimum.accumulate(v, axis=1)
+    suf_min = np.minimum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
+    pre_max = np.maximum.accumulate(v, axis=1)
+    suf_max = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
+    bump = (v - np.maximum(pre_min, suf_min)).max(axis=1)
+    dip = (np.minimum(pre_max, suf_max) - v).max(axis=1)
+    shape = float(np.maximum(bump, dip).min())
+    # The colour step at each inner point: the means of the window before it and after it, in
+    # chroma (a, b) only.
+    col = col[1:, :, 1:]
+    pip, body = pip[1:], body[1:]
+    k = max(2, int(0.25 * f.half_width / 0.5))
+    idx = np.flatnonzero(inner)
+    cum = np.concatenate([np.zeros((len(SEAM_OFFSETS), 1, 2)), np.cumsum(col, axis=1)], axis=1)
+    lo = np.maximum(idx[0], idx - k)
+    hi = np.minimum(idx[-1] + 1, idx + k)
+    ok = (idx - lo >= 2) & (hi - idx >= 2)
+    if not ok.any():
+        return shape, 0.0
+    lo, mid, hi = lo[ok], idx[ok], hi[ok]
+    before = (cum[:, mid] - cum[:, lo]) / (mid - lo)[None, :, None]
+    after = (cum[:, hi] - cum[:, mid]) / (hi - mid)[None, :, None]
+    colour_step = np.linalg.norm(before - after, axis=2).max(axis=1).min()
+    return shape, float(colour_step) / abs(contrast)
+
+
+def _seam_between(f: Face, img: np.ndarray) -> bool:
+    """Whether a two's diagonal crosses a seam between two dice (:func:`seam_across`,
+    ``SEAM_MAX_SHAPE``, ``SEAM_MAX_COLOUR``)."""
+    shape, colour = seam_across(f, img)
+    return shape > SEAM_MAX_SHAPE or colour > SEAM_MAX_COLOUR
+
+
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
 #: on the dev photos have more; most dark spots read as ones on cables and tables have less.
 MIN_ONE_OUTLINE = 1.5
@@ -1658,12 +1771,16 @@ def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, squash: float,
              chroma: dict[int, float], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray, grad,
-             sample, verifier) -> str | None:
+             sample, verifier, img: np.ndarray | None = None) -> str | None:
     """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
-    ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds
-    the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's
-    gradients (:func:`_gradients`) and :func:`_sampler`."""
+    ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
+    pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
+    refuses); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
+    none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
+    :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
+    value a face left unread for a worn pip would have read, so that it is reported unread as
+    before)."""
     if squash < least_squash(f):
         return "squash"
     if f.pips[0].polarity < 0 and len(f.pips) == 1:
@@ -1687,10 +1804,23 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "shares"
     if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
         return "doubt"
+    # Last, so that "seam" names a two every other check (the verifier's too) lets through: such a
+    # phantom still hides what it hid before (_choose_faces), it only is not reported.
+    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
+        return "seam"  # one pip of each of two touching dice: a phantom die
     return None
 
 
-def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
+#: A face with a value that a face of no value hides (:func:`_top_faces`) counts as another
+#: die's top face only when seen at least this square on (smaller / larger side): a die's side
+#: faces, round its top face, are foreshortened. Only a face of 4 or more pips has a squash to
+#: tell: one, two and three pips are fitted as a similarity (:func:`_fit`), always 1.0, so two small
+#: twos on a die's two side faces would pass it (the review of gem37): those never count.
+SPANNED_MIN_SQUASH = 0.85
+SPANNED_MIN_PIPS = 4
+
+
+def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 0) -> list[tuple[float, int | None, Face]]:
     """Of each die's read faces ``(margin, value, face)`` (one per pip group), its top face: a
     die's side faces lie within 1.6 half-widths of its top face's centre, a touching die's top face
     2 or more away, and the top face is the one seen most square on (its pips are the roundest).
@@ -1698,18 +1828,82 @@ def _top_faces(scored: list[tuple[float, int | None, Face]]) -> list[tuple[float
     (``Face.partners``) is kept only when a partner of it reads as a one too: two touching ones
     come in twos, while a two's corner pip may pass every paired-one check alone (a translucent
     die's). A two whose two pips are each read as a large one's face (:func:`_crowded` found no
-    like pip near either: two touching dice's ones) is no die."""
+    like pip near either: two touching dice's ones) is no die. A face of no value is no die either
+    when it alone hides faces of 4 to 6 pips of two dice (``SPANNED_MIN_SQUASH``). With
+    ``least_value``, only faces read that value or more are kept (the others still count for the
+    checks above). Faces overlap as :func:`_overlap` says."""
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
     scored = [t for t in scored if not (t[1] == 1 and t[2].partners and not any(id(q) in ones for q in t[2].partners))]
     ones = {id(f.pips[0]) for _, value, f in scored if value == 1 and f.large_one}
     if ones:
         scored = [t for t in scored if not (t[1] == 2 and all(id(p) in ones for p in t[2].pips))]
+    if least_value:  # (after the checks above, which ask of the ones)
+        scored = [t for t in scored if t[1] is not None and t[1] >= least_value]
+    order = sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0]))
+    kept = _greedy(order)
+    # A face of no value that alone hides faces of 4-6 pips on two dice (apart as two top faces
+    # are, each seen square on as a top face is: a die's side faces are foreshortened) spans
+    # those dice' pips: it is no die, and must not cost them their readings.
+    for t in [t for t in kept if t[1] is None]:
+        hidden = [u for u in order if u[1] is not None and len(u[2].pips) >= SPANNED_MIN_PIPS
+                  and u[2].squash >= SPANNED_MIN_SQUASH and _overlap(u[2], t[2])
+                  and not any(_overlap(u[2], k) for _, _, k in kept if k is not t[2])]
+        if any(not _overlap(a[2], b[2]) for i, a in enumerate(hidden) for b in hidden[i + 1:]):
+            order = [u for u in order if u is not t]
+            kept = _greedy(order)
+    return kept
+
+
+def _overlap(f: Face, k: Face) -> bool:
+    """Whether two read faces lie too near to be two dice's top faces: centres within 1.6 of the
+    larger half-width (a die's side faces lie within that of its top face's centre, a touching
+    die's top face 2 or more away)."""
+    return math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
+
+
+def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
+    """Of read faces ``(margin, value, face)`` in order of preference, each kept unless it
+    overlaps one kept before it (:func:`_overlap`)."""
     kept: list[tuple[float, int | None, Face]] = []
-    for margin, value, f in sorted(scored, key=lambda t: (-_roundness(t[2]) - (0.1 if t[2].pips[0].polarity > 0 else 0.0), -t[0])):
-        cx, cy = f.center
-        if any(math.hypot(cx - k.center[0], cy - k.center[1]) < 1.6 * max(f.half_width, k.half_width) for _, _, k in kept):
-            continue
-        kept.append((margin, value, f))
+    for t in order:
+        if not any(_overlap(t[2], k) for _, _, k in kept):
+            kept.append(t)
+    return kept
+
+
+#: A face a phantom two hid is added back (:func:`_choose_faces`) only when at least this
+#: fraction of the median half-width of the faces of two or more pips kept: a four's two
+#: side-by-side pips read as a two make a face 0.7 of its die's (gem_probe touching seed 189).
+READMITTED_MIN_SIZE = 0.85
+
+
+def _choose_faces(scored: list[tuple[float, int | None, Face]], alt: list[tuple[float, int | None, Face]],
+                  ghosts: set[int]) -> list[tuple[float, int | None, Face]]:
+    """The top faces ``(margin, value, face)`` of a photo when some groups' best readings are
+    phantom twos (``ghosts``: ids of faces refused only as ``"seam"``, :func:`_seam_between`).
+    ``scored`` holds each group's reading with the phantoms taken as readings (as if the seam
+    were not looked at), ``alt`` with them refused (a group's next best reading instead). The
+    dice are :func:`_top_faces` of ``scored`` less the phantoms: a phantom still hides the faces
+    near it, since what it hid may be a pip of it read as a one (a two's pip whose partner was
+    paired across the seam: a two read 1, a wrong value). Then :func:`_top_faces` of ``alt``'s
+    readings of values 2 … 6 adds its faces that overlap no die kept (:func:`_overlap`) and are
+    not much smaller than the dice kept (``READMITTED_MIN_SIZE``): a die the phantom hid, read
+    with its own pips."""
+    first = _top_faces(scored)
+    kept = [t for t in first if id(t[2]) not in ghosts]
+    if len(kept) == len(first):
+        return kept
+    held = {id(t[2]) for t in first}
+    # A die's size: the median half-width of the faces of two or more pips kept (a one's is a guess).
+    sizes = [f.half_width for _, _, f in kept if len(f.pips) >= 2]
+    least = READMITTED_MIN_SIZE * float(np.median(sizes)) if len(sizes) >= 3 else 0.0
+    # Ones and faces of no value are left out of the second pass: a one a phantom hid may be a
+    # two's pip (see above), and either would hide the faces near it that the phantom had hidden.
+    for margin, value, f in _top_faces(alt, least_value=2):
+        if id(f) in held or f.half_width < least:
+            continue  # (smaller than the dice round it: two side-by-side pips of a four read as a two)
+        if not any(_overlap(f, k) for _, _, k in kept):
+            kept.append((margin, value, f))
     return kept
 
 
@@ -1805,32 +1999,43 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     readings is best and which faces are kept; the training script so scores many verifiers on
     one reading of each photo. A test checks the replay against the reader."""
     scored: list = []
+    alt: list = []  # the groups' readings with phantom twos refused (_choose_faces)
+    ghosts: set[int] = set()
     bodies: list = []  # the second look's: [((x, y, major), [reading of each group])]
-    best = unread = None
+    best = unread = ghost = None
 
     def close() -> None:
+        main = ghost if ghost is not None and (best is None or ghost[0] > best[0]) else best
         if bodies:  # a body's group: a reading with a value on the body, or nothing
-            if best is not None and _on_body(best[2], bodies[-1][0]):
-                bodies[-1][1].append(best)
-        elif best is not None:
-            scored.append(best)
-        elif unread is not None:
-            scored.append(unread)
+            if main is not None and main is not ghost and _on_body(main[2], bodies[-1][0]):
+                bodies[-1][1].append(main)
+        else:
+            if main is ghost and ghost is not None:
+                ghosts.add(id(ghost[2]))
+            for out, first in ((scored, main), (alt, best)):
+                if first is not None:
+                    out.append(first)
+                elif unread is not None:
+                    out.append(unread)
 
     for kind, f, value, margin, why in trace[1:]:  # after the ("scale", s) entry
         if kind in ("group", "body"):
             close()
-            best = unread = None
+            best = unread = ghost = None
             if kind == "body":
                 bodies.append((why, []))
         elif kind == "unread":
             unread = (0.0, None, f)
-        elif kind in ("hypothesis", "faint", "large") and why is None and value is not None and keeps(f, value, margin):
-            if best is None or margin > best[0]:
+        elif (kind in ("hypothesis", "faint", "large") and why in (None, "seam") and value is not None
+              and keeps(f, value, margin)):
+            if why is None and (best is None or margin > best[0]):
                 best = (margin, value, f)
+            elif why == "seam" and (ghost is None or margin > ghost[0]):
+                ghost = (margin, value, f)
     close()
-    kept = _top_faces(scored)
-    kept += _more_faces([r for at, found in bodies if not _holds_a_face(at, kept) for r in found], kept)
+    first = _top_faces(scored)
+    kept = _choose_faces(scored, alt, ghosts)
+    kept += _more_faces([r for at, found in bodies if not _holds_a_face(at, first) for r in found], kept)
     return [(value, f) for _, value, f in kept]
 
 
@@ -1949,8 +2154,10 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 kind: str = "hypothesis"):
         """The group's best reading ``(margin, value, face)`` its rules and the verifier let
         through, else the face it reports unread, else None (traced as the walk goes, each
-        hypothesis as ``kind``)."""
-        best = unread = None
+        hypothesis as ``kind``): twice, ``(as read, with phantoms refused)``; the first is a
+        phantom two (refused only as ``"seam"``, its id added to ``ghosts``) where one beats the
+        group's best reading, else the same as the second (:func:`_choose_faces`)."""
+        best = unread = ghost = None
         if trace is not None:
             trace.append(("group", None, None, 0.0, None))
         # The list may grow while it is walked: a lone pip found to share its face with pips
@@ -1960,7 +2167,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             f = hypotheses[k]
             k += 1
             value, margin, body, cut, squash = read[id(f)]
-            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier)
+            why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier,
+                           img)
             old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
                                                              pip_xy, pip_pol, grad, sample, None)
             if old_why == "shares":
@@ -1993,16 +2201,25 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     trace.append(("unread", f, None, 0.0, None))
             if why is None and value is not None and (best is None or margin > best[0]):
                 best = (margin, value, f)
-        return best if best is not None else unread
+            if why == "seam" and (ghost is None or margin > ghost[0]):
+                ghost = (margin, value, f)
+        alt = best if best is not None else unread
+        if ghost is not None and (best is None or ghost[0] > best[0]):
+            ghosts.add(id(ghost[2]))
+            return ghost, alt  # the phantom two (_choose_faces), as main read it
+        return alt, alt
 
+    ghosts: set[int] = set()  # phantom twos (best_of, _choose_faces)
     read_all([f for hypotheses in per_group for f in hypotheses])
-    scored = [b for b in (best_of(h, pips, pip_xy, pip_pol) for h in per_group) if b is not None]
-    kept = _top_faces(scored)
+    both = [best_of(h, pips, pip_xy, pip_pol) for h in per_group]
+    scored = [b for b, _ in both if b is not None]
+    first = _top_faces(scored)  # as if no seam were looked at: where the second look may look
+    kept = _choose_faces(scored, [a for _, a in both if a is not None], ghosts)
     # A second look for faint pips (a blurred photo's), only on die bodies where no die was read:
     # it adds dice, never changes one read above. (Traced for every body, so that a replay with
     # another verifier, which may keep other dice, finds what it needs.)
     bodies = [b for b in _bodies(light_fine + light_coarse)
-              if trace is not None or not _holds_a_face((b.x, b.y, b.major), kept)]
+              if trace is not None or not _holds_a_face((b.x, b.y, b.major), first)]
     if bodies:
         faint = _faint_pips(grey, bodies)
         all_pips = pips + list({id(q): q for on_body in faint for q in on_body}.values())  # each pip once
@@ -2015,9 +2232,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             at = (b.x, b.y, b.major)
             if trace is not None:
                 trace.append(("body", None, None, 0.0, at))
-            found = [r for r in (best_of(h, all_pips, all_xy, all_pol, "faint") for h in groups)
-                     if r is not None and r[1] is not None and _on_body(r[2], at)]
-            if not _holds_a_face(at, kept):
+            found = [r for r, _ in (best_of(h, all_pips, all_xy, all_pol, "faint") for h in groups)
+                     if r is not None and r[1] is not None and id(r[2]) not in ghosts and _on_body(r[2], at)]
+            if not _holds_a_face(at, first):
                 more += found
         kept += _more_faces(more, kept)
     if trace is not None:
