@@ -183,3 +183,29 @@ def test_a_face_of_no_value_spanning_two_dice_hides_neither():
     kept = dice_d6._top_faces([(0.0, None, top), (0.7, 2, small_l), (0.7, 2, small_r)])
     assert [(v, f.center) for _, v, f in kept] == [(None, (125.0, 100.0))]
 
+
+
+def _dice_row(cx0: float, n: int) -> list:
+    """``n`` threes' faces (half-width 20 px) in a row from x = ``cx0``, 80 px apart, as (margin, value, face)."""
+    return [(0.7, 3, _face(cx, 300, 20, [_pip(cx - 12, 288, roundness=0.8), _pip(cx, 300, roundness=0.8),
+                                         _pip(cx + 12, 312, roundness=0.8)]))
+            for cx in (cx0 + 80 * i for i in range(n))]
+
+
+def test_a_phantom_two_still_hides_what_it_hid_and_only_its_hidden_dice_of_their_size_come_back():
+    # A phantom two (refused at the seam: ``ghosts``) over a one's pip and a four. The one (a pip of
+    # the phantom's, read alone) stays hidden: it may be a two's pip whose partner was paired across
+    # the seam. The four comes back, read with its own pips (its group's next reading, ``alt``). A
+    # small two the phantom hid (a four's side-by-side pips, 0.5 of the dice's size) does not.
+    phantom = _face(125, 100, 20, [_pip(112, 100), _pip(138, 100)])
+    one = _face(112, 100, 20, [_pip(112, 100, roundness=0.9)])
+    four = _face(150, 100, 20, [_pip(150 + dx, 100 + dy, roundness=0.8) for dx in (-12, 12) for dy in (-12, 12)])
+    small_two = _face(100, 112, 10, [_pip(94, 106, d=5.0, roundness=0.8), _pip(106, 118, d=5.0, roundness=0.8)])
+    others = _dice_row(300, 3)
+    scored = [(0.9, 2, phantom), (0.6, 1, one), (0.6, 4, four), *others]
+    alt = [(0.6, 1, one), (0.6, 4, four), (0.5, 2, small_two), *others]
+    kept = dice_d6._choose_faces(scored, alt, {id(phantom)})
+    got = sorted((v, f.center) for _, v, f in kept)
+    assert got == sorted([(4, (150.0, 100.0)), *((3, f.center) for _, _, f in others)])
+    # With no phantom among the dice chosen, the choice is the plain one.
+    assert dice_d6._choose_faces(others, others, {id(phantom)}) == dice_d6._top_faces(others)
