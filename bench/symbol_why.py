@@ -172,18 +172,11 @@ def diagnose(deck, image: np.ndarray, quad: np.ndarray, truth: str) -> tuple[str
 def main(argv: list[str] | None = None) -> int:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.cards import _with_covered, read_card_results
-    from companion.vision.deck import Deck, enroll_images
-
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--boards", default="0-29")
     p.add_argument("--deck", help="DECK.npz: read if it exists, else the bench's enrolment is written there")
     a = p.parse_args(argv)
-    if a.deck and Path(a.deck).exists():
-        deck = Deck.load(a.deck)
-    else:
-        deck = enroll_images({lb: sc.enrolment_photos(lb, 5, 0) for lb in sc.labels()})
-        if a.deck:
-            deck.save(a.deck)
+    deck = sc.enrolled_deck(sc.labels(), 5, a.deck)
     lo, _, hi = a.boards.partition("-")
     causes: Counter = Counter()
     cards = 0
