@@ -1536,7 +1536,8 @@ SEAM_BODY = 0.25
 
 
 def seam_across(f: Face, img: np.ndarray) -> tuple[float, float]:
-    """Whether the segment between a two's two pips crosses a seam: ``(shape, colour)``. On each
+    """How much the segment between a two's two pips looks like it crosses a seam between two
+    dice: ``(shape, colour)``, compared with ``SEAM_MAX_SHAPE`` and ``SEAM_MAX_COLOUR``. On each
     of ``SEAM_OFFSETS`` lines along the segment, over the body between the pips (where the centre
     line's grey level is nearer the body's than ``SEAM_BODY`` of the pips' contrast, from the first
     such point past one pip to the last before the other, so that a blurred pip's flank is left
@@ -1573,7 +1574,8 @@ def seam_across(f: Face, img: np.ndarray) -> tuple[float, float]:
     t_n = len(ts)
     body = np.median(col[0, t_n // 3 : max(t_n // 3 + 1, 2 * t_n // 3)], axis=0)
     pip = 0.5 * (col[0, 0] + col[0, -1])
-    ink = (grey[0] - body[0]) / (pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0)
+    contrast = pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0
+    ink = (grey[0] - body[0]) / contrast
     low = np.flatnonzero(ink < SEAM_BODY)
     if len(low) < 4:
         return 0.0, 0.0
@@ -1584,7 +1586,6 @@ def seam_across(f: Face, img: np.ndarray) -> tuple[float, float]:
     # In ink units (0 the body, 1 the pips), each line: a bump (a rise of the floor between the
     # pips, higher than the lowest point both before and after it) or a dip (below the body's
     # highest point both before and after it, within the body).
-    contrast = pip[0] - body[0] if abs(pip[0] - body[0]) > 1.0 else 1.0
     v = (grey[1:, inner] - body[0]) / contrast  # (L, I)
     pre_min = np.minimum.accumulate(v, axis=1)
     suf_min = np.minimum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
