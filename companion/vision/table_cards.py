@@ -136,6 +136,16 @@ REFINE_ROUNDS = 4
 #: paper the mat's colour) gives a blob whose turn is not the card's, 10° off. The look-alike stage
 #: compares marks of a few px that a few degrees of turn blur away.
 TURN_STEPS = ((1.0, 2.0), (0.5, 1.0))
+#: Before a found card is read in full, its window is also read turned by each of these (degrees)
+#: each way, and turned to the best if that reads over TURN_WIDE_SLACK (ZNCC) better
+#: (``CardTracker._turn_wide``); TURN_STEPS then close in. A card laid far off square whose blob does
+#: not give its turn (a pale card: only its art changes the mat) is otherwise read in a window square
+#: to the mat, where the look-alike stage cannot see its marks.
+TURN_WIDE_DEG, TURN_WIDE_SLACK = (15.0, 30.0, 45.0), 0.01
+#: A card-shaped blob is searched at its own turn however far it is turned (the windows square to the
+#: mat, 30° off a card turned 30°, read a maki_3 as maki_1); beyond this turn (degrees, folded into
+#: [-45°, 45°)) also a quarter round the other way, as the fold cannot tell the two apart.
+DIAGONAL_DEG = 35.0
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
 WINDOW_SLACK_MM = 5.0
 #: At most this many coarse windows per blob (a larger blob gets sparser windows).
@@ -856,7 +866,16 @@ class CardTracker:
         there: a window is placed only as finely as the search's steps, at the turn it was tried
         at, and the look-alike stage compares small marks that a degree or a mm of misplacement
         blurs. The snapped quad is
-        used only if its sides are well backed and it reads at least as well."""
+        used only if its sides are well backed and it reads at least as well.
+
+        A window far off the card's turn is turned to it first (:meth:`_turn_wide`): the windows
+        are tried square to the mat where a blob's turn is not the card's (a pale card changes the
+        mat only where its art is), and a card laid 30-45° off square, read there, can score over
+        the bar as its look-alike (a watercolour maki_2 turned 45° read maki_1 in a window 38°
+        off)."""
+        wide, r_wide = self._turn_wide(frame, homography, rect, r)
+        if wide is not rect:
+            rect, r = self._turn(frame, homography, wide, r_wide)
         card = self._polish_at(frame, homography, rect, r)
         if card.label != UNKNOWN and card.score >= self.deck.threshold + WINDOW_MARGIN:
             return card
@@ -889,6 +908,22 @@ class CardTracker:
             if again.score >= r.score - POLISH_LOSS:
                 return TrackedCard(again.label, snapped_rect, again.score, again.confidence, _as_tuple(again.quad))
         return TrackedCard(r.label, rect, r.score, r.confidence, _as_tuple(r.quad))
+
+    def _turn_wide(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> tuple:
+        """Window ``rect`` (reading ``r``, against label centroids) turned to the best of
+        ``TURN_WIDE_DEG`` each way (one batch), if that reads over ``TURN_WIDE_SLACK`` better. A
+        window at the card's turn, or within a few degrees of it, reads worse turned 15° or more
+        either way (the card's own pixels leave the window), so it stays as it is (returned as the
+        same object). A whole sweep, not a climb: a card turned 45° in a window square to the mat
+        reads about as well turned 15° either way (0.73 against 0.73), and only near its own
+        turn much better. Returns (rect, reading)."""
+        (x, y), size, angle = rect
+        tries = [((x, y), size, angle + d * sign) for d in TURN_WIDE_DEG for sign in (1.0, -1.0)]
+        res = self._classify(frame, homography, tries)
+        k = max(range(len(tries)), key=lambda k: res[k].score)
+        if res[k].score <= r.score + TURN_WIDE_SLACK:
+            return rect, r
+        return tries[k], res[k]
 
     def _turn(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> tuple:
         """Window ``rect`` (reading ``r``, against label centroids) moved and turned to where it reads
@@ -933,7 +968,11 @@ class CardTracker:
         # searched at 0°, where a noir card's thin lines read 0.04 lower (under the bar).
         a = (ang + 45.0) % 90.0 - 45.0
         card_like = 0.75 * cw <= min(bw, bh) <= 1.25 * cw and 0.75 * ch <= max(bw, bh) <= 1.25 * ch
-        angles = {float(round(a, 1))} if card_like and abs(a) <= 15 else {0.0}
+        angles = {float(round(a, 1))} if card_like else {0.0}
+        if card_like and abs(a) > DIAGONAL_DEG:
+            # Near 45° the fold cannot tell a card turned one way from one turned the other way a
+            # quarter round (and laid the other way up): both are tried.
+            angles.add(float(round(a - 90.0 * np.sign(a), 1)))
         out = []
         across = {z.facing % 180 == 90 for z in self.layout.zones}
         for landscape in sorted(across):
