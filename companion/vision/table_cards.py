@@ -53,7 +53,7 @@ refused turn therefore leaves the tracker exactly as it was.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -142,10 +142,17 @@ TURN_STEPS = ((1.0, 2.0), (0.5, 1.0))
 #: not give its turn (a pale card: only its art changes the mat) is otherwise read in a window square
 #: to the mat, where the look-alike stage cannot see its marks.
 TURN_WIDE_DEG, TURN_WIDE_SLACK = (15.0, 30.0, 45.0), 0.01
-#: A card-shaped blob is searched at its own turn however far it is turned (the windows square to the
-#: mat, 30° off a card turned 30°, read a maki_3 as maki_1); beyond this turn (degrees, folded into
-#: [-45°, 45°)) also a quarter round the other way, as the fold cannot tell the two apart.
-DIAGONAL_DEG = 35.0
+#: ... unless its window already reads this well (ZNCC): the sweep costs 6 whole-card reads a card.
+TURN_WIDE_BELOW = 0.9
+#: A card whose window the sweep turned is named only if it reads this far (ZNCC) over the deck's
+#: threshold (twice WINDOW_MARGIN: the sweep is many more tries), else it is "unknown".
+TURN_WIDE_MARGIN = 0.2
+#: A card-shaped blob is searched at its own turn (``CardTracker._own_turns``): within SQUARE_DEG
+#: (degrees) of square if its sides are within a quarter of the card's, beyond it (the windows square
+#: to the mat, 30° off a card turned 30°, read a maki_3 as maki_2) only if they are within CARD_FIT of
+#: the card's, and beyond DIAGONAL_DEG (folded into [-45°, 45°)) also a quarter round the other way,
+#: as the fold cannot tell the two apart.
+SQUARE_DEG, CARD_FIT, DIAGONAL_DEG = 15.0, 0.12, 35.0
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
 WINDOW_SLACK_MM = 5.0
 #: At most this many coarse windows per blob (a larger blob gets sparser windows).
@@ -486,7 +493,7 @@ class CardTracker:
                     static.append(TrackedCard(UNKNOWN, cv2.minAreaRect(quad_mm.astype(np.float32)),
                                               results[best].score, o.confidence, o.quad))
                 else:
-                    static.append(self._polish(frame, homography, rects[best], results[best]))
+                    static.append(self._polish(frame, homography, rects[best], results[best], turn_known=True))
         changed = self._not_bare(lab) & self._zones
         searched = self._search(frame, homography, lab, changed, [], previous=[])
         cw, ch = self.layout.card_mm
@@ -566,6 +573,7 @@ class CardTracker:
         owner: list[int] = []
         blobs = []
         blob_pts: list[np.ndarray] = []
+        blob_turned: list[bool] = []  # searched at its own turn (card-shaped), not square to the mat
         for c in gone:
             (x, y), size, angle = c.rect_mm
             for dx, dy in ((0, 0), (-WINDOW_STEP_MM / 2, 0), (WINDOW_STEP_MM / 2, 0), (0, -WINDOW_STEP_MM / 2),
@@ -584,6 +592,7 @@ class CardTracker:
                 continue
             blobs.append((len(windows), len(rects), float(len(pts)) / (s * s), blob_rect))
             blob_pts.append(pts)
+            blob_turned.append(self._own_turns(blob_rect) is not None)
             windows += rects
             owner += [len(blobs) - 1] * len(rects)
         if not windows:
@@ -683,7 +692,8 @@ class CardTracker:
             # print can match a pale card's template.
             if on_card < NOT_BARE_MIN * inside:
                 continue
-            card = self._polish(frame, homography, fine[i], r)
+            card = self._polish(frame, homography, fine[i], r,
+                                turn_known=fine_owner[i] >= 0 and blob_turned[fine_owner[i]])
             if card.score < self.deck.threshold + WINDOW_MARGIN:
                 continue
             take(box)
@@ -836,7 +846,7 @@ class CardTracker:
                                        for m, o in enumerate(out) if m != n])
             if others.any_over(cv2.boxPoints(fine[b]).astype(np.float32), OVERLAP_MAX * cw * ch):
                 continue
-            card = self._polish(frame, homography, fine[b], fine_results[b])
+            card = self._polish(frame, homography, fine[b], fine_results[b], turn_known=True)
             # The name the look-alike stage gives where the card reads better stands (a look-alike of
             # the one it had, or one where it was undecided); "unknown" there replaces no name.
             if card.score >= c.score and (card.label == c.label or (
@@ -860,7 +870,8 @@ class CardTracker:
         cw, ch = self.layout.card_mm
         return ((cx, cy), (cw, ch) if h >= w else (ch, cw), angle)
 
-    def _polish(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
+    def _polish(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r,
+                turn_known: bool = False) -> TrackedCard:
         """The card found in window ``rect`` (reading ``r``), its sides snapped to the card's own
         edges (:func:`companion.vision.cards.refine_quads`, a few px either way) and read again
         there: a window is placed only as finely as the search's steps, at the turn it was tried
@@ -868,14 +879,31 @@ class CardTracker:
         blurs. The snapped quad is
         used only if its sides are well backed and it reads at least as well.
 
-        A window far off the card's turn is turned to it first (:meth:`_turn_wide`): the windows
-        are tried square to the mat where a blob's turn is not the card's (a pale card changes the
-        mat only where its art is), and a card laid 30-45° off square, read there, can score over
-        the bar as its look-alike (a watercolour maki_2 turned 45° read maki_1 in a window 38°
-        off)."""
-        wide, r_wide = self._turn_wide(frame, homography, rect, r)
-        if wide is not rect:
-            rect, r = self._turn(frame, homography, wide, r_wide)
+        A window that may be far off the card's turn is turned to it first (:meth:`_turn_wide`):
+        the windows are tried square to the mat where a blob's turn is not the card's (a pale card
+        changes the mat only where its art is), and a card laid 30-45° off square, read there, can
+        score over the bar as its look-alike (a watercolour maki_2 turned 45° read maki_1 in a
+        window 38° off). Not a window whose turn is the card's own (``turn_known``: a card-shaped
+        blob's, the finder's outline's), nor one that reads ``TURN_WIDE_BELOW`` or better (windows
+        15° and more off their card read 0.85 at most on the drawn decks)."""
+        if not turn_known and r.score < TURN_WIDE_BELOW:
+            wide, r_wide = self._turn_wide(frame, homography, rect, r)
+            if wide is not rect:
+                # The window was off the card's turn: what it read there does not count, and what
+                # the sweep finds is the best of many more tries, so it must read TURN_WIDE_MARGIN
+                # over the bar to be named (a window 7 mm off a watercolour salmon_nigiri turned
+                # 45°, read sashimi 0.64 square to the mat, read dumpling 0.68 turned 36°; turned
+                # far cards found so read 0.95+).
+                rect, r = self._turn(frame, homography, wide, r_wide)
+                card = self._polished(frame, homography, rect, r)
+                if card.label != UNKNOWN and card.score < self.deck.threshold + TURN_WIDE_MARGIN:
+                    return replace(card, label=UNKNOWN, confidence=0.5)
+                return card
+        return self._polished(frame, homography, rect, r)
+
+    def _polished(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
+        """:meth:`_polish` after the wide turn: snapped and read in full, and turned a little and read
+        again where that reads "unknown" or too weakly."""
         card = self._polish_at(frame, homography, rect, r)
         if card.label != UNKNOWN and card.score >= self.deck.threshold + WINDOW_MARGIN:
             return card
@@ -957,22 +985,42 @@ class CardTracker:
         quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
         return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick, card_sized=True)
 
-    def _windows(self, pts_mm: np.ndarray, rect: tuple) -> list[tuple]:
-        """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm and their
-        ``cv2.minAreaRect``, centred in a zone."""
+    def _own_turns(self, rect: tuple) -> set[float] | None:
+        """The turns (degrees) at which a blob of change is searched as the card it looks like, from
+        its ``cv2.minAreaRect``; None where it is not card-shaped (it is then searched square to the
+        mat, and its windows' turn says nothing of the card's).
+
+        A blob of about a card's size and shape is searched at its own turn folded into [-45, 45):
+        within ``SQUARE_DEG`` of square whatever its shape within a quarter of the card's sides;
+        beyond that only a blob within ``CARD_FIT`` of the card's sides (a whole card turned, not two
+        pieces of art that happen to span a card: those came as 37 × 78 mm at -51° on an ordinary
+        watercolour turn), and beyond ``DIAGONAL_DEG`` a quarter round the other way too."""
         cw, ch = self.layout.card_mm
         (bw, bh), ang = rect[1], rect[2]
-        # A card-shaped blob's own turn, folded into [-45, 45), is the card's; any other blob is
-        # searched square to the mat. Folded modulo 90 because minAreaRect's range depends on the
-        # OpenCV version ((0, 90] in 4.5+, [-90, 0) here): a card turned 3° came as -87° and was
-        # searched at 0°, where a noir card's thin lines read 0.04 lower (under the bar).
+        # Folded modulo 90 because minAreaRect's range depends on the OpenCV version ((0, 90] in
+        # 4.5+, [-90, 0) here): a card turned 3° came as -87° and was searched at 0°, where a noir
+        # card's thin lines read 0.04 lower (under the bar).
         a = (ang + 45.0) % 90.0 - 45.0
-        card_like = 0.75 * cw <= min(bw, bh) <= 1.25 * cw and 0.75 * ch <= max(bw, bh) <= 1.25 * ch
-        angles = {float(round(a, 1))} if card_like else {0.0}
-        if card_like and abs(a) > DIAGONAL_DEG:
+        short, long_ = min(bw, bh), max(bw, bh)
+        if not (0.75 * cw <= short <= 1.25 * cw and 0.75 * ch <= long_ <= 1.25 * ch):
+            return None
+        if abs(a) <= SQUARE_DEG:
+            return {float(round(a, 1))}
+        if abs(short - cw) > CARD_FIT * cw or abs(long_ - ch) > CARD_FIT * ch:
+            return None
+        angles = {float(round(a, 1))}
+        if abs(a) > DIAGONAL_DEG:
             # Near 45° the fold cannot tell a card turned one way from one turned the other way a
             # quarter round (and laid the other way up): both are tried.
             angles.add(float(round(a - 90.0 * np.sign(a), 1)))
+        return angles
+
+    def _windows(self, pts_mm: np.ndarray, rect: tuple) -> list[tuple]:
+        """Card-sized rects (mat mm) covering a blob given as its points (N, 2) mm and their
+        ``cv2.minAreaRect``, centred in a zone: at the blob's own turn where it is card-shaped
+        (:meth:`_own_turns`), else square to the mat."""
+        cw, ch = self.layout.card_mm
+        angles = self._own_turns(rect) or {0.0}
         out = []
         across = {z.facing % 180 == 90 for z in self.layout.zones}
         for landscape in sorted(across):
