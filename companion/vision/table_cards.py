@@ -31,9 +31,11 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    and not on bare mat (``NOT_BARE_MIN``), both counted over its own part (what no card already
    taken lies on: a neighbour's strip inside a window is the neighbour's, so the bare mat a card
    has just left, beside a new card, is not a card); each
-   is snapped to the card's own edges and read in full, look-alike stage included (one that reads
-   "unknown" or too weakly is moved and turned a little to where it reads best, ``TURN_STEPS``,
-   and read again), and kept if it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the
+   is snapped to the card's own edges and read in full, look-alike stage included (one whose
+   window's turn is not the card's own and reads weakly is first read turned 15°, 30° and 45° each
+   way and turned to the best where that reads better, ``TURN_WIDE_DEG``, and is then named only
+   ``TURN_WIDE_MARGIN`` over the threshold; one that reads "unknown" or too weakly is moved and
+   turned a little to where it reads best, ``TURN_STEPS``, and read again), and kept if it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the
    best of many tries); last, the cards found are read a period of repeated art away
    (``PEAK_SHIFTS_MM``) and moved where their label reads better (the compass search stays on the
    peak it starts on). The deck's templates thus say where a new card lies, and two new cards
@@ -144,8 +146,9 @@ TURN_STEPS = ((1.0, 2.0), (0.5, 1.0))
 TURN_WIDE_DEG, TURN_WIDE_SLACK = (15.0, 30.0, 45.0), 0.01
 #: ... unless its window already reads this well (ZNCC): the sweep costs 6 whole-card reads a card.
 TURN_WIDE_BELOW = 0.9
-#: A card whose window the sweep turned is named only if it reads this far (ZNCC) over the deck's
-#: threshold (twice WINDOW_MARGIN: the sweep is many more tries), else it is "unknown".
+#: A card whose window the sweep turned, or that lies over SQUARE_DEG off square, is named only if
+#: it reads this far (ZNCC) over the deck's threshold (twice WINDOW_MARGIN: the sweep is many more
+#: tries, and a far-turned card's window is often a few mm off it), else it is "unknown".
 TURN_WIDE_MARGIN = 0.2
 #: A card-shaped blob is searched at its own turn (``CardTracker._own_turns``): within SQUARE_DEG
 #: (degrees) of square if its sides are within a quarter of the card's, beyond it (the windows square
@@ -895,11 +898,21 @@ class CardTracker:
                 # 45°, read sashimi 0.64 square to the mat, read dumpling 0.68 turned 36°; turned
                 # far cards found so read 0.95+).
                 rect, r = self._turn(frame, homography, wide, r_wide)
-                card = self._polished(frame, homography, rect, r)
-                if card.label != UNKNOWN and card.score < self.deck.threshold + TURN_WIDE_MARGIN:
-                    return replace(card, label=UNKNOWN, confidence=0.5)
-                return card
-        return self._polished(frame, homography, rect, r)
+                return self._named_turned(self._polished(frame, homography, rect, r), swept=True)
+        return self._named_turned(self._polished(frame, homography, rect, r))
+
+    def _named_turned(self, card: TrackedCard, swept: bool = False) -> TrackedCard:
+        """``card``, "unknown" (confidence 0.5) where it is named but reads under the deck's
+        threshold + ``TURN_WIDE_MARGIN`` and its window was turned by the wide sweep (``swept``) or
+        lies over ``SQUARE_DEG`` off square. Where cards lie square to their seat (the simulator's
+        ±4°), no window is so turned; a card laid further off is read in a window that is often a
+        few mm off it too (a pattern maki_3 turned 45°, its window at its own turn 5.7 mm off, read
+        maki_1 0.81: such cards read 0.95+ in place)."""
+        a = (card.rect_mm[2] + 45.0) % 90.0 - 45.0
+        if card.label != UNKNOWN and (swept or abs(a) > SQUARE_DEG) \
+                and card.score < self.deck.threshold + TURN_WIDE_MARGIN:
+            return replace(card, label=UNKNOWN, confidence=0.5)
+        return card
 
     def _polished(self, frame: np.ndarray, homography: np.ndarray, rect: tuple, r) -> TrackedCard:
         """:meth:`_polish` after the wide turn: snapped and read in full, and turned a little and read
