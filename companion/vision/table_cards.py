@@ -152,8 +152,8 @@ TURN_WIDE_BELOW = 0.9
 TURN_WIDE_MARGIN = 0.2
 #: A card-shaped blob is searched at its own turn (``CardTracker._own_turns``): within SQUARE_DEG
 #: (degrees) of square if its sides are within a quarter of the card's, beyond it (the windows square
-#: to the mat, 30° off a card turned 30°, read a maki_3 as maki_2) only if they are within CARD_FIT of
-#: the card's, and beyond DIAGONAL_DEG (folded into [-45°, 45°)) also a quarter round the other way,
+#: to the mat, 30° off a card turned 30°, read a maki_3 as maki_2) only if their ratio is within
+#: CARD_FIT of the card's, and beyond DIAGONAL_DEG (folded into [-45°, 45°)) also a quarter round the other way,
 #: as the fold cannot tell the two apart.
 SQUARE_DEG, CARD_FIT, DIAGONAL_DEG = 15.0, 0.12, 35.0
 #: Slack (mm) by which a window may leave a blob's bounding box on either side.
@@ -1005,9 +1005,11 @@ class CardTracker:
 
         A blob of about a card's size and shape is searched at its own turn folded into [-45, 45):
         within ``SQUARE_DEG`` of square whatever its shape within a quarter of the card's sides;
-        beyond that only a blob within ``CARD_FIT`` of the card's sides (a whole card turned, not two
-        pieces of art that happen to span a card: those came as 37 × 78 mm at -51° on an ordinary
-        watercolour turn), and beyond ``DIAGONAL_DEG`` a quarter round the other way too."""
+        beyond that only a blob whose sides' ratio is within ``CARD_FIT`` of the card's (a whole card
+        turned, its shadow with it: 49 × 69 mm, 1.40; not two pieces of art that happen to span a
+        card, 37 × 78 mm at -51° on an ordinary watercolour turn, 2.05, nor a pale card's art alone,
+        46 × 53 mm, 1.15, turned 13° off its card's 30°), and beyond ``DIAGONAL_DEG`` a quarter
+        round the other way too."""
         cw, ch = self.layout.card_mm
         (bw, bh), ang = rect[1], rect[2]
         # Folded modulo 90 because minAreaRect's range depends on the OpenCV version ((0, 90] in
@@ -1019,7 +1021,7 @@ class CardTracker:
             return None
         if abs(a) <= SQUARE_DEG:
             return {float(round(a, 1))}
-        if abs(short - cw) > CARD_FIT * cw or abs(long_ - ch) > CARD_FIT * ch:
+        if abs((long_ / short) / (ch / cw) - 1.0) > CARD_FIT:
             return None
         angles = {float(round(a, 1))}
         if abs(a) > DIAGONAL_DEG:
