@@ -576,7 +576,7 @@ class CardTracker:
         owner: list[int] = []
         blobs = []
         blob_pts: list[np.ndarray] = []
-        blob_turned: list[bool] = []  # searched at its own turn (card-shaped), not square to the mat
+        blob_turns: list[set[float]] = []
         for c in gone:
             (x, y), size, angle = c.rect_mm
             for dx, dy in ((0, 0), (-WINDOW_STEP_MM / 2, 0), (WINDOW_STEP_MM / 2, 0), (0, -WINDOW_STEP_MM / 2),
@@ -595,7 +595,10 @@ class CardTracker:
                 continue
             blobs.append((len(windows), len(rects), float(len(pts)) / (s * s), blob_rect))
             blob_pts.append(pts)
-            blob_turned.append(self._own_turns(blob_rect) is not None)
+            # The turns at which its windows were at the blob's own (not square to the mat, which a
+            # far-turned blob is searched at too).
+            turns = self._own_turns(blob_rect) or set()
+            blob_turns.append(turns if len(turns) == 1 else {t for t in turns if t != 0.0})
             windows += rects
             owner += [len(blobs) - 1] * len(rects)
         if not windows:
@@ -696,7 +699,7 @@ class CardTracker:
             if on_card < NOT_BARE_MIN * inside:
                 continue
             card = self._polish(frame, homography, fine[i], r,
-                                turn_known=fine_owner[i] >= 0 and blob_turned[fine_owner[i]])
+                                turn_known=fine_owner[i] >= 0 and fine[i][2] in blob_turns[fine_owner[i]])
             if card.score < self.deck.threshold + WINDOW_MARGIN:
                 continue
             take(box)
@@ -1023,7 +1026,10 @@ class CardTracker:
             return {float(round(a, 1))}
         if abs((long_ / short) / (ch / cw) - 1.0) > CARD_FIT:
             return None
-        angles = {float(round(a, 1))}
+        # Square to the mat too, as a blob that is not card-shaped is searched: a pale card's art
+        # can span a card's shape at a turn that is not the card's (a watercolour wasabi lying
+        # square, its blob turned 22°, read 0.76 there), and the better window wins.
+        angles = {float(round(a, 1)), 0.0}
         if abs(a) > DIAGONAL_DEG:
             # Near 45° the fold cannot tell a card turned one way from one turned the other way a
             # quarter round (and laid the other way up): both are tried.
