@@ -1242,32 +1242,34 @@ def _pip_rows(pips: list[Pip], bars: list[Pip]) -> list[tuple[Pip, Pip, Pip]]:
     (the middle pip within ``BAR_LENGTH_PER_SPACING`` of the bar's length away, across it): a
     blurred six whose one column merged into a bar and the other not. (end, middle, end)."""
     out: list[tuple[Pip, Pip, Pip]] = []
-    if not bars:
-        return out
     round_pips = [p for p in pips if p.roundness >= TOP_MIN_ROUNDNESS]
+    if not bars or len(round_pips) < 3:
+        return out
+    xy = np.array([(p.x, p.y) for p in round_pips], np.float64)
+    pol = np.array([p.polarity for p in round_pips])
+    straight = math.cos(math.radians(15.0))
     for bar in bars:
-        axis = np.array([math.cos(math.radians(bar.angle)), math.sin(math.radians(bar.angle))])
+        ax, ay = math.cos(math.radians(bar.angle)), math.sin(math.radians(bar.angle))
         lo, hi = bar.major / BAR_LENGTH_PER_SPACING[1], bar.major / BAR_LENGTH_PER_SPACING[0]
-        for m in round_pips:
-            sep = np.array([m.x - bar.x, m.y - bar.y])
-            spacing = float(np.linalg.norm(sep))
-            if m.polarity != bar.polarity or not lo <= spacing <= hi or abs(float(sep @ axis)) > 0.25 * spacing:
-                continue
-            ends = [p for p in round_pips if p is not m and p.polarity == m.polarity
-                    and math.hypot(p.x - m.x, p.y - m.y) < 0.5 * bar.major]
+        dx, dy = xy[:, 0] - bar.x, xy[:, 1] - bar.y
+        spacing = np.hypot(dx, dy)
+        middles = np.nonzero((pol == bar.polarity) & (spacing >= lo) & (spacing <= hi)
+                             & (np.abs(dx * ax + dy * ay) <= 0.25 * spacing))[0]
+        for i in middles.tolist():
+            m = round_pips[i]
+            near = np.nonzero((pol == m.polarity) & (np.hypot(xy[:, 0] - m.x, xy[:, 1] - m.y) < 0.5 * bar.major))[0]
+            ends = [round_pips[k] for k in near.tolist() if k != i]
             for a, b in itertools.combinations(ends, 2):
-                row = (a, m, b)
-                sizes = [p.diameter for p in row]
+                sizes = (a.diameter, m.diameter, b.diameter)
                 length = math.hypot(b.x - a.x, b.y - a.y)
                 if max(sizes) > ROW_EVEN * min(sizes) or length < 1e-6:
                     continue
-                t = np.array([b.x - a.x, b.y - a.y]) / length
-                off = np.array([m.x - (a.x + b.x) / 2, m.y - (a.y + b.y) / 2])
-                if abs(float(off @ t)) > ROW_STRAIGHT * length or abs(float(off @ np.array([-t[1], t[0]]))) > ROW_STRAIGHT * length:
-                    continue
-                if abs(float(t @ axis)) < math.cos(math.radians(15.0)):
-                    continue  # not parallel to the bar
-                out.append(row)
+                tx, ty = (b.x - a.x) / length, (b.y - a.y) / length
+                ox, oy = m.x - (a.x + b.x) / 2, m.y - (a.y + b.y) / 2
+                if (abs(ox * tx + oy * ty) > ROW_STRAIGHT * length or abs(oy * tx - ox * ty) > ROW_STRAIGHT * length
+                        or abs(tx * ax + ty * ay) < straight):
+                    continue  # not evenly in a line, or not parallel to the bar
+                out.append((a, m, b))
     return out
 
 
@@ -2342,7 +2344,9 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     hypotheses.extend(more)
             if trace is not None:
                 trace.append(("large" if f.large_one and kind == "hypothesis" else kind, f, value, margin, why))
-            if _row_of_larger(f, value, pips, pip_xy, pip_pol):
+            # (Asked only of readings no rule but the verifier's refused: the same whether read
+            # with a verifier or replayed from a trace read with none, select_readings.)
+            if why in (None, "doubt", "seam") and _row_of_larger(f, value, pips, pip_xy, pip_pol):
                 rows.update(id(p) for p in f.pips)
                 if trace is not None:
                     trace.append(("row", f, value, margin, None))
