@@ -18,7 +18,8 @@ camera and no set of dice:
    it and by a one's usual proportions, a pip alone in its group also as a large one's
    (``LARGE_ONE_HALF_WIDTH``; also when squashed like its face, or rounder than a side face's
    pips grouped with it); two
-   bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
+   bars side by side (or a bar and a row of three round pips, :func:`_pip_rows`) are a blurred
+   six; a group of more pips than a face holds (touching dice) is
    split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
@@ -28,7 +29,9 @@ camera and no set of dice:
    clear of the bare body at each place the larger layout adds, may be that face with a worn pip,
    and is reported with no value (:func:`_worn_superset`); a two whose diagonal crosses a seam
    between two dice (a dark or light line, or a step in colour: one pip of each of two touching
-   dice) is no die (:func:`seam_across`); a one must
+   dice) is no die (:func:`seam_across`); a two or a three read on a line of pips with a parallel
+   row of like pips (or a bar) beside it is a four's column or a six's row, and neither it nor a one
+   on its pips is its group's reading (:func:`_row_of_larger`); a one must
    be ringed by its die's outline (:func:`outline_strength`) and hold no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
