@@ -159,3 +159,41 @@ def test_a_row_of_pips_beside_a_bar():
     assert dice_d6._pip_rows([bar, *bent], [bar]) == []  # not in a line
     across = [_pip(89, 78, d=7.0), _pip(100, 78, d=7.0), _pip(111, 78, d=7.0)]
     assert dice_d6._pip_rows([bar, *across], [bar]) == []  # not beside the bar, across it
+
+
+def test_a_bar_across_the_line_is_no_row():
+    # A seam between touching dice, or a side face's shade, is a bar at any angle; a row's pips run
+    # together lie along the line (review of d6w38: two such bars beside a 2 made its "row").
+    # The four's column (vertical); bars 20 px to its right, one level with each pip.
+    along = [_pip(120, 100, d=14.0, roundness=0.25, angle=90.0)]
+    assert _row(TWO, 2, along)  # the other column run together: a row
+    assert _row(TWO, 2, [_pip(120, 100, d=14.0, roundness=0.25, angle=100.0)])  # 10° off: still
+    for angle in (0.0, 45.0, 135.0):  # across the line, each bar level with one pip
+        across = [_pip(120, y, d=14.0, roundness=0.25, angle=angle) for y in (90, 110)]
+        assert not _row(TWO, 2, across), angle
+
+
+@pytest.mark.parametrize("case", ["small", "tilted"])
+def test_a_two_touching_a_five_still_reads_two(case):
+    # The review's drawn cases: on the reviewed code the 2 was missed (small, an ordinary camera)
+    # or read 6 (large, tilted), its neighbour's seam and side face taken for a row.
+    import cv2
+
+    from companion.sim.dice import DieSpec, render_dice
+    from companion.sim.table import ShotConditions
+
+    specs, cond = {
+        "small": ([DieSpec("d6", "2", (164.79, 222.85), 75.19, 52.41), DieSpec("d6", "5", (226.09, 240.23), 79.97, 55.78)],
+                  ShotConditions(background="wood", background_bgr=(40, 123, 129), tilt=(0.0234, -0.0843),
+                                 light_gradient=0.058, light_angle_deg=212.2, vignette=0.064, blur_sigma=0.974,
+                                 noise_sigma=1.02, jpeg_quality=81, shadow=0.31)),
+        "tilted": ([DieSpec("d6", "2", (497.57, 283.85), 20.03, 108.76), DieSpec("d6", "5", (480.44, 161.94), 14.84, 105.19)],
+                   ShotConditions(background="wood", background_bgr=(52, 76, 132), tilt=(-0.0692, -0.2017),
+                                  light_gradient=0.285, light_angle_deg=299.7, vignette=0.128, blur_sigma=1.054,
+                                  noise_sigma=1.49, jpeg_quality=84, shadow=0.395)),
+    }[case]
+    for seed in range(4):
+        shot = render_dice(specs, rng=np.random.default_rng(seed), conditions=cond)
+        on_two = [o.face for o in dice_d6.read_d6(shot.image)
+                  if cv2.pointPolygonTest(np.float32(shot.dice[0][2]), o.center, False) >= 0]
+        assert on_two == ["2"], f"seed {seed}: the 2 read as {on_two or 'nothing'}"

@@ -1772,6 +1772,9 @@ ROW_PARALLEL = 0.3
 #: per the line's pips' mean, (min, max).
 ROW_MIN_ROUNDNESS = 0.5
 ROW_PIP_SIZE = (0.7, 1.5)
+#: ... the least |cos| between a bar of the row and the line (15°): a row's pips run together lie
+#: along it; a seam between touching dice or a side face's shade lies at any angle.
+ROW_BAR_ALONG = math.cos(math.radians(15.0))
 
 
 def _row_of_larger(f: Face, value: int | None, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
@@ -1805,14 +1808,17 @@ def _row_of_larger(f: Face, value: int | None, pips: list[Pip], xy: np.ndarray, 
         q = pips[k]
         if id(q) in ids:
             continue
+        axis = np.array([math.cos(math.radians(q.angle)), math.sin(math.radians(q.angle))])
         if q.roundness >= ROW_MIN_ROUNDNESS and ROW_PIP_SIZE[0] * size <= q.diameter <= ROW_PIP_SIZE[1] * size:
             ends = [0.0]
+        # A bar is a row's pips run together, so it lies along the line: a seam between touching
+        # dice or a shaded side face lies across it at any angle (review of d6w38: a 2 touching a 5
+        # lost to a 6 fitted on its own two pips).
         elif (q.roundness <= BAR_MAX_ROUNDNESS and ROW_PIP_SIZE[0] * size <= q.minor <= ROW_PIP_SIZE[1] * size
-              and q.major <= 1.6 * length):
+              and q.major <= 1.6 * length and abs(float(axis @ t)) >= ROW_BAR_ALONG):
             ends = np.linspace(-0.5, 0.5, 5) * (q.major - q.minor)  # along the bar's axis, px
         else:
             continue
-        axis = np.array([math.cos(math.radians(q.angle)), math.sin(math.radians(q.angle))])
         for e in ends:
             pt = np.array([q.x, q.y]) + e * axis - a
             points.append((float(pt @ t) / length, float(pt @ n) / length))
