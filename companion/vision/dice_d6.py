@@ -2152,6 +2152,15 @@ def _more_faces(more: list[tuple[float, int | None, Face]],
     return out
 
 
+def asks_verifier(kind: str, value: int | None, why: str | None) -> bool:
+    """Whether a ``trace`` entry of :func:`_read_d6` (``(kind, face, value, margin, why)``) is a
+    reading the verifier is asked about: a face hypothesis with a value that no rule refused, or
+    that only the seam check refused (a phantom two still hides what it hid, :func:`_choose_faces`).
+    :func:`select_readings` and the training script (``train_d6_verifier``) both ask this, so the
+    trainer measures every reading the replay asks about."""
+    return kind in ("hypothesis", "faint", "large") and why in (None, "seam") and value is not None
+
+
 def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     """The dice :func:`_read_d6` would keep, replayed from its ``trace`` (read with no verifier)
     with ``keeps(face, value, margin) -> bool`` as the verifier: ``[(value or None, face)]``,
@@ -2194,8 +2203,7 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
             unread = (0.0, None, f)
         elif kind == "row":
             rows.update(id(p) for p in f.pips)
-        elif (kind in ("hypothesis", "faint", "large") and why in (None, "seam") and value is not None
-              and keeps(f, value, margin)):
+        elif asks_verifier(kind, value, why) and keeps(f, value, margin):
             if why is None:
                 passed.append((margin, value, f))
             elif why == "seam" and (ghost is None or margin > ghost[0]):
