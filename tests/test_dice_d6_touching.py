@@ -209,3 +209,29 @@ def test_a_phantom_two_still_hides_what_it_hid_and_only_its_hidden_dice_of_their
     assert got == sorted([(4, (150.0, 100.0)), *((3, f.center) for _, _, f in others)])
     # With no phantom among the dice chosen, the choice is the plain one.
     assert dice_d6._choose_faces(others, others, {id(phantom)}) == dice_d6._top_faces(others)
+
+
+def test_the_verifiers_trainer_measures_every_reading_the_replay_asks_about():
+    # The training script answers the replay's verifier from a table of measured readings; a
+    # phantom two refused at the seam is still asked about (it hides what it hid), so a table
+    # of the unrefused readings alone ended the training in a KeyError (stop 37).
+    from companion.vision.dice_d6 import _read_d6, select_readings
+    from companion.vision.dice_verify import features
+    from companion.vision.train_d6_verifier import Photo, asked_readings
+
+    seams = 0
+    for seed in range(3):
+        trace: list = []
+        _read_d6(_seam_rows(seed, False).image, None, trace)
+        seams += sum(1 for entry in trace[1:] if entry[4] == "seam")
+        asked = asked_readings([Photo(f"gem/{seed}", 0, trace)], features)
+        missing = []
+
+        def keeps(f, value, margin):
+            if (0, id(f)) not in asked:
+                missing.append((value, f.center))
+            return True
+
+        select_readings(trace, keeps)
+        assert not missing, f"seed {seed}: the replay asked about readings never measured: {missing}"
+    assert seams  # the scenes do hold phantom twos at the seam: the case was put to the test

@@ -18,7 +18,8 @@ camera and no set of dice:
    it and by a one's usual proportions, a pip alone in its group also as a large one's
    (``LARGE_ONE_HALF_WIDTH``; also when squashed like its face, or rounder than a side face's
    pips grouped with it); two
-   bars side by side are a blurred six; a group of more pips than a face holds (touching dice) is
+   bars side by side (or a bar and a row of three round pips, :func:`_pip_rows`) are a blurred
+   six; a group of more pips than a face holds (touching dice) is
    split in two, and the pips a fit leaves out are tried as another die's face.
 3. **Read each face** (:func:`read_faces`, every hypothesis of the photo in one batch): the nine
    pip places and four bare places of the fitted face are sampled. A face shows pips exactly where its value puts them and one plain body colour
@@ -28,7 +29,9 @@ camera and no set of dice:
    clear of the bare body at each place the larger layout adds, may be that face with a worn pip,
    and is reported with no value (:func:`_worn_superset`); a two whose diagonal crosses a seam
    between two dice (a dark or light line, or a step in colour: one pip of each of two touching
-   dice) is no die (:func:`seam_across`); a one must
+   dice) is no die (:func:`seam_across`); a two or a three read on a line of pips with a parallel
+   row of like pips (or a bar) beside it is a four's column or a six's row, and neither it nor a one
+   on its pips is its group's reading (:func:`_row_of_larger`); a one must
    be ringed by its die's outline (:func:`outline_strength`) and hold no other pip. A lone light spot on a light, grey or black body is a glint or a reflection,
    unless on a grey or black body it looks painted (a black die's one: round, stark, clearly
    outlined, centred between its die's edges and on a square body, not a round one (a coin, a
@@ -1229,6 +1232,50 @@ BAR_MIN_WIDTH = 4.0
 BAR_OUTLINE_GROWTH = 1.15
 
 
+#: A row of three round pips that stands in for a bar (:func:`_pip_rows`): how far off the line
+#: through its end pips the middle pip may lie, and how far from their midpoint along it, per
+#: the row's length; and how much the three pips' diameters may differ (largest / smallest).
+ROW_STRAIGHT = 0.12
+ROW_EVEN = 1.3
+
+
+def _pip_rows(pips: list[Pip], bars: list[Pip]) -> list[tuple[Pip, Pip, Pip]]:
+    """Rows of three round pips (``TOP_MIN_ROUNDNESS``) of like size (``ROW_EVEN``), evenly
+    spaced on a line (``ROW_STRAIGHT``), that lie beside a bar of ``bars`` as a six's columns lie
+    (the middle pip within ``BAR_LENGTH_PER_SPACING`` of the bar's length away, across it): a
+    blurred six whose one column merged into a bar and the other not. (end, middle, end)."""
+    out: list[tuple[Pip, Pip, Pip]] = []
+    round_pips = [p for p in pips if p.roundness >= TOP_MIN_ROUNDNESS]
+    if not bars or len(round_pips) < 3:
+        return out
+    xy = np.array([(p.x, p.y) for p in round_pips], np.float64)
+    pol = np.array([p.polarity for p in round_pips])
+    straight = math.cos(math.radians(15.0))
+    for bar in bars:
+        ax, ay = math.cos(math.radians(bar.angle)), math.sin(math.radians(bar.angle))
+        lo, hi = bar.major / BAR_LENGTH_PER_SPACING[1], bar.major / BAR_LENGTH_PER_SPACING[0]
+        dx, dy = xy[:, 0] - bar.x, xy[:, 1] - bar.y
+        spacing = np.hypot(dx, dy)
+        middles = np.nonzero((pol == bar.polarity) & (spacing >= lo) & (spacing <= hi)
+                             & (np.abs(dx * ax + dy * ay) <= 0.25 * spacing))[0]
+        for i in middles.tolist():
+            m = round_pips[i]
+            near = np.nonzero((pol == m.polarity) & (np.hypot(xy[:, 0] - m.x, xy[:, 1] - m.y) < 0.5 * bar.major))[0]
+            ends = [round_pips[k] for k in near.tolist() if k != i]
+            for a, b in itertools.combinations(ends, 2):
+                sizes = (a.diameter, m.diameter, b.diameter)
+                length = math.hypot(b.x - a.x, b.y - a.y)
+                if max(sizes) > ROW_EVEN * min(sizes) or length < 1e-6:
+                    continue
+                tx, ty = (b.x - a.x) / length, (b.y - a.y) / length
+                ox, oy = m.x - (a.x + b.x) / 2, m.y - (a.y + b.y) / 2
+                if (abs(ox * tx + oy * ty) > ROW_STRAIGHT * length or abs(oy * tx - ox * ty) > ROW_STRAIGHT * length
+                        or abs(tx * ax + ty * ay) < straight):
+                    continue  # not evenly in a line, or not parallel to the bar
+                out.append((a, m, b))
+    return out
+
+
 def _bar_sixes(pips: list[Pip], grad) -> list[list[Face]]:
     """Six hypotheses from pairs of bars (:data:`BAR_MAX_ROUNDNESS`): a blurred six whose two
     columns of pips each merged into one elongated blob. Two bars of like length, width and
@@ -1238,9 +1285,19 @@ def _bar_sixes(pips: list[Pip], grad) -> list[list[Face]]:
     one is: a pair of parallel strokes on a larger plain surface is not a die."""
     bars = [p for p in pips if p.roundness <= BAR_MAX_ROUNDNESS and p.minor >= BAR_MIN_WIDTH]
     out: list[list[Face]] = []
+    # A column whose pips stayed apart (blur merged only the other): three round pips in a line,
+    # stood in for by the bar they would make (their axis, their length end to end plus a pip).
+    own: dict[int, tuple[Pip, ...]] = {}
+    for row in _pip_rows(pips, bars):
+        (a, m, b), q = row, row[1]
+        d = float(np.mean([p.diameter for p in row]))
+        length = math.hypot(b.x - a.x, b.y - a.y)
+        bar = Pip(m.x, m.y, q.area, length + d, d, math.degrees(math.atan2(b.y - a.y, b.x - a.x)), q.contrast, q.polarity)
+        own[id(bar)] = row
+        bars.append(bar)
     for b1, b2 in itertools.combinations(bars, 2):
-        if b1.polarity != b2.polarity:
-            continue
+        if b1.polarity != b2.polarity or (id(b1) in own and id(b2) in own):
+            continue  # (two rows of round pips are a six's columns, fitted as such)
         if max(b1.major, b2.major) > 1.3 * min(b1.major, b2.major) or max(b1.minor, b2.minor) > 1.5 * min(b1.minor, b2.minor):
             continue
         turn = abs(b1.angle - b2.angle) % 180.0
@@ -1259,7 +1316,7 @@ def _bar_sixes(pips: list[Pip], grad) -> list[list[Face]]:
             continue
         # Columns at u = ±0.5: the face's u axis is the bars' separation, its v axis along them.
         frame = np.column_stack([sep, axis * spacing, [(b1.x + b2.x) / 2, (b1.y + b2.y) / 2]])
-        f = Face(frame, (b1, b2), 0.0)
+        f = Face(frame, own.get(id(b1), (b1,)) + own.get(id(b2), (b2,)), 0.0)
         # Blur draws the bars out to about 0.8 half-widths, where the outline is looked for: look
         # beyond them, round a face grown by BAR_OUTLINE_GROWTH.
         grown = Face(np.column_stack([frame[:, :2] * BAR_OUTLINE_GROWTH, frame[:, 2]]), f.pips, 0.0)
@@ -1702,6 +1759,110 @@ def _stray_pip_inside(f: Face, value: int, pips: list[Pip], xy: np.ndarray | Non
     return bool(np.any(near > STRAY_FROM_PLACE))
 
 
+#: A row of a larger face (:func:`_row_of_larger`): how far across from a two's or three's line of
+#: pips, per its length, the parallel row must lie (a four's columns and a six's rows lie one
+#: length apart seen square on; 0.8 … 1.0 on the dev photos' such dice, foreshortened).
+ROW_ACROSS = (0.65, 1.35)
+#: ... how far along the line (per its length) from each pip of it the row's blob may lie, and
+#: how much the row's offsets across may differ (it runs parallel to the line).
+ROW_ALONG = 0.25
+ROW_PARALLEL = 0.3
+#: ... the least roundness of a pip of the row (a side face's pips, squashed, are 0.35 … 0.46
+#: on the dev photos; a top face's pip seen by a coarse octave 0.6 and more) and its diameter
+#: per the line's pips' mean, (min, max).
+ROW_MIN_ROUNDNESS = 0.5
+ROW_PIP_SIZE = (0.7, 1.5)
+#: ... the least |cos| between a bar of the row and the line (15°): a row's pips run together lie
+#: along it; a seam between touching dice or a side face's shade lies at any angle.
+ROW_BAR_ALONG = math.cos(math.radians(15.0))
+
+
+def _row_of_larger(f: Face, value: int | None, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
+    """Whether a two or a three read on all its own pips (``f.pips``, one line of pips: a
+    diagonal) is one row of a larger face: a parallel row of like pips, one line's length across
+    on one side, lies beside it (a four's column read as a diagonal two when the other column's
+    pips were found too squashed to be a top face's; a six's row read as a three when the other
+    row's pips merged into one bar by blur). Such a reading is the right layout turned 45° on a
+    face 0.7 as large: a wrong value, so it is refused and the group's other readings (the four
+    placed on the column) compete. A pip of the row is round enough (``ROW_MIN_ROUNDNESS``) and
+    of like size (``ROW_PIP_SIZE``); a bar (:data:`BAR_MAX_ROUNDNESS`, as wide as a pip) covers
+    the places its long axis passes. ``xy`` (N, 2) float64 px and ``polarity`` (N,) are the
+    pips' centres and polarities, in order."""
+    if value not in (2, 3) or len(f.pips) != value or len(pips) == 0:
+        return False
+    own = np.array([(p.x, p.y) for p in f.pips], np.float64)
+    d2 = np.sum((own[:, None] - own[None]) ** 2, axis=2)
+    i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
+    a, b = own[i], own[j]
+    length = float(np.hypot(*(b - a)))
+    if length < 1e-6:
+        return False
+    t = (b - a) / length
+    n = np.array([-t[1], t[0]])
+    size = float(np.mean([p.diameter for p in f.pips]))
+    ids = {id(p) for p in f.pips}
+    near = np.nonzero((polarity == f.pips[0].polarity)
+                      & (np.hypot(xy[:, 0] - (a[0] + b[0]) / 2, xy[:, 1] - (a[1] + b[1]) / 2) < 2.5 * length))[0]
+    points = []  # (along, across) per length of each like blob's points: a pip's centre, a bar's axis
+    for k in near.tolist():
+        q = pips[k]
+        if id(q) in ids:
+            continue
+        axis = np.array([math.cos(math.radians(q.angle)), math.sin(math.radians(q.angle))])
+        if q.roundness >= ROW_MIN_ROUNDNESS and ROW_PIP_SIZE[0] * size <= q.diameter <= ROW_PIP_SIZE[1] * size:
+            ends = [0.0]
+        # A bar is a row's pips run together, so it lies along the line: a seam between touching
+        # dice or a shaded side face lies across it at any angle (review of d6w38: a 2 touching a 5
+        # lost to a 6 fitted on its own two pips).
+        elif (q.roundness <= BAR_MAX_ROUNDNESS and ROW_PIP_SIZE[0] * size <= q.minor <= ROW_PIP_SIZE[1] * size
+              and q.major <= 1.6 * length and abs(float(axis @ t)) >= ROW_BAR_ALONG):
+            ends = np.linspace(-0.5, 0.5, 5) * (q.major - q.minor)  # along the bar's axis, px
+        else:
+            continue
+        for e in ends:
+            pt = np.array([q.x, q.y]) + e * axis - a
+            points.append((float(pt @ t) / length, float(pt @ n) / length))
+    if not points:
+        return False
+    uv = np.array(points)
+    places = [0.0, 1.0] if value == 2 else [0.0, 0.5, 1.0]
+    for side in (1.0, -1.0):
+        across = side * uv[:, 1]
+        offsets = []
+        for s in places:
+            hit = (np.abs(uv[:, 0] - s) <= ROW_ALONG) & (across >= ROW_ACROSS[0]) & (across <= ROW_ACROSS[1])
+            if not hit.any():
+                break
+            offsets.append(across[hit])
+        else:
+            if _parallel(offsets):  # one offset per place, all alike: the row runs parallel to the line
+                return True
+    return False
+
+
+def _parallel(offsets: list[np.ndarray]) -> bool:
+    """Whether one offset across can be picked at each place so that all lie within
+    ``ROW_PARALLEL`` of each other (each place's candidates ``offsets[k]``, per line length)."""
+    for o0 in offsets[0].tolist():
+        if all(np.any(np.abs(o - o0) <= ROW_PARALLEL) for o in offsets[1:]):
+            return True
+    return False
+
+
+def _best_reading(passed: list[tuple[float, int, Face]], rows: set[int]) -> tuple[float, int, Face] | None:
+    """Of a group's readings ``(margin, value, face)`` that every check let through (in the order
+    tried), the first of the largest margin, leaving out those of one to three pips that all lie
+    in ``rows`` (ids of pips of a row of a larger face, :func:`_row_of_larger`): a four's column
+    read as a two, its pip as a one. None when none is left."""
+    best = None
+    for t in passed:
+        if t[1] <= 3 and all(id(p) in rows for p in t[2].pips):
+            continue
+        if best is None or t[0] > best[0]:
+            best = t
+    return best
+
+
 def _crowded(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
     """Whether a pip as round as a top face's and of like size (``LARGE_ONE_CLEAR``) lies within
     ``LARGE_ONE_CLEAR[0]`` half-widths (max-norm) of a large one's face ``f`` (``xy`` (N, 2) px and
@@ -1991,6 +2152,15 @@ def _more_faces(more: list[tuple[float, int | None, Face]],
     return out
 
 
+def asks_verifier(kind: str, value: int | None, why: str | None) -> bool:
+    """Whether a ``trace`` entry of :func:`_read_d6` (``(kind, face, value, margin, why)``) is a
+    reading the verifier is asked about: a face hypothesis with a value that no rule refused, or
+    that only the seam check refused (a phantom two still hides what it hid, :func:`_choose_faces`).
+    :func:`select_readings` and the training script (``train_d6_verifier``) both ask this, so the
+    trainer measures every reading the replay asks about."""
+    return kind in ("hypothesis", "faint", "large") and why in (None, "seam") and value is not None
+
+
 def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     """The dice :func:`_read_d6` would keep, replayed from its ``trace`` (read with no verifier)
     with ``keeps(face, value, margin) -> bool`` as the verifier: ``[(value or None, face)]``,
@@ -2003,9 +2173,12 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     alt: list = []  # the groups' readings with phantom twos refused (_choose_faces)
     ghosts: set[int] = set()
     bodies: list = []  # the second look's: [((x, y, major), [reading of each group])]
-    best = unread = ghost = None
+    unread = ghost = None
+    passed: list = []  # the group's readings kept, in order, and its rows' pips (_best_reading)
+    rows: set[int] = set()
 
     def close() -> None:
+        best = _best_reading(passed, rows)
         main = ghost if ghost is not None and (best is None or ghost[0] > best[0]) else best
         if bodies:  # a body's group: a reading with a value on the body, or nothing
             if main is not None and main is not ghost and _on_body(main[2], bodies[-1][0]):
@@ -2022,15 +2195,17 @@ def select_readings(trace: list, keeps) -> list[tuple[int | None, Face]]:
     for kind, f, value, margin, why in trace[1:]:  # after the ("scale", s) entry
         if kind in ("group", "body"):
             close()
-            best = unread = ghost = None
+            unread = ghost = None
+            passed, rows = [], set()
             if kind == "body":
                 bodies.append((why, []))
         elif kind == "unread":
             unread = (0.0, None, f)
-        elif (kind in ("hypothesis", "faint", "large") and why in (None, "seam") and value is not None
-              and keeps(f, value, margin)):
-            if why is None and (best is None or margin > best[0]):
-                best = (margin, value, f)
+        elif kind == "row":
+            rows.update(id(p) for p in f.pips)
+        elif asks_verifier(kind, value, why) and keeps(f, value, margin):
+            if why is None:
+                passed.append((margin, value, f))
             elif why == "seam" and (ghost is None or margin > ghost[0]):
                 ghost = (margin, value, f)
     close()
@@ -2157,8 +2332,12 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
         through, else the face it reports unread, else None (traced as the walk goes, each
         hypothesis as ``kind``): twice, ``(as read, with phantoms refused)``; the first is a
         phantom two (refused only as ``"seam"``, its id added to ``ghosts``) where one beats the
-        group's best reading, else the same as the second (:func:`_choose_faces`)."""
+        group's best reading, else the same as the second (:func:`_choose_faces`). A reading
+        of one to three pips all of a row of a larger face (:func:`_row_of_larger`, traced as
+        ``("row", face, value, margin, None)``) is no reading of the group: it is that face's."""
         best = unread = ghost = None
+        passed: list[tuple[float, int, Face]] = []  # readings let through, in order
+        rows: set[int] = set()  # ids of the pips of rows of larger faces
         if trace is not None:
             trace.append(("group", None, None, 0.0, None))
         # The list may grow while it is walked: a lone pip found to share its face with pips
@@ -2182,6 +2361,12 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                     hypotheses.extend(more)
             if trace is not None:
                 trace.append(("large" if f.large_one and kind == "hypothesis" else kind, f, value, margin, why))
+            # (Asked only of readings no rule but the verifier's refused: the same whether read
+            # with a verifier or replayed from a trace read with none, select_readings.)
+            if why in (None, "doubt", "seam") and _row_of_larger(f, value, pips, pip_xy, pip_pol):
+                rows.update(id(p) for p in f.pips)
+                if trace is not None:
+                    trace.append(("row", f, value, margin, None))
             # A face of no value may be reported unread. So may a face read only as one mark was
             # let off its body (read_faces): refused, it is what it was before, a face of no
             # value. Its fallback is taken whether or not it is refused here (a value still beats
@@ -2200,10 +2385,11 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
                 unread = (0.0, None, f)
                 if trace is not None:
                     trace.append(("unread", f, None, 0.0, None))
-            if why is None and value is not None and (best is None or margin > best[0]):
-                best = (margin, value, f)
+            if why is None and value is not None:
+                passed.append((margin, value, f))
             if why == "seam" and (ghost is None or margin > ghost[0]):
                 ghost = (margin, value, f)
+        best = _best_reading(passed, rows)
         alt = best if best is not None else unread
         if ghost is not None and (best is None or ghost[0] > best[0]):
             ghosts.add(id(ghost[2]))

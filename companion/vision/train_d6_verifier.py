@@ -298,6 +298,21 @@ def score_photos(photos: list[Photo], keeps) -> dict[str, dict[str, int]]:
     return total
 
 
+def asked_readings(photos: list[Photo], features) -> dict[tuple[int, int], list[float]]:
+    """``{(photo index, id(face)): features(face, value, margin)}`` for every reading of every
+    photo's trace that the replay (:func:`companion.vision.dice_d6.select_readings`) asks the
+    verifier about (:func:`companion.vision.dice_d6.asks_verifier`): each measured once, so each
+    fold's model answers the replay from a table."""
+    from companion.vision.dice_d6 import asks_verifier
+
+    asked = {}
+    for i, p in enumerate(photos):
+        for kind, f, value, margin, why in p.trace[1:]:
+            if asks_verifier(kind, value, why):
+                asked[(i, id(f))] = features(f, value, margin)
+    return asked
+
+
 def objective(total: dict[str, dict[str, int]], real_weight: float = 1.0) -> float:
     """What cross-validation maximises: dice right − spurious readings − WRONG_COST × wrong values,
     summed over the sets, the real photos' counted ``real_weight`` times (as in the fit)."""
@@ -331,11 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     weight = np.where([photos[i].set == "real" for i in idx], a.real_weight, 1.0)
     # Every reading the verifier would be asked about, measured once: the reader asks
     # ``keeps(face, value, margin)``, answered here from the probability of the photo's fold model.
-    asked = {}
-    for i, p in enumerate(photos):
-        for kind, f, value, margin, why in p.trace[1:]:
-            if kind in ("hypothesis", "faint", "large") and why is None and value is not None:
-                asked[(i, id(f))] = features(f, value, margin)
+    asked = asked_readings(photos, features)
     keys = list(asked)
     A = np.array([asked[k] for k in keys], np.float64).reshape(-1, X.shape[1])
     fold_of_key = folds[[i for i, _ in keys]]
