@@ -33,6 +33,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sim_games import _seeds  # noqa: E402  (the same "1-8,12" seed lists)
 
 #: The subjects (first new card of each seat), cycled by seat and seed: look-alikes first.
 SUBJECTS = ["maki_2", "maki_1", "maki_3", "egg_nigiri", "salmon_nigiri", "squid_nigiri", "maki_2", "maki_3"]
@@ -48,14 +51,6 @@ MIXED_MIN_DEG = 18.0
 #: A reading within NEAR_MM of a card's centre is in its place; within FAR_MM (the game matches a
 #: card to its place within 22 mm) it is the card's, read off its place (its name counts all the same).
 NEAR_MM, FAR_MM = 4.0, 22.0
-
-
-def _seeds(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
 
 
 def scenes(layout, seed: int, angle: float):
