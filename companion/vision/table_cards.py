@@ -901,8 +901,24 @@ class CardTracker:
                 # 45°, read sashimi 0.64 square to the mat, read dumpling 0.68 turned 36°; turned
                 # far cards found so read 0.95+).
                 rect, r = self._turn(frame, homography, wide, r_wide)
-                return self._named_turned(self._polished(frame, homography, rect, r), swept=True)
+                card = self._named_turned(self._polished(frame, homography, rect, r), swept=True)
+                # ... and be backed by the card's own edges: a swept window that reads well only a
+                # few mm off its card is a part of its art matched to another card's (a watercolour
+                # dumpling turned 26°, its window 9 mm off and 5° off its turn, read sashimi 0.775,
+                # its sides backed 0.75; in place it reads dumpling 0.955, backed 1.0).
+                if card.label != UNKNOWN and not self._edges_backed(frame, card):
+                    return replace(card, label=UNKNOWN, confidence=0.5)
+                return card
         return self._named_turned(self._polished(frame, homography, rect, r))
+
+    def _edges_backed(self, frame: np.ndarray, card: TrackedCard) -> bool:
+        """Whether a card's outline (its read quad, px) is a card's own: every side well backed by an
+        edge within ``POLISH_PX`` (:func:`companion.vision.cards.refine_quads`)."""
+        from companion.vision.cards import order_quad, refine_quads
+
+        quad = order_quad(np.array(card.quad, np.float32))
+        (_, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
+        return support >= 1.0
 
     def _named_turned(self, card: TrackedCard, swept: bool = False) -> TrackedCard:
         """``card``, "unknown" (confidence 0.5) where it is named but reads under the deck's
