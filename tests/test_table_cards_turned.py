@@ -83,7 +83,7 @@ def test_a_swept_window_not_backed_by_the_cards_edges_names_no_card(decks):
     # bench/turned_cards.py, watercolour seed 23 angle 45: a dumpling turned 26.2° (a pale card: its
     # blob is only its art, no turn of its own) was swept and turned to a window 9 mm off it and 5° off
     # its turn, where its art read sashimi 0.775 (over the swept bar, 0.76), the window's sides backed
-    # by no edge (support 0.375; in place it reads dumpling 0.955, backed 1.0). Unknown, not sashimi.
+    # by no edge (support 0.75; in place it reads dumpling 0.955, backed 1.0). Unknown, not sashimi.
     cards, _, _ = load_bench("turned_cards").run_one(decks["watercolour"], "watercolour", 23, 45.0, 4)
     for label, turn, outcome, got in cards:
         assert outcome != "WRONG", f"{label} turned {turn:+.1f}° read {got}"

@@ -150,9 +150,6 @@ TURN_WIDE_BELOW = 0.9
 #: it reads this far (ZNCC) over the deck's threshold (twice WINDOW_MARGIN: the sweep is many more
 #: tries, and a far-turned card's window is often a few mm off it), else it is "unknown".
 TURN_WIDE_MARGIN = 0.2
-#: ... and its outline's sides must be backed at least this well (``refine_quads``' support) by the
-#: card's own edges: a window that reads well a few mm off its card is not on its outline.
-SWEPT_BACKED = 0.8
 #: A card-shaped blob is searched at its own turn (``CardTracker._own_turns``): within SQUARE_DEG
 #: (degrees) of square if its sides are within a quarter of the card's, beyond it (the windows square
 #: to the mat, 30° off a card turned 30°, read a maki_3 as maki_2) only if their ratio is within
@@ -905,25 +902,27 @@ class CardTracker:
                 # far cards found so read 0.95+).
                 rect, r = self._turn(frame, homography, wide, r_wide)
                 card = self._named_turned(self._polished(frame, homography, rect, r), swept=True)
-                # ... and be backed by the card's own edges: a swept window that reads well only a
-                # few mm off its card is a part of its art matched to another card's (a watercolour
-                # dumpling turned 26°, its window 9 mm off and 5° off its turn, read sashimi 0.775,
-                # its sides backed 0.375; in place it reads dumpling 0.955, backed 1.0; the
-                # watercolour cards swept right are backed 0.875 and more: their paper is pale).
-                if card.label != UNKNOWN and not self._edges_backed(frame, card):
+                # ... and, unless it reads TURN_WIDE_BELOW or better, be backed by the card's own
+                # edges: a swept window that reads well only a few mm off its card is a part of its
+                # art matched to another card's (a watercolour dumpling turned 26°, its window 9 mm
+                # off and 5° off its turn, read sashimi 0.775, its sides backed 0.75; in place it
+                # reads dumpling 0.955, backed 1.0). Cards swept right read 0.95+, some of them not
+                # so backed (an illustrated salmon_nigiri turned 30°: 0.961, backed 0.625).
+                if card.label != UNKNOWN and card.score < TURN_WIDE_BELOW \
+                        and not self._edges_backed(frame, card):
                     return replace(card, label=UNKNOWN, confidence=0.5)
                 return card
         return self._named_turned(self._polished(frame, homography, rect, r))
 
     def _edges_backed(self, frame: np.ndarray, card: TrackedCard) -> bool:
-        """Whether a card's outline (its read quad, px) is a card's own: its sides backed
-        ``SWEPT_BACKED`` by edges within as far as :meth:`_polish_at` may move them, 2 ×
-        ``POLISH_PX`` (:func:`companion.vision.cards.refine_quads`)."""
+        """Whether a card's outline (its read quad, px) is a card's own: its sides well backed by
+        edges within ``POLISH_PX`` (:func:`companion.vision.cards.refine_quads`), as
+        :meth:`_polish_at` asks of a snapped outline."""
         from companion.vision.cards import order_quad, refine_quads
 
         quad = order_quad(np.array(card.quad, np.float32))
-        (_, support, _), = refine_quads(frame, [quad], search_px=2 * POLISH_PX)
-        return support >= SWEPT_BACKED
+        (_, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
+        return support >= 1.0
 
     def _named_turned(self, card: TrackedCard, swept: bool = False) -> TrackedCard:
         """``card``, "unknown" (confidence 0.5) where it is named but reads under the deck's
