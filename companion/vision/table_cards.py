@@ -34,7 +34,8 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    is snapped to the card's own edges and read in full, look-alike stage included (one whose
    window's turn is not the card's own and reads weakly is first read turned 15°, 30° and 45° each
    way and turned to the best where that reads better, ``TURN_WIDE_DEG``, and is then named only
-   ``TURN_WIDE_MARGIN`` over the threshold; one that reads "unknown" or too weakly is moved and
+   ``TURN_WIDE_MARGIN`` over the threshold, and under ``TURN_WIDE_BELOW`` only where its outline's
+   sides are backed by the card's own edges; one that reads "unknown" or too weakly is moved and
    turned a little to where it reads best, ``TURN_STEPS``, and read again), and kept if it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the
    best of many tries); last, the cards found are read a period of repeated art away
    (``PEAK_SHIFTS_MM``) and moved where their label reads better (the compass search stays on the
