@@ -34,7 +34,8 @@ lies exactly where it lay. :class:`CardTracker` uses that.
    is snapped to the card's own edges and read in full, look-alike stage included (one whose
    window's turn is not the card's own and reads weakly is first read turned 15°, 30° and 45° each
    way and turned to the best where that reads better, ``TURN_WIDE_DEG``, and is then named only
-   ``TURN_WIDE_MARGIN`` over the threshold; one that reads "unknown" or too weakly is moved and
+   ``TURN_WIDE_MARGIN`` over the threshold, and under ``TURN_WIDE_BELOW`` only where its outline's
+   sides are backed by the card's own edges; one that reads "unknown" or too weakly is moved and
    turned a little to where it reads best, ``TURN_STEPS``, and read again), and kept if it beats the deck's threshold by ``WINDOW_MARGIN`` (it was the
    best of many tries); last, the cards found are read a period of repeated art away
    (``PEAK_SHIFTS_MM``) and moved where their label reads better (the compass search stays on the
@@ -901,8 +902,28 @@ class CardTracker:
                 # 45°, read sashimi 0.64 square to the mat, read dumpling 0.68 turned 36°; turned
                 # far cards found so read 0.95+).
                 rect, r = self._turn(frame, homography, wide, r_wide)
-                return self._named_turned(self._polished(frame, homography, rect, r), swept=True)
+                card = self._named_turned(self._polished(frame, homography, rect, r), swept=True)
+                # ... and, unless it reads TURN_WIDE_BELOW or better, be backed by the card's own
+                # edges: a swept window that reads well only a few mm off its card is a part of its
+                # art matched to another card's (a watercolour dumpling turned 26°, its window 9 mm
+                # off and 5° off its turn, read sashimi 0.775, its sides backed 0.75; in place it
+                # reads dumpling 0.955, backed 1.0). Cards swept right read 0.95+, some of them not
+                # so backed (an illustrated salmon_nigiri turned 30°: 0.961, backed 0.625).
+                if card.label != UNKNOWN and card.score < TURN_WIDE_BELOW \
+                        and not self._edges_backed(frame, card):
+                    return replace(card, label=UNKNOWN, confidence=0.5)
+                return card
         return self._named_turned(self._polished(frame, homography, rect, r))
+
+    def _edges_backed(self, frame: np.ndarray, card: TrackedCard) -> bool:
+        """Whether a card's outline (its read quad, px) is a card's own: its sides well backed by
+        edges within ``POLISH_PX`` (:func:`companion.vision.cards.refine_quads`), as
+        :meth:`_polish_at` asks of a snapped outline."""
+        from companion.vision.cards import order_quad, refine_quads
+
+        quad = order_quad(np.array(card.quad, np.float32))
+        (_, support, _), = refine_quads(frame, [quad], search_px=POLISH_PX)
+        return support >= 1.0
 
     def _named_turned(self, card: TrackedCard, swept: bool = False) -> TrackedCard:
         """``card``, "unknown" (confidence 0.5) where it is named but reads under the deck's
