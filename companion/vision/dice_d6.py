@@ -1237,6 +1237,9 @@ BAR_OUTLINE_GROWTH = 1.15
 #: the row's length; and how much the three pips' diameters may differ (largest / smallest).
 ROW_STRAIGHT = 0.12
 ROW_EVEN = 1.3
+#: The least |cos| between a row of pips and the bar beside it, or between a row's bar and the
+#: line of a two or three (:func:`_row_of_larger`): within 15°, as a six's columns lie.
+ROW_BAR_ALONG = math.cos(math.radians(15.0))
 
 
 def _pip_rows(pips: list[Pip], bars: list[Pip]) -> list[tuple[Pip, Pip, Pip]]:
@@ -1250,7 +1253,6 @@ def _pip_rows(pips: list[Pip], bars: list[Pip]) -> list[tuple[Pip, Pip, Pip]]:
         return out
     xy = np.array([(p.x, p.y) for p in round_pips], np.float64)
     pol = np.array([p.polarity for p in round_pips])
-    straight = math.cos(math.radians(15.0))
     for bar in bars:
         ax, ay = math.cos(math.radians(bar.angle)), math.sin(math.radians(bar.angle))
         lo, hi = bar.major / BAR_LENGTH_PER_SPACING[1], bar.major / BAR_LENGTH_PER_SPACING[0]
@@ -1270,7 +1272,7 @@ def _pip_rows(pips: list[Pip], bars: list[Pip]) -> list[tuple[Pip, Pip, Pip]]:
                 tx, ty = (b.x - a.x) / length, (b.y - a.y) / length
                 ox, oy = m.x - (a.x + b.x) / 2, m.y - (a.y + b.y) / 2
                 if (abs(ox * tx + oy * ty) > ROW_STRAIGHT * length or abs(oy * tx - ox * ty) > ROW_STRAIGHT * length
-                        or abs(tx * ax + ty * ay) < straight):
+                        or abs(tx * ax + ty * ay) < ROW_BAR_ALONG):
                     continue  # not evenly in a line, or not parallel to the bar
                 out.append((a, m, b))
     return out
@@ -1772,9 +1774,8 @@ ROW_PARALLEL = 0.3
 #: per the line's pips' mean, (min, max).
 ROW_MIN_ROUNDNESS = 0.5
 ROW_PIP_SIZE = (0.7, 1.5)
-#: ... the least |cos| between a bar of the row and the line (15°): a row's pips run together lie
-#: along it; a seam between touching dice or a side face's shade lies at any angle.
-ROW_BAR_ALONG = math.cos(math.radians(15.0))
+#: ... a bar of the row must lie along the line (|cos| ≥ ``ROW_BAR_ALONG``): a row's pips run
+#: together do; a seam between touching dice or a side face's shade lies at any angle.
 
 
 def _row_of_larger(f: Face, value: int | None, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> bool:
