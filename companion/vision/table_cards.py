@@ -988,10 +988,11 @@ class CardTracker:
 
         Where no turn reads better in place, the turned windows are also moved (:meth:`_refine`, the
         search's compass, all six side by side) and the best taken if it reads over
-        ``TURN_WIDE_SLACK`` better: the window was placed where the card read best square to the
-        mat, and that is not the card's centre once it lies far turned (a pale watercolour maki_3
-        turned 30°, its blob only its art: its window 3.8 mm off read maki_1 0.71 square and 0.70 at
-        the card's turn, while the card's own place reads maki_3 0.98). Returns (rect, reading)."""
+        ``TURN_WIDE_SLACK`` better and over the swept card's bar (threshold + ``TURN_WIDE_MARGIN``):
+        the window was placed where the card read best square to the mat, and that is not the card's
+        centre once it lies far turned (a pale watercolour maki_3 turned 30°, its blob only its art:
+        its window 3.8 mm off read maki_1 0.71 square and 0.70 at the card's turn, while the card's
+        own place reads maki_3 0.98). Returns (rect, reading)."""
         (x, y), size, angle = rect
         tries = [((x, y), size, angle + d * sign) for d in TURN_WIDE_DEG for sign in (1.0, -1.0)]
         res = self._classify(frame, homography, tries)
@@ -1003,7 +1004,11 @@ class CardTracker:
         # square.
         fine, fine_res, _ = self._refine(frame, homography, tries, res)
         k = max(range(len(fine)), key=lambda k: fine_res[k].score)
-        if fine_res[k].score <= r.score + TURN_WIDE_SLACK:
+        # ... and only to a window that reads well enough for a swept card to be named (cards found
+        # so read 0.89+): a move that finds no card to name leaves the window as it was, where the
+        # card may still be named in the usual way (a chopsticks turned 26°, its window 19 mm off,
+        # read 0.68 there as chopsticks; moved and turned 15°, 0.68 again, and swept so "unknown").
+        if fine_res[k].score <= max(r.score + TURN_WIDE_SLACK, self.deck.threshold + TURN_WIDE_MARGIN):
             return rect, r
         return fine[k], fine_res[k]
 
