@@ -988,7 +988,7 @@ class CardTracker:
 
         Where no turn reads better in place, the turned windows are also moved (:meth:`_refine`, the
         search's compass, all six side by side) and the best taken if it reads over
-        ``TURN_WIDE_SLACK`` better and ``TURN_WIDE_BELOW`` or better (as a card in its own place):
+        ``TURN_WIDE_SLACK`` better and over ``TURN_WIDE_BELOW`` (as a card in its own place reads):
         the window was placed where the card read best square to the mat, and that is not the card's
         centre once it lies far turned (a pale watercolour maki_3 turned 30°, its blob only its art:
         its window 3.8 mm off read maki_1 0.71 square and 0.70 at the card's turn, while the card's
@@ -1004,7 +1004,7 @@ class CardTracker:
         # square.
         fine, fine_res, _ = self._refine(frame, homography, tries, res)
         k = max(range(len(fine)), key=lambda k: fine_res[k].score)
-        # ... and only to a window that reads TURN_WIDE_BELOW or better, as a card in its own place
+        # ... and only to a window that reads over TURN_WIDE_BELOW, as a card in its own place
         # does (the maki_3: 0.985): a move that finds less is not at the card's own place, and leaves
         # the window as it was, where the card may still be named in the usual way. (Taken at the
         # swept card's bar, 0.76, a sashimi turned 44.5° named right 8 mm off, square, was moved to its
