@@ -1924,7 +1924,10 @@ def _two_mate(f: Face, mates: dict[int, tuple[Pip, ...]], img: np.ndarray, seams
         return False
     p = round_pips[0]
     for q in mates.get(id(p), ()):
-        if any(q is k for k in f.pips):
+        # A mate on the face is its own; a partner (``Face.partners``: the pair was also tried as
+        # a two, and each pip as a one) is :func:`_top_faces`' to judge: two touching ones whose
+        # seam does not show are read as ones there, and the two on them dropped.
+        if any(q is k for k in f.pips) or any(q is k for k in f.partners):
             continue
         key = (id(p), id(q)) if id(p) < id(q) else (id(q), id(p))
         if key not in seams:
