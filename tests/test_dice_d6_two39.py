@@ -96,6 +96,10 @@ def test_a_face_with_its_pips_partner_across_no_seam_is_refused_and_across_a_sea
     frame = lambda p: np.array([[24.0, 0.0, p.x], [0.0, 24.0, p.y]])  # noqa: E731
     assert dice_d6._two_mate(dice_d6.Face(frame(a), (a,), 0.0, True), mates, img, {})
     assert not dice_d6._two_mate(dice_d6.Face(frame(c), (c,), 0.0, True), mates, img, {})
+    # A pair's pip tried as a one (its partner the other pip) is left to _top_faces: two touching
+    # ones whose seam does not show are read as ones there (test_dice_d6_touching seed 2).
+    paired = dice_d6.Face(frame(a), (a,), 0.0, True, (b,))
+    assert not dice_d6._two_mate(paired, mates, img, {})
     # A two's face holding both pips leaves no partner off.
     two = dice_d6._fit([a, b], 2)
     assert not dice_d6._two_mate(two, mates, img, {})

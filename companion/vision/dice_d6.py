@@ -1911,14 +1911,17 @@ def group_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
 
 def _two_mate(f: Face, mates: dict[int, tuple[Pip, ...]], img: np.ndarray, seams: dict) -> bool:
     """Whether a face ``f`` with one round pip (``TOP_MIN_ROUNDNESS``; others may be side faces'
-    squashed pips it was read again with) has, for that pip, a mate (:func:`group_mates`) not on
-    the face with no seam between them (:func:`seam_across` within ``SEAM_MAX_SHAPE`` and
-    ``SEAM_MAX_COLOUR``, as a right two's diagonal): the two pips lie on one die's face, so it
-    is a two's pip (or a three's), and the face, which leaves its partner out, is no die's. In a row of touching clear dice the pips of all of them are one group, and its
-    split (:func:`_two_means`) may part a two's pips, each then alone and read as a one (a wrong
-    sum). A touching die's pip lies across a seam, so a one beside another die is kept unless that
-    seam does not show. ``seams`` caches each pair's answer (keyed by the pips' ids); ``img`` the
-    (H, W, 3) uint8 BGR working image."""
+    squashed pips it was read again with) has, for that pip, a mate (:func:`group_mates`), neither
+    on the face nor its pair partner (``Face.partners``), with no seam between them
+    (:func:`seam_across` within ``SEAM_MAX_SHAPE`` and ``SEAM_MAX_COLOUR``, as a right two's
+    diagonal): the two pips lie on one die's face, so it is a two's pip (or a three's), and the
+    face, which leaves its partner out, is no die's.
+
+    In a row of touching dice the pips of all of them are one group, and its split
+    (:func:`_two_means`) may part a two's pips, each then alone in its part and read as a one (a
+    wrong sum). A touching die's pip lies across a seam, so a one beside another die is kept
+    unless that seam does not show. ``mates`` as :func:`group_mates` gives; ``img`` the (H, W, 3)
+    uint8 BGR working image; ``seams`` caches each pair's answer (keyed by the pips' ids)."""
     round_pips = [p for p in f.pips if p.roundness >= TOP_MIN_ROUNDNESS]
     if len(round_pips) != 1:
         return False
@@ -1997,7 +2000,9 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
     pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
-    refuses); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
+    refuses); ``"paired"``: a face with one round pip whose alike group mate lies off it across
+    no seam (:func:`_two_mate`: a two's pip whose partner a group's split put apart, read as a
+    one); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
     none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
     :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
     value a face left unread for a worn pip would have read, so that it is reported unread as
