@@ -10,14 +10,46 @@ read 2 or not at all.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
 import numpy as np
 
+from companion.sim.dice import DieSpec, render_dice
+from companion.sim.table import ShotConditions
 from companion.vision import dice_d6
 from companion.vision.dice_d6 import read_d6
-from tests.test_dice_d6_gem39 import _ONE_ROWS, _rows
+
+#: Clear gem dice as bench/gem_d6.py draws them (body, pips BGR), the white-pipped ones.
+_GEMS = [((40, 30, 190), (245, 245, 245)), ((170, 70, 30), (245, 245, 245)), ((60, 150, 30), (245, 245, 245)),
+         ((130, 40, 110), (245, 245, 245)), ((30, 120, 240), (245, 245, 245)), ((90, 90, 90), (245, 245, 245))]
+
+
+def _rows(seed: int, rows: list[tuple[str, ...]]):
+    """A 1280×960 photo of ``rows`` (each die touching the next, 0.5 px apart, all of one turn),
+    faces 60–80 px, clear dice (0.3–0.7 translucent) each of its own gem colour, on wood."""
+    rng = np.random.default_rng(seed)
+    size = float(rng.uniform(60, 80))
+    specs = []
+    for k, row in enumerate(rows):
+        cx, cy = 220 + 420 * (k % 3), 240 + 460 * (k // 3)
+        rot = float(rng.uniform(0, 90))
+        axis = np.array([math.cos(math.radians(rot)), -math.sin(math.radians(rot))])
+        colours = rng.choice(len(_GEMS), size=len(row), replace=False)
+        for i, face in enumerate(row):
+            body, pip = _GEMS[int(colours[i])]
+            c = np.array([cx, cy]) + (i - (len(row) - 1) / 2) * (size + 0.5) * axis
+            specs.append(DieSpec("d6", face, (float(c[0]), float(c[1])), rot, size, body_bgr=body, pip_bgr=pip,
+                                 translucency=float(rng.uniform(0.3, 0.7))))
+    red = float(rng.uniform(130, 200))
+    cond = dataclasses.replace(ShotConditions.random(rng), background="wood",
+                               background_bgr=(int(red * 0.4), int(red * 0.68), int(red)))
+    return render_dice(specs, rng=rng, conditions=cond)
+
+
+_ONE_ROWS = [("1", "2"), ("1", "3"), ("1", "4"), ("1", "5"), ("1", "6"), ("1", "1")]
+
 
 #: Rows with a two beside or between dice of other colours (drawn by ``_rows``: faces 60–80 px).
 _TWO_ROWS = [("3", "2", "4"), ("2", "5"), ("6", "2", "1"), ("2", "2"), ("2", "1", "2"), ("4", "2", "6")]
@@ -59,7 +91,7 @@ def test_no_wrong_value_and_no_stray_die_in_rows_of_touching_clear_dice():
 def test_a_one_touching_dice_of_other_colours_is_still_read():
     # The refusal asks for a mate of like size across no seam: a one's pip is larger than the
     # touching dice's (seed 3: a six's pips, 0.72 of the one's, showed almost no seam), so the
-    # ones gem39 read are read still.
+    # ones read before are read still.
     scene = _rows(3, _ONE_ROWS)
     per_die, stray = _readings_on(scene, read_d6(scene.image))
     assert not stray
