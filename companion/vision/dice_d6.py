@@ -1881,6 +1881,66 @@ def _crowded(f: Face, pips: list[Pip], xy: np.ndarray, polarity: np.ndarray) -> 
                and pips[i].diameter >= LARGE_ONE_CLEAR[1] * p.diameter for i in near.tolist())
 
 
+#: Two pips are a two's pair (:func:`group_mates`) only when the smaller is at least this
+#: fraction of the larger's diameter: one die's pips are printed alike, while a one's pip is
+#: larger than other dice's (about 1.2× on the dev photos, 1.4× on the drawn clear rows, where a
+#: touching six's pip showed too faint a seam, 0.10 shape and 0.09 chroma, to tell it apart).
+TWO_MATE_SIZE = 0.85
+
+
+def group_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
+    """For each round pip (``TOP_MIN_ROUNDNESS``) of a group of several (:func:`group_pips`), the
+    other round pips of its group that lie within ``GROUP_REACH`` times the pair's mean diameter
+    (px) of it and are of like size (``TWO_MATE_SIZE``): the pips it was linked with that may be its two's partner.
+    Keyed by ``id(pip)``; a pip with none is left out. A two's pips are always so linked, even when
+    the group (a row of touching dice's pips) is later split and they land apart
+    (:func:`_two_mate`)."""
+    out: dict[int, tuple[Pip, ...]] = {}
+    for group in groups:
+        g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
+        if len(g) < 2:
+            continue
+        for p in g:
+            mates = tuple(q for q in g if q is not p
+                          and min(p.diameter, q.diameter) >= TWO_MATE_SIZE * max(p.diameter, q.diameter)
+                          and math.hypot(q.x - p.x, q.y - p.y) <= GROUP_REACH * (p.diameter + q.diameter) / 2)
+            if mates:
+                out[id(p)] = mates
+    return out
+
+
+def _two_mate(f: Face, mates: dict[int, tuple[Pip, ...]], img: np.ndarray, seams: dict) -> bool:
+    """Whether a face ``f`` with one round pip (``TOP_MIN_ROUNDNESS``; others may be side faces'
+    squashed pips it was read again with) has, for that pip, a mate (:func:`group_mates`), neither
+    on the face nor its pair partner (``Face.partners``), with no seam between them
+    (:func:`seam_across` within ``SEAM_MAX_SHAPE`` and ``SEAM_MAX_COLOUR``, as a right two's
+    diagonal): the two pips lie on one die's face, so it is a two's pip (or a three's), and the
+    face, which leaves its partner out, is no die's.
+
+    In a row of touching dice the pips of all of them are one group, and its split
+    (:func:`_two_means`) may part a two's pips, each then alone in its part and read as a one (a
+    wrong sum). A touching die's pip lies across a seam, so a one beside another die is kept
+    unless that seam does not show. ``mates`` as :func:`group_mates` gives; ``img`` the (H, W, 3)
+    uint8 BGR working image; ``seams`` caches each pair's answer (keyed by the pips' ids)."""
+    round_pips = [p for p in f.pips if p.roundness >= TOP_MIN_ROUNDNESS]
+    if len(round_pips) != 1:
+        return False
+    p = round_pips[0]
+    for q in mates.get(id(p), ()):
+        # A mate on the face is its own; a partner (``Face.partners``: the pair was also tried as
+        # a two, and each pip as a one) is :func:`_top_faces`' to judge: two touching ones whose
+        # seam does not show are read as ones there, and the two on them dropped.
+        if any(q is k for k in f.pips) or any(q is k for k in f.partners):
+            continue
+        key = (id(p), id(q)) if id(p) < id(q) else (id(q), id(p))
+        if key not in seams:
+            two = _fit([p, q], 2)
+            seams[key] = two is not None and not _seam_between(two, img)
+        if seams[key]:
+            return True
+    return False
+
+
 def _unreadable_die(f: Face, margin: float, grad) -> bool:
     """Whether a face that reads as no value cleanly is still surely a die's top face: three or
     more round pips in a layout (fitted closely), nearly read (margin above 0), and outlined.
@@ -1934,12 +1994,15 @@ def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, squash: float,
              chroma: dict[int, float], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray, grad,
-             sample, verifier, img: np.ndarray | None = None) -> str | None:
+             sample, verifier, img: np.ndarray | None = None, mates: dict[int, tuple[Pip, ...]] | None = None,
+             seams: dict | None = None) -> str | None:
     """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
     pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
-    refuses); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
+    refuses); ``"paired"``: a face with one round pip whose alike group mate lies off it across
+    no seam (:func:`_two_mate`: a two's pip whose partner a group's split put apart, read as a
+    one; asked after the verifier, so the verifier's examples are as before); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
     none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
     :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
     value a face left unread for a worn pip would have read, so that it is reported unread as
@@ -1967,6 +2030,11 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "shares"
     if value is not None and verifier is not None and not verifier.keeps(f, value, margin):
         return "doubt"
+    # After the verifier, so that the verifier's training examples (readings no rule refused or
+    # only "outline"/"shares", train_d6_verifier) and the readings it is asked about are as before
+    # wherever no such mate is found.
+    if value is not None and img is not None and mates and _two_mate(f, mates, img, {} if seams is None else seams):
+        return "paired"  # a two's pip whose partner was grouped apart: no one (nor its side faces' 2 or 3)
     # Last, so that "seam" names a two every other check (the verifier's too) lets through: such a
     # phantom still hides what it hid before (_choose_faces), it only is not reported.
     if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
@@ -2300,6 +2368,10 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     faces_not_pips = _face_blobs(dark, light_pips) | _face_blobs(light_pips, dark)
     if faces_not_pips:
         per_group = [[f for f in faces if not any(id(p) in faces_not_pips for p in f.pips)] for faces in per_group]
+    # Each round pip's like neighbours in its group (a two's pips, wherever its group's split
+    # puts them): a one-pip face with one across no seam is refused (_two_mate).
+    mates = group_mates(dark_groups + light_groups)
+    seams: dict = {}
     # value, margin, body, cut, squash
     read: dict[int, tuple[int | None, float, float, bool, float]] = {}
 
@@ -2349,7 +2421,7 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             k += 1
             value, margin, body, cut, squash = read[id(f)]
             why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier,
-                           img)
+                           img, mates, seams)
             old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
                                                              pip_xy, pip_pol, grad, sample, None)
             if old_why == "shares":

@@ -49,7 +49,7 @@ THRESHOLDS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 FOLDS = 5
 #: Refusals after which a reading is still an example (the verifier sees only readings nothing else
 #: refused; these two add faint ones and specks to learn from).
-EXAMPLE_REFUSALS = (None, "outline", "shares")
+EXAMPLE_REFUSALS = (None, "outline", "shares", "paired")
 #: Simulated photos to learn from besides the real ones, FIRST:END ("" for none): ``bench/sim_d6.py``
 #: (coloured and black dice with light pips; its looked-at seeds are 0:100) and ``bench/gem_d6.py``
 #: (clear dyed dice; 0:60). None by default: with them (and the measures ``light``, least roundness
