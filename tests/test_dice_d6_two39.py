@@ -20,10 +20,7 @@ from companion.sim.dice import DieSpec, render_dice
 from companion.sim.table import ShotConditions
 from companion.vision import dice_d6
 from companion.vision.dice_d6 import read_d6
-
-#: Clear gem dice as bench/gem_d6.py draws them (body, pips BGR), the white-pipped ones.
-_GEMS = [((40, 30, 190), (245, 245, 245)), ((170, 70, 30), (245, 245, 245)), ((60, 150, 30), (245, 245, 245)),
-         ((130, 40, 110), (245, 245, 245)), ((30, 120, 240), (245, 245, 245)), ((90, 90, 90), (245, 245, 245))]
+from tests.test_dice_d6_touching import _GEMS  # clear gem dice as bench/gem_d6.py draws them
 
 
 def _rows(seed: int, rows: list[tuple[str, ...]]):
