@@ -20,7 +20,7 @@ from companion.sim.dice import DieSpec, render_dice
 from companion.sim.table import ShotConditions
 from companion.vision import dice_d6
 from companion.vision.dice_d6 import read_d6
-from tests.test_dice_d6_touching import _GEMS  # clear gem dice as bench/gem_d6.py draws them
+from test_dice_d6_touching import _GEMS  # clear gem dice as bench/gem_d6.py draws them
 
 
 def _rows(seed: int, rows: list[tuple[str, ...]]):
