@@ -154,6 +154,19 @@ def test_the_inverse_homography_is_made_again_when_the_homography_changes():
     assert tracker._inverse(h).tobytes() != first.tobytes()
 
 
+def test_a_singular_homography_is_refused_every_time_and_leaves_no_stale_inverse():
+    # The review's case: a failed inversion must not leave the new homography beside the old inverse.
+    tracker = CardTracker(load_mat_layout(4), deck=None)
+    good = np.eye(3)
+    good[0, 2] = 12.0
+    tracker._inverse(good)
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]])
+    for _ in range(2):
+        with pytest.raises(np.linalg.LinAlgError):
+            tracker._inverse(singular)
+    assert tracker._inverse(good).tobytes() == np.linalg.inv(good).tobytes()
+
+
 @pytest.mark.parametrize("quick", [True, False])
 def test_classify_quads_of_an_array_is_of_the_same_quads_as_a_list(quick):
     from companion.vision.deck import classify_quads
@@ -175,7 +188,8 @@ def test_classify_quads_of_an_array_is_of_the_same_quads_as_a_list(quick):
 def test_the_rectified_frames_shorter_blur_gives_the_same_pixels():
     # The size _rectified_lab blurs with gives what OpenCV's own size gives, on a whole rendered mat
     # and on a large random image.
-    assert table_cards._blur_ksize() == (5, 5)  # (this machine's OpenCV: the cut is in use)
+    if table_cards._blur_ksize() != (5, 5):
+        pytest.skip("this OpenCV's 5-tap blur differs from its own: the tracker keeps OpenCV's size")
     layout = load_mat_layout(4)
     rng = np.random.default_rng(11)
     frame = render_table(layout, [Placement("tempura", (300, 250), 2.0)], rng=rng, conditions=ShotConditions.random(rng))

@@ -220,12 +220,14 @@ def _same_blur(sigma: float, ksize: tuple[int, int]) -> bool:
     """Whether this OpenCV's 8-bit Gaussian blur at ``sigma`` gives the same pixels with kernel size
     ``ksize`` as with the size it picks itself ((0, 0)): tried on lines of several levels in each
     channel (each tap of a fixed-point kernel shows in their blur, at every level) and on a random
-    image."""
+    image of the rectified mat's size (594 × 840 px)."""
     probe = np.zeros((48, 48, 3), np.uint8)
     for k, level in enumerate((255, 200, 129, 77, 31, 1)):
         probe[4 + 7 * k, :, k % 3] = level  # a row: its blur down the columns shows each tap
         probe[:, 4 + 7 * k, (k + 1) % 3] = level  # a column: across the rows
-    rand = np.random.default_rng(0).integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    # The random image is the rectified mat's size (840 x 594 at 4 players): an accelerated back-end
+    # may choose its algorithm by image size, so the check is made at the size it is used at.
+    rand = np.random.default_rng(0).integers(0, 256, (594, 840, 3), dtype=np.uint8)
     return all(np.array_equal(cv2.GaussianBlur(img, (0, 0), sigma), cv2.GaussianBlur(img, ksize, sigma))
                for img in (probe, rand))
 
@@ -1099,11 +1101,15 @@ class CardTracker:
     def _inverse(self, homography: np.ndarray) -> np.ndarray:
         """``np.linalg.inv(homography)``, made once per homography (a turn asks for it a dozen times,
         and the mat's homography stays the same from frame to frame while the mat does not move).
-        Kept with a copy of the homography it was made from, and made again when that differs."""
+        Kept with a copy of the homography it was made from, and made again when that differs.
+
+        Returns (3, 3) float64 (a float32 homography is inverted in float64). Raises
+        ``numpy.linalg.LinAlgError`` for a singular homography, every time it is asked: the cache
+        is set only after the inversion succeeds, so a failed one never leaves a stale inverse."""
         h = np.asarray(homography, np.float64)
         if self._inv_of is None or self._inv_of.shape != h.shape or not np.array_equal(self._inv_of, h):
-            self._inv_of = h.copy()
-            self._inv = np.linalg.inv(h)
+            inv = np.linalg.inv(h)
+            self._inv_of, self._inv = h.copy(), inv
         return self._inv
 
     def _own_turns(self, rect: tuple) -> set[float] | None:
