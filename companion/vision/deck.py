@@ -1838,7 +1838,8 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
     Args:
         image: (H, W, 3) uint8 BGR.
         quads: each (4, 2) float image px, any corner order (they are re-ordered to portrait,
-            clockwise; a quad's long side is taken as the card's height).
+            clockwise; a quad's long side is taken as the card's height); a list, or an (N, 4, 2)
+            array.
         deck: the enrolled deck.
         settle: run the look-alike stage and the check on the label's examples (module doc).
             False gives the whole-card reading alone: enough to say *where* a card lies, not
@@ -1858,17 +1859,21 @@ def classify_quads(image: np.ndarray, quads: list[np.ndarray], deck: Deck, settl
         One :class:`Classification` per quad, in order; the quad starts at the top-left of the
         card face as the best match's orientation says.
     """
-    if not quads:
+    if len(quads) == 0:
         return []
     from companion.vision.cards import order_quads
 
-    ordered = list(order_quads(np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads])))
+    # An (N, 4, 2) array (the tracker's windows) is taken as it is; a list is stacked first.
+    stacked = (np.asarray(quads, np.float32).reshape(-1, 4, 2) if isinstance(quads, np.ndarray)
+               else np.stack([np.asarray(q, np.float32).reshape(4, 2) for q in quads]))
+    in_order = order_quads(stacked)
+    ordered = list(in_order)
     patches = card_patches(image, ordered)
     scores, turned = deck.match(describe(patches, deck.balanced), quick=quick)
     settle = settle and not quick
     idx, conf, top = deck.decide(scores, threshold)
     if not settle:  # (the loop below is the look-alike stage's and the last checks')
-        return _whole_card_readings(deck, np.stack(ordered), scores, turned, idx, conf, top)
+        return _whole_card_readings(deck, in_order, scores, turned, idx, conf, top)
     out = []
     for i, q in enumerate(ordered):
         if idx[i] >= 0:

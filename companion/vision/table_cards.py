@@ -211,11 +211,51 @@ class Sighting:
         return [c.observation() for c in self.cards]
 
 
+#: The rectified frame's blur (px, a Gaussian's sigma).
+RECTIFIED_SIGMA = 0.8
+_BLUR_KSIZE: list[tuple[int, int]] = []  # (the kernel size _rectified_lab blurs with, once tested)
+
+
+def _same_blur(sigma: float, ksize: tuple[int, int]) -> bool:
+    """Whether this OpenCV's 8-bit Gaussian blur at ``sigma`` gives the same pixels with kernel size
+    ``ksize`` as with the size it picks itself ((0, 0)): tried on lines of several levels in each
+    channel (each tap of a fixed-point kernel shows in their blur, at every level) and on a random
+    image of the rectified mat's size (594 × 840 px)."""
+    probe = np.zeros((48, 48, 3), np.uint8)
+    for k, level in enumerate((255, 200, 129, 77, 31, 1)):
+        probe[4 + 7 * k, :, k % 3] = level  # a row: its blur down the columns shows each tap
+        probe[:, 4 + 7 * k, (k + 1) % 3] = level  # a column: across the rows
+    # The random image is the rectified mat's size (840 x 594 at 4 players): an accelerated back-end
+    # may choose its algorithm by image size, so the check is made at the size it is used at.
+    rand = np.random.default_rng(0).integers(0, 256, (594, 840, 3), dtype=np.uint8)
+    return all(np.array_equal(cv2.GaussianBlur(img, (0, 0), sigma), cv2.GaussianBlur(img, ksize, sigma))
+               for img in (probe, rand))
+
+
+def _blur_ksize() -> tuple[int, int]:
+    """The kernel size for :func:`_rectified_lab`'s blur: (5, 5) where this OpenCV's 8-bit blur
+    at ``RECTIFIED_SIGMA`` gives the same pixels with it as with the size it picks itself (7 taps at
+    sigma 0.8; :func:`_same_blur`, asked once per process), else (0, 0) (its own).
+
+    OpenCV blurs 8-bit images bit-exactly with a fixed-point kernel of 8 fractional bits: at sigma
+    0.8 the 7-tap kernel's outer taps weigh 0.0004 (0.11 / 256), so they are 0 and the inner five
+    are the 5-tap kernel's. The two then give the same pixels, and the shorter costs about a third
+    less (3.4 → 2.4 ms on the 840 × 594 mat). A build that blurs otherwise (an approximate
+    algorithm hint) fails the test and keeps the size it picks.
+    """
+    if not _BLUR_KSIZE:
+        _BLUR_KSIZE.append((5, 5) if _same_blur(RECTIFIED_SIGMA, (5, 5)) else (0, 0))
+    return _BLUR_KSIZE[0]
+
+
 def _rectified_lab(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) -> np.ndarray:
+    """The frame warped onto the mat at ``CHANGE_PX_PER_MM``, blurred by ``RECTIFIED_SIGMA`` and in
+    Lab: (H, W, 3) uint8 (OpenCV's 8-bit Lab). ``frame``: (h, w, 3) uint8 BGR; ``homography``:
+    (3, 3) image px → mat mm."""
     s = CHANGE_PX_PER_MM
     size = (int(round(layout.width_mm * s)), int(round(layout.height_mm * s)))
     mat = cv2.warpPerspective(frame, np.diag([s, s, 1.0]) @ homography, size, flags=cv2.INTER_AREA)
-    return cv2.cvtColor(cv2.GaussianBlur(mat, (0, 0), 0.8), cv2.COLOR_BGR2Lab)
+    return cv2.cvtColor(cv2.GaussianBlur(mat, _blur_ksize(), RECTIFIED_SIGMA), cv2.COLOR_BGR2Lab)
 
 
 def _zone_mask(layout: MatLayout, shape: tuple[int, int]) -> np.ndarray:
@@ -383,6 +423,12 @@ def _bbox(q: np.ndarray) -> tuple[float, float, float, float]:
     return min(ax, bx, cx, dx), min(ay, by, cy, dy), max(ax, bx, cx, dx), max(ay, by, cy, dy)
 
 
+def _bboxes(quads: np.ndarray) -> list[tuple[float, float, float, float]]:
+    """:func:`_bbox` of each quad of an (N, 4, 2) float32 array at once: the same Python floats (the
+    least and greatest float32 corner values, widened exactly)."""
+    return [tuple(b) for b in np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1).tolist()]
+
+
 class _Quads:
     """Convex quads (mat mm) with their bounding boxes, asked many times whether a quad overlaps
     one of them: the searches' suppression loops ask hundreds of times per frame, and most pairs
@@ -394,13 +440,14 @@ class _Quads:
         for q in quads:
             self.add(q)
 
-    def add(self, q: np.ndarray) -> None:
+    def add(self, q: np.ndarray, bbox: tuple | None = None) -> None:
         self.quads.append(q)
-        self.boxes.append(_bbox(q))
+        self.boxes.append(_bbox(q) if bbox is None else bbox)
 
-    def any_over(self, q: np.ndarray, area: float) -> bool:
-        """Whether ``q`` overlaps one of the quads by more than ``area`` (mm²)."""
-        x0, y0, x1, y1 = _bbox(q)
+    def any_over(self, q: np.ndarray, area: float, bbox: tuple | None = None) -> bool:
+        """Whether ``q`` overlaps one of the quads by more than ``area`` (mm²). ``bbox``: ``_bbox(q)``
+        if already known (:func:`_bboxes`)."""
+        x0, y0, x1, y1 = _bbox(q) if bbox is None else bbox
         for (a0, b0, a1, b1), p in zip(self.boxes, self.quads):
             if x1 <= a0 or a1 <= x0 or y1 <= b0 or b1 <= y0:
                 continue
@@ -425,6 +472,8 @@ class CardTracker:
         self._zones: np.ndarray | None = None
         self._not_bare_for: np.ndarray | None = None
         self._not_bare_mask: np.ndarray | None = None
+        self._inv_of: np.ndarray | None = None  # the homography _inverse last inverted, and its inverse
+        self._inv: np.ndarray | None = None
         # The cards a round's end cleared (clear): until the next accepted frame they are places
         # where a card lay, as a card that has gone is.
         self._cleared: list[TrackedCard] = []
@@ -528,7 +577,7 @@ class CardTracker:
         from companion.vision.deck import classify_quads
 
         corners = np.stack([cv2.boxPoints(c.rect_mm) for c in still]).reshape(-1, 1, 2).astype(np.float64)
-        quads = list(cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32))
+        quads = cv2.perspectiveTransform(corners, self._inverse(homography)).reshape(-1, 4, 2).astype(np.float32)
         now = classify_quads(frame, quads, self.deck, card_sized=True)
         lookalikes = {frozenset(p) for p in self.deck.lookalikes()}
         # The untouched cards stay as they were: dropped here, they were searched for afresh as if
@@ -607,19 +656,22 @@ class CardTracker:
             owner += [len(blobs) - 1] * len(rects)
         if not windows:
             return []
-        results = self._classify(frame, homography, windows)
+        # Every window's corners (mm) and their boxes made once, for the reading and the seed loops.
+        boxes = _rect_corners(windows)
+        bbs = _bboxes(boxes)
+        results = self._classify(frame, homography, windows, boxes)
+        scores = [r.score for r in results]
         # Coarse windows that may be near a card: read as enrolled, not far below the threshold.
         seeds: list[int] = []
         seed_boxes = _Quads()
-        for i in sorted(range(len(windows)), key=lambda i: results[i].score, reverse=True):
+        for i in sorted(range(len(windows)), key=scores.__getitem__, reverse=True):
             r = results[i]
             if r.label == UNKNOWN and r.score < self.deck.threshold - SEED_MARGIN:
                 break
-            box = cv2.boxPoints(windows[i]).astype(np.float32)
-            if seed_boxes.any_over(box, 0.5 * cw * ch):
+            if seed_boxes.any_over(boxes[i], 0.5 * cw * ch, bbs[i]):
                 continue
             seeds.append(i)
-            seed_boxes.add(box)
+            seed_boxes.add(boxes[i], bbs[i])
             if len(seeds) >= MAX_SEEDS:
                 break
         # A card-sized blob of change is most likely a card just laid: its best window is refined
@@ -630,11 +682,10 @@ class CardTracker:
         for start, count, area_mm, _ in blobs:
             if area_mm < BLOB_SEED_MIN * card_area or len(seeds) >= MAX_SEEDS:
                 continue
-            for i in sorted(range(start, start + count), key=lambda i: results[i].score, reverse=True):
-                box = cv2.boxPoints(windows[i]).astype(np.float32)
-                if not seed_boxes.any_over(box, 0.5 * cw * ch):
+            for i in sorted(range(start, start + count), key=scores.__getitem__, reverse=True):
+                if not seed_boxes.any_over(boxes[i], 0.5 * cw * ch, bbs[i]):
                     seeds.append(i)
-                    seed_boxes.add(box)
+                    seed_boxes.add(boxes[i], bbs[i])
                     break
         fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds],
                                                [results[i] for i in seeds])
@@ -1036,14 +1087,30 @@ class CardTracker:
             self._not_bare_mask = change_mask(_bare_mat(lab), lab)
         return self._not_bare_mask
 
-    def _classify(self, frame: np.ndarray, homography: np.ndarray, rects: list[tuple], quick: bool = True) -> list:
+    def _classify(self, frame: np.ndarray, homography: np.ndarray, rects: list[tuple], boxes: np.ndarray | None = None,
+                  quick: bool = True) -> list:
         """The deck's reading of each rect (mat mm), in one batch: against label centroids unless
-        ``quick`` is False (the search asks where cards lie; :meth:`_polish` asks what they are)."""
+        ``quick`` is False (the search asks where cards lie; :meth:`_polish` asks what they are).
+        ``boxes``: the rects' corners, ``_rect_corners(rects)``, if already made."""
         from companion.vision.deck import classify_quads
 
-        corners = np.stack([cv2.boxPoints(r) for r in rects]).reshape(-1, 1, 2).astype(np.float64)
-        quads = cv2.perspectiveTransform(corners, np.linalg.inv(homography)).reshape(-1, 4, 2).astype(np.float32)
-        return classify_quads(frame, list(quads), self.deck, settle=not quick, quick=quick, card_sized=True)
+        corners = (_rect_corners(rects) if boxes is None else boxes).reshape(-1, 1, 2).astype(np.float64)
+        quads = cv2.perspectiveTransform(corners, self._inverse(homography)).reshape(-1, 4, 2).astype(np.float32)
+        return classify_quads(frame, quads, self.deck, settle=not quick, quick=quick, card_sized=True)
+
+    def _inverse(self, homography: np.ndarray) -> np.ndarray:
+        """``np.linalg.inv(homography)``, made once per homography (a turn asks for it a dozen times,
+        and the mat's homography stays the same from frame to frame while the mat does not move).
+        Kept with a copy of the homography it was made from, and made again when that differs.
+
+        Returns (3, 3) float64 (a float32 homography is inverted in float64). Raises
+        ``numpy.linalg.LinAlgError`` for a singular homography, every time it is asked: the cache
+        is set only after the inversion succeeds, so a failed one never leaves a stale inverse."""
+        h = np.asarray(homography, np.float64)
+        if self._inv_of is None or self._inv_of.shape != h.shape or not np.array_equal(self._inv_of, h):
+            inv = np.linalg.inv(h)
+            self._inv_of, self._inv = h.copy(), inv
+        return self._inv
 
     def _own_turns(self, rect: tuple) -> set[float] | None:
         """The turns (degrees) at which a blob of change is searched as the card it looks like, from
@@ -1102,13 +1169,34 @@ class CardTracker:
                     step *= 1.25
                     us = _centres(float(u.min()), float(u.max()), w, step)
                     vs = _centres(float(v.min()), float(v.max()), h, step)
-                for cu in us:
-                    for cv_ in vs:
-                        x, y = cu * c - cv_ * si, cu * si + cv_ * c
-                        # A card centred outside every zone is no seat's: the game would only report it.
-                        if self.layout.zone_at(float(x), float(y)) is not None:
-                            out.append(((float(x), float(y)), (w, h), angle))
+                # Every centre at once, in the loop order (along u, then v): the same float64
+                # products and sums as one pair at a time.
+                xs = (us[:, None] * c - vs[None, :] * si).ravel()
+                ys = (us[:, None] * si + vs[None, :] * c).ravel()
+                # A card centred outside every zone is no seat's: the game would only report it.
+                for x, y in zip(*(a[_in_a_zone(self.layout, xs, ys)].tolist() for a in (xs, ys))):
+                    out.append(((x, y), (w, h), angle))
         return out
+
+
+def _in_a_zone(layout: MatLayout, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """(N,) bool: whether each point (mm; ``xs``, ``ys`` (N,) float64) lies in a zone of the mat,
+    edges included: ``layout.zone_at(x, y) is not None`` for every point at once (the same
+    comparisons of the same float64 values)."""
+    inside = np.zeros(len(xs), bool)
+    for z in layout.zones:
+        x, y, w, h = z.rect_mm
+        inside |= (x <= xs) & (xs <= x + w) & (y <= ys) & (ys <= y + h)
+    return inside
+
+
+def _rect_corners(rects: list[tuple]) -> np.ndarray:
+    """``cv2.boxPoints`` of each rect ``((cx, cy), (w, h), angle)`` (mat mm), all at once: (N, 4, 2)
+    float32, the same values bit for bit (:func:`companion.vision.card_search._quads`). A turn turns
+    some 400 rects into corners; one OpenCV call each cost more than the arithmetic."""
+    from companion.vision.card_search import _quads
+
+    return _quads(rects)
 
 
 def _share_inside(pts: np.ndarray, quad: np.ndarray) -> float:
