@@ -22,11 +22,12 @@ the mat:
    the windows between are read only near one that comes close to a seed (``COARSE_SLACK``).
 3. The windows are scored against the deck's label centroids (two batches: coarse, then fine),
    by a cheap estimate of the deck's quick score on 2 × 2 blocks of the patch
-   (:mod:`companion.vision.window_screen`); the best become seeds (``SEED_MARGIN`` below the
+   (:mod:`companion.vision.window_screen`), both blurred by ``LAYOUT_BLUR`` (the cards' layout,
+   blind to a face's fine repeating print); the best become seeds (``SEED_MARGIN`` below the
    threshold at most), each refined by a compass search over place and turn on the same estimate
    (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review 45(3),
-   2003, §3), snapped to the card's own edges (:func:`companion.vision.cards.refine_quads`) and
-   read in full, look-alike stage included.
+   2003, §3), then put in place on the unblurred estimate, snapped to the card's own edges
+   (:func:`companion.vision.cards.refine_quads`) and read in full, look-alike stage included.
 4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by
    ``WINDOW_MARGIN`` (it was the best of many tries, so it must clearly win), overlaps no card
    already read by more than ``OVERLAP_MAX``, accounts for its region (holds the part; lies on the
@@ -71,6 +72,23 @@ SUPPORT_MIN = 0.75
 #: the mat frame) every name stayed; window-search cards' corners moved by up to 4 px.
 REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5))
 REFINE_ROUNDS = 3
+#: The windows are screened, and the seeds climbed, on the cards' layout: windows and centroids
+#: blurred by this (Gaussian sigma, patch px; :class:`companion.vision.window_screen.Screen`), then
+#: each seed is put in place on the unblurred screen (the finest of ``REFINE_STEPS``). A face that
+#: is a fine repeating print (the fifth drawn deck's textiles: checks, scales, stripes 6-7 px a
+#: period on a card 75 px wide) has a quick score that falls from 0.88 to 0.5 within 3-4 px of its
+#: place and peaks again a period off: a grid of windows 0.14 card widths apart (sparser on a
+#: large blob) lands none on the peak, or a seed climbs the peak a period off (read there, a maki's
+#: roll marks are not where its examples have them: "unknown"). Blurred by 1.5 patch px (about
+#: 3.5 px of such a card) the print is gone and the peak is as wide as a plain face's.
+LAYOUT_BLUR = 1.5
+#: ... climbed first with this step too (fraction of the card width, degrees): the layout's look
+#: can have a shoulder a sixth of a card off (a sashimi's, 0.82-0.84 over 4 px there, 0.98 in
+#: place), flat to the finer steps.
+LAYOUT_STEP = (0.14, 8.0)
+#: ... and at most this many moves a step: a seed's turn is the region's (a blob of several cards
+#: is turned as the row is), up to 12° and more from its card's, besides its place.
+LAYOUT_ROUNDS = 6
 #: With no card named, a part's short side times these is a guess at the card's short side.
 GUESS_STEPS = (1.0, 1.3, 1.6)
 #: ... and at most this many guesses are tried.
@@ -590,17 +608,19 @@ def _score_quads(image: np.ndarray, deck, quads) -> np.ndarray:
     return scores.max(axis=1).astype(np.float64)
 
 
-def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float, score=None) -> list[tuple]:
+def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float, score=None,
+            steps=REFINE_STEPS, rounds: int = REFINE_ROUNDS) -> list[tuple]:
     """Step 3: each seed moved to the best place and turn nearby, all seeds side by side, by the
-    quick score (``scores``, the seeds') or by ``score`` (window corners (N, 4, 2) → scores)."""
+    quick score (``scores``, the seeds') or by ``score`` (window corners (N, 4, 2) → scores), with
+    ``steps`` ((fraction of the card width, degrees), coarse to fine), at most ``rounds`` moves a step."""
     best = list(seeds)
     best_score = list(scores)
-    for frac, deg in REFINE_STEPS:
+    for frac, deg in steps:
         d = frac * cw
         moves = [(d, 0, 0), (-d, 0, 0), (0, d, 0), (0, -d, 0), (0, 0, deg), (0, 0, -deg)]
         active = set(range(len(best)))
         came_by: dict[int, int] = {}  # seed → the move that brought it to its best place
-        for _ in range(REFINE_ROUNDS):
+        for _ in range(rounds):
             if not active:
                 break
             tries, who, how = [], [], []
@@ -658,11 +678,11 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         return []
     cw, ch = card_wh
     # Windows are scored by the screen's estimate of the quick score in its place (about a fifth of
-    # the work; within SCREEN_MARGIN of it on the tuning photos, with no slack added here: a window
-    # the estimate puts under a seed's cut is not a seed, so an estimate low by up to the margin can
+    # the work), on the cards' layout (LAYOUT_BLUR: no longer the quick score's estimate within
+    # SCREEN_MARGIN, but it only picks seeds, never a name: a window it puts under a seed's cut can
     # cost a card, never give a name), and the compass search climbs it too: only where a seed's
     # search ends is read in full (snapped and classified below).
-    screen = Screen(image, deck, cw)
+    screen = Screen(image, deck, cw, blur=LAYOUT_BLUR)
     scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
     seeds, seed_owner, seed_index = [], [], []
     seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
@@ -678,7 +698,13 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         seed_index.append(int(i))
     if not seeds:
         return []
-    refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores)
+    refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores,
+                      steps=(LAYOUT_STEP,) + REFINE_STEPS, rounds=LAYOUT_ROUNDS)
+    # The layout's peak found, the card's own print puts it exactly (the screen unblurred, the
+    # finest step): a period off is a valley of the layout's look, not a peak of it.
+    sharp = Screen(image, deck, cw)
+    refined = _refine(image, deck, refined, sharp.scores(_quads(refined)), cw, score=sharp.scores,
+                      steps=REFINE_STEPS[-1:])
     # Only a window whose sides snap to a card's outline can be a card (``SUPPORT_MIN``): a pattern
     # on the table can resemble a card's art, never its edges. It is read where it was found and
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).
