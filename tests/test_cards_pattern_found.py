@@ -91,3 +91,96 @@ def test_the_layout_screen_scores_a_card_in_place_as_its_best_window_nearby(monk
         near = screen.scores(card_search._quads(moved))
         assert own >= cut
         assert near.max() <= own + 0.02
+
+
+def _blurred_screens(monkeypatch):
+    """Spy on the window search's screens: the blur each one is built with, in a list."""
+    from companion.vision import window_screen
+
+    made = []
+    real = window_screen.Screen
+
+    def spy(image, deck, card_w, blur=0.0):
+        made.append(blur)
+        return real(image, deck, card_w, blur=blur) if blur else real(image, deck, card_w)
+
+    monkeypatch.setattr(window_screen, "Screen", spy)
+    return made
+
+
+def test_the_layout_search_runs_only_where_the_ordinary_search_leaves_a_card_unexplained(monkeypatch):
+    # The search on the cards' layout costs as much again as the ordinary one: it is run only on
+    # what that left unexplained. Illustrated scenes whose window search finds cards and leaves no
+    # blob that could hold another (plain 42: every card read; wood 45: only slivers of grain
+    # round the cards left) build no blurred screen; the pattern scene whose maki_2 only the
+    # layout finds builds one, and reads it.
+    from companion.sim.record import enroll_sim_deck
+    from companion.vision import card_search
+    from companion.vision.cards import read_cards
+
+    found = []
+    search = card_search.search_cards
+
+    def counted(*a, **k):
+        out = search(*a, **k)
+        found.append(len(out))
+        return out
+
+    monkeypatch.setattr(card_search, "search_cards", counted)
+    illustrated = enroll_sim_deck(style="illustrated")
+    monkeypatch.setattr(synth, "draw_card_face", lambda label, width: faces.draw_card_face(label, width, style="illustrated"))
+    for seed, kind in ((42, "plain"), (45, "wood")):
+        made = _blurred_screens(monkeypatch)
+        found.clear()
+        rng = np.random.default_rng(seed)
+        img, truth = synth.table_scene(list(rng.choice(LABELS, 12)), kind, seed)
+        pairs, extra = synth.match_truth(read_cards(img, illustrated), truth)
+        assert sum(found) >= 3, seed  # the window search did find cards here
+        assert all(o is not None and o.label == lb for lb, _, o in pairs), seed
+        assert made and not any(made), (seed, made)  # ... on the ordinary screen alone
+
+    made = _blurred_screens(monkeypatch)
+    img, truth = loose_scene(1337, monkeypatch)
+    pairs, _ = synth.match_truth(read_cards(img, pattern_deck()), truth)
+    assert pairs[6][2] is not None and pairs[6][2].label == "maki_2"
+    assert any(b == card_search.LAYOUT_BLUR for b in made)
+
+
+def test_unexplained_keeps_what_no_card_read_covers_of_a_region():
+    from companion.vision import card_search
+    from companion.vision.card_search import Region
+    from companion.vision.deck import Classification
+
+    cw, ch = 60.0, 86.0
+
+    def rect(cx, cy):
+        return np.float32([[cx - cw / 2, cy - ch / 2], [cx + cw / 2, cy - ch / 2], [cx + cw / 2, cy + ch / 2],
+                           [cx - cw / 2, cy + ch / 2]])
+
+    def pixels(cx, cy):
+        xs, ys = np.meshgrid(np.arange(cx - cw / 2, cx + cw / 2), np.arange(cy - ch / 2, cy + ch / 2))
+        return np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float32)
+
+    named = [Classification("tempura", 0.9, 0.9, rect(100, 100))]
+    two = np.concatenate([pixels(100, 100), pixels(300, 100)])  # a blob of two cards, one of them read
+    one = pixels(100, 300)  # a card's blob no card read touches
+    sliver = np.concatenate([pixels(100, 100), pixels(100, 100)[:400] + np.float32([0, -50])])  # a card read and a strip
+    part_in, part_out = rect(100, 100) * 0.5 + np.float32([50, 50]), rect(500, 300) * 0.5 + np.float32([250, 150])
+    regions = [Region(two, float(len(two)), "blob"), Region(one, float(len(one)), "blob"),
+               Region(sliver, float(len(sliver)), "blob"), Region(part_in, 1290.0, "part"),
+               Region(part_out, 1290.0, "part")]
+    left = card_search._unexplained(regions, named, (cw, ch))
+    assert [r.source for r in left] == ["blob", "blob", "part"]
+    # The two cards' blob keeps the second card's pixels only, its area in proportion.
+    assert left[0].points[:, 0].min() >= 100 + 1.25 * cw / 2 and left[0].area == pytest.approx(cw * ch, rel=0.01)
+    assert left[1] is regions[1]
+    assert np.allclose(left[2].points.mean(axis=0), (500, 300))
+    # With the ordinary search's windows: only a region in which a window away from the cards
+    # read made the seeds' cut is searched again (a mat's print never comes near it).
+    seen = {"centres": np.float32([[100, 100], [300, 100], [100, 300], [500, 300]]),
+            "owner": np.array([0, 0, 1, 4]), "scores": np.array([0.9, 0.2, 0.5, -np.inf])}
+    left = card_search._unexplained(regions, named, (cw, ch), seen, cut=0.4)
+    assert len(left) == 1 and left[0] is regions[1]  # region 0's good window is the card read
+    seen["scores"] = np.array([0.9, 0.45, 0.1, 0.6])
+    left = card_search._unexplained(regions, named, (cw, ch), seen, cut=0.4)
+    assert [r.source for r in left] == ["blob", "part"]
