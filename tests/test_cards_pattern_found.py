@@ -184,3 +184,23 @@ def test_unexplained_keeps_what_no_card_read_covers_of_a_region():
     seen["scores"] = np.array([0.9, 0.45, 0.1, 0.6])
     left = card_search._unexplained(regions, named, (cw, ch), seen, cut=0.4)
     assert [r.source for r in left] == ["blob", "part"]
+
+
+def test_unexplained_drops_a_blob_smaller_than_a_card_when_no_card_is_named():
+    # The review's empty checker table: with nothing named, slivers of change (0.12 of a card) were
+    # all searched again on the layout; a blob that cannot hold a card is never searched again.
+    from companion.vision import card_search
+    from companion.vision.card_search import Region
+
+    cw, ch = 60.0, 86.0
+    xs, ys = np.meshgrid(np.arange(0, cw), np.arange(0, ch))
+    card = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float32)
+    sliver = card[: int(0.12 * len(card))] + np.float32([300, 0])
+    part = np.float32([[400, 400], [430, 400], [430, 443], [400, 443]])
+    regions = [Region(sliver, float(len(sliver)), "blob"), Region(card + 200, float(len(card)), "blob"),
+               Region(part, 1290.0, "part")]
+    left = card_search._unexplained(regions, [], (cw, ch))
+    assert left == [regions[1], regions[2]]
+    seen = {"centres": np.float32([[310, 5], [230, 240], [415, 420]]), "owner": np.array([0, 1, 2]),
+            "scores": np.array([0.9, 0.9, 0.9])}
+    assert card_search._unexplained(regions, [], (cw, ch), seen, cut=0.4) == [regions[1], regions[2]]
