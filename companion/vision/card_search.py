@@ -26,7 +26,11 @@ the mat:
    threshold at most), each refined by a compass search over place and turn on the same estimate
    (T. G. Kolda, R. M. Lewis, V. Torczon, "Optimization by direct search", SIAM Review 45(3),
    2003, §3), snapped to the card's own edges (:func:`companion.vision.cards.refine_quads`) and
-   read in full, look-alike stage included.
+   read in full, look-alike stage included. What that leaves unexplained (a blob of a card or
+   more no card read covers, a part or an unknown outline no card holds, where a window away from
+   the cards read made a seed's cut) is searched again so on the cards' layout: windows and
+   centroids blurred by ``LAYOUT_BLUR`` (blind to a face's fine repeating print), each seed then
+   put in place on the unblurred estimate.
 4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by
    ``WINDOW_MARGIN`` (it was the best of many tries, so it must clearly win), overlaps no card
    already read by more than ``OVERLAP_MAX``, accounts for its region (holds the part; lies on the
@@ -71,6 +75,33 @@ SUPPORT_MIN = 0.75
 #: the mat frame) every name stayed; window-search cards' corners moved by up to 4 px.
 REFINE_STEPS = ((0.07, 4.0), (0.03, 1.5))
 REFINE_ROUNDS = 3
+#: The second search (:func:`_layout_search`, on what the first left unexplained) screens the
+#: windows, and climbs the seeds, on the cards' layout: windows and centroids blurred by this
+#: (Gaussian sigma, patch px; :class:`companion.vision.window_screen.Screen`), then each seed is
+#: put in place on the unblurred screen (the finest of ``REFINE_STEPS``). A face that
+#: is a fine repeating print (the fifth drawn deck's textiles: checks, scales, stripes 6-7 px a
+#: period on a card 75 px wide) has a quick score that falls from 0.88 to 0.5 within 3-4 px of its
+#: place and peaks again a period off: a grid of windows 0.14 card widths apart (sparser on a
+#: large blob) lands none on the peak, or a seed climbs the peak a period off (read there, a maki's
+#: roll marks are not where its examples have them: "unknown"). Blurred by 1.5 patch px (about
+#: 3.5 px of such a card) the print is gone and the peak is as wide as a plain face's.
+LAYOUT_BLUR = 1.5
+#: ... climbed first with this step too (fraction of the card width, degrees): the layout's look
+#: can have a shoulder a sixth of a card off (a sashimi's, 0.82-0.84 over 4 px there, 0.98 in
+#: place), flat to the finer steps.
+LAYOUT_STEP = (0.14, 8.0)
+#: ... and at most this many moves a step: a seed's turn is the region's (a blob of several cards
+#: is turned as the row is), up to 12° and more from its card's, besides its place.
+LAYOUT_ROUNDS = 6
+#: The layout search (:func:`_layout_search`) runs only on what the ordinary search left
+#: unexplained (and saw a seed's score in, away from the cards read: not a mat's print, whose best
+#: windows there were 0.34-0.46 under the threshold, the cut 0.25), and on a blob only if what no
+#: card read covers of it still makes this much of a card (fraction of its area): a card missed
+#: differs from the table over its whole face, where the slivers left round the cards read (their shadows, the halo of the smoothing) and most of a
+#: spotted cloth's spots are smaller. On the tuning scenes the blobs the layout search found cards
+#: in made 1.4-6.5 cards (pattern 1280-1299, 1330-1359), and of illustrated 40-59 none left held
+#: more than 0.94 of one (a wood's grain about the cards, 2 × 3.6 cards across).
+LAYOUT_AREA_MIN = 1.0
 #: With no card named, a part's short side times these is a guess at the card's short side.
 GUESS_STEPS = (1.0, 1.3, 1.6)
 #: ... and at most this many guesses are tried.
@@ -590,17 +621,19 @@ def _score_quads(image: np.ndarray, deck, quads) -> np.ndarray:
     return scores.max(axis=1).astype(np.float64)
 
 
-def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float, score=None) -> list[tuple]:
+def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw: float, score=None,
+            steps=REFINE_STEPS, rounds: int = REFINE_ROUNDS) -> list[tuple]:
     """Step 3: each seed moved to the best place and turn nearby, all seeds side by side, by the
-    quick score (``scores``, the seeds') or by ``score`` (window corners (N, 4, 2) → scores)."""
+    quick score (``scores``, the seeds') or by ``score`` (window corners (N, 4, 2) → scores), with
+    ``steps`` ((fraction of the card width, degrees), coarse to fine), at most ``rounds`` moves a step."""
     best = list(seeds)
     best_score = list(scores)
-    for frac, deg in REFINE_STEPS:
+    for frac, deg in steps:
         d = frac * cw
         moves = [(d, 0, 0), (-d, 0, 0), (0, d, 0), (0, -d, 0), (0, 0, deg), (0, 0, -deg)]
         active = set(range(len(best)))
         came_by: dict[int, int] = {}  # seed → the move that brought it to its best place
-        for _ in range(REFINE_ROUNDS):
+        for _ in range(rounds):
             if not active:
                 break
             tries, who, how = [], [], []
@@ -627,6 +660,12 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
                  differs: np.ndarray | None = None) -> list:
     """Steps 2–4 of the module doc: cards the deck finds in the leftover regions.
 
+    The windows are first screened and climbed on the quick score's estimate (the ordinary
+    search); only the regions it leaves unexplained (:func:`_unexplained`: a part or an unknown
+    outline no card found holds, the part of a blob no card read covers, in which a window away
+    from the cards read made a seed's cut) are searched again on the cards' layout
+    (``LAYOUT_BLUR``, :func:`_layout_search`), with the cards found so far taken.
+
     Args:
         image: (H, W, 3) uint8 BGR.
         deck: a :class:`companion.vision.deck.Deck`.
@@ -639,6 +678,100 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         New :class:`companion.vision.deck.Classification` readings, each named (never
         ``"unknown"``), at most one per place.
     """
+    seen: dict = {}
+    found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen)
+    named = [r for r in readings if r.label != UNKNOWN] + found
+    left = _unexplained(regions, named, card_wh, seen, deck.threshold - SEED_MARGIN)
+    if not left:
+        return found
+    return found + _layout_search(image, deck, named, left, card_wh, differs)
+
+
+def _layout_search(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
+                   differs: np.ndarray | None) -> list:
+    """The search of :func:`search_cards` again on ``regions`` (those the ordinary search left
+    unexplained), screened and climbed on the cards' layout (``LAYOUT_BLUR``); ``readings`` are
+    all named cards so far, the ordinary search's included. Returns its new readings."""
+    return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True)
+
+
+def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], seen: dict | None = None,
+                 cut: float = -np.inf) -> list[Region]:
+    """The regions, or the parts of them, that no named reading explains: a part or an unknown
+    outline whose centre lies in no named card; the points of a blob outside every named card
+    (grown by 1.25, as :func:`leftover_regions` paints them out), if they still make
+    ``LAYOUT_AREA_MIN`` of a card (a new Region of those points, its area in proportion).
+    With ``seen`` (the ordinary search's windows, :func:`_search_regions`), only a region in
+    which a window whose centre lies in no named card scored ``cut`` or more: where that search
+    saw nothing a seed could start from (a mat's print, a cloth's pattern), it is not searched
+    again.
+
+    Args:
+        regions: from :func:`leftover_regions`.
+        named: named Classification readings (those the regions were made without, and those
+            the search found in them).
+        card_wh: (short, long) card side, px.
+        seen: {"centres": (N, 2) px, "owner": (N,) region index, "scores": (N,) ZNCC estimate,
+            -inf for a window not scored}, or None (every region may be kept).
+        cut: the score (ZNCC) a window of ``seen`` must reach.
+
+    Returns:
+        The unexplained regions (the given Region objects, or new ones for a blob's free part), in
+        the order given; never a blob under ``LAYOUT_AREA_MIN`` of a card, whether or not any card
+        is named.
+    """
+    from companion.vision.cards import points_in_quads
+
+    quads = [np.asarray(r.quad, np.float32).reshape(4, 2) for r in named]
+    if seen is not None and len(seen.get("scores", ())):
+        hit = seen["scores"] >= cut
+        if quads and hit.any():
+            hit[hit] = ~points_in_quads(seen["centres"][hit], np.stack(quads)).any(axis=1)
+        promising = set(seen["owner"][hit].tolist())
+        regions = [reg for i, reg in enumerate(regions) if i in promising]
+    elif seen is not None:
+        return []  # no window was scored: nothing a seed could start from
+    least = LAYOUT_AREA_MIN * card_wh[0] * card_wh[1]
+    if not quads:
+        # Nothing named: every part is unexplained, and a blob only if it makes a card (the review:
+        # without this, an empty checker table's 100 slivers of 0.12-0.39 card were searched again).
+        return [reg for reg in regions if reg.source != "blob" or reg.area >= least]
+    grown = [_grown(q, 1.25) for q in quads]
+    out = []
+    for reg in regions:
+        if reg.source != "blob":
+            c = reg.points.mean(axis=0)
+            if not any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+                       for q in quads):
+                out.append(reg)
+            continue
+        if reg.area < least:
+            continue
+        free = np.ones(len(reg.points), bool)
+        for g in grown:
+            free &= ~_inside_convex(g, reg.points)
+        if free.all():
+            out.append(reg)
+        elif reg.area * free.mean() >= least:
+            out.append(Region(reg.points[free], float(reg.area * free.mean()), "blob"))
+    return out
+
+
+def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """(N,) bool: which of ``pts`` (N, 2) lie inside the convex ``quad`` (4, 2) (see :func:`_points_in`)."""
+    v = np.roll(quad, -1, axis=0) - quad
+    rel = pts[:, None, :] - quad[None, :, :]
+    cross = v[None, :, 0] * rel[:, :, 1] - v[None, :, 1] * rel[:, :, 0]
+    return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+
+
+def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
+                    differs: np.ndarray | None, layout: bool, seen: dict | None = None) -> list:
+    """One search of :func:`search_cards` over ``regions``: on the quick score's estimate
+    (``layout`` False), or on the cards' layout (``layout`` True: screened and climbed with the
+    windows and centroids blurred by ``LAYOUT_BLUR``, a coarser first step ``LAYOUT_STEP`` and up
+    to ``LAYOUT_ROUNDS`` moves a step, then each seed put in place on the unblurred estimate).
+    ``seen``, a dict, is given the windows screened (see :func:`_unexplained`)."""
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
@@ -661,9 +794,12 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     # the work; within SCREEN_MARGIN of it on the tuning photos, with no slack added here: a window
     # the estimate puts under a seed's cut is not a seed, so an estimate low by up to the margin can
     # cost a card, never give a name), and the compass search climbs it too: only where a seed's
-    # search ends is read in full (snapped and classified below).
-    screen = Screen(image, deck, cw)
+    # search ends is read in full (snapped and classified below). On the cards' layout
+    # (``layout``) it is no longer that estimate, but it still only picks seeds, never a name.
+    screen = Screen(image, deck, cw, blur=LAYOUT_BLUR if layout else 0.0)
     scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
+    if seen is not None:
+        seen.update(centres=windows[:, :2], owner=owner, scores=scores)
     seeds, seed_owner, seed_index = [], [], []
     seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
     for i in np.argsort(-scores):
@@ -678,7 +814,16 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         seed_index.append(int(i))
     if not seeds:
         return []
-    refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores)
+    if not layout:
+        refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores)
+    else:
+        refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores,
+                          steps=(LAYOUT_STEP,) + REFINE_STEPS, rounds=LAYOUT_ROUNDS)
+        # The layout's peak found, the card's own print puts it exactly (the screen unblurred, the
+        # finest step): a period off is a valley of the layout's look, not a peak of it.
+        sharp = Screen(image, deck, cw)
+        refined = _refine(image, deck, refined, sharp.scores(_quads(refined)), cw, score=sharp.scores,
+                          steps=REFINE_STEPS[-1:])
     # Only a window whose sides snap to a card's outline can be a card (``SUPPORT_MIN``): a pattern
     # on the table can resemble a card's art, never its edges. It is read where it was found and
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).

@@ -18,6 +18,10 @@ seeds and runs its compass search on the estimate; only where a seed's search en
 full, so a card is still named by the deck's full reading alone. No slack is added to the seeds'
 cuts: an estimate low by up to the margin could cost a seed, so a card (never a wrong name); on the
 tuning and held-out scenes no card was lost.
+With ``blur`` the windows and the centroids are both blurred first (:class:`Screen`): the ZNCC of
+the cards' layouts, which the window search seeds and climbs on (``LAYOUT_BLUR`` in
+:mod:`companion.vision.card_search`), since a face that is a fine repeating print has a quick score
+peaked within a few px and again a print period off.
 """
 
 from __future__ import annotations
@@ -75,17 +79,33 @@ _WEIGHT_8BIT = (_WEIGHT * np.array([100.0 / 255.0, 1.0, 1.0])).astype(np.float32
 _WEIGHT_8BIT_T = np.ascontiguousarray(_WEIGHT_8BIT.T)  # (3, B)
 
 
-def _bank(deck) -> np.ndarray:
+def _bank(deck, blur: float = 0.0) -> np.ndarray:
     """(3·B, 2L) float32: the block means of the deck's quick-score centroids (both ways up),
     each weighted by its block's pixels, so that ``u @ bank`` is the descriptor-space dot product
-    of a block-constant descriptor ``u`` with the centroids. Made once per deck."""
-    cached = getattr(deck, "_screen_bank", None)
-    if cached is not None and cached[0] is deck._quick:
-        return cached[1]
+    of a block-constant descriptor ``u`` with the centroids. Made once per deck (and ``blur``).
+
+    With ``blur`` (patch px, > 0) the centroids are first blurred so (each channel, Gaussian) and
+    each column is made a unit, zero-mean block descriptor again, as a window's ``u`` is: ``u @
+    bank`` is then the ZNCC of the two blurred projections (see :class:`Screen`)."""
+    cache = getattr(deck, "_screen_banks", None)
+    if cache is None or cache[0] is not deck._quick:
+        cache = (deck._quick, {})
+        deck._screen_banks = cache
+    if blur in cache[1]:
+        return cache[1][blur]
     cent = deck._quick.T.reshape(-1, 3, PATCH_H, PATCH_W)  # (2L, 3, H, W)
+    if blur > 0:
+        cent = np.stack([cv2.GaussianBlur(np.ascontiguousarray(c, np.float32), (0, 0), blur)
+                         for c in cent.reshape(-1, PATCH_H, PATCH_W)]).reshape(cent.shape)
     means = _block_sum(cent) / _BLOCK_PX
+    if blur > 0:
+        # Centred and weighted as a window's block descriptor is (Screen.scores), then of unit length.
+        m = means.reshape(len(cent), 3, -1)
+        d = (m - (m * _MASK_MEAN.reshape(1, 1, -1)).sum(axis=2, keepdims=True)) * _WEIGHT.T[None]
+        d = d.reshape(len(cent), -1)
+        means = (d / np.maximum(np.sqrt((d * d) @ _PX3), 1e-6)[:, None]).reshape(means.shape)
     bank = np.ascontiguousarray((means * _BLOCK_PX).reshape(len(cent), -1).T, dtype=np.float32)
-    deck._screen_bank = (deck._quick, bank)
+    cache[1][blur] = bank
     return bank
 
 
@@ -96,18 +116,24 @@ class Screen:
         image: (H, W, 3) uint8 BGR, the photo.
         deck: the enrolled deck.
         card_w: the card's short side in this photo, px (sets how far the photo is reduced).
+        blur: 0 for the estimate of the quick score; else a Gaussian sigma (patch px) by which
+            both the windows and the centroids are blurred first: the ZNCC of the cards' layouts,
+            blind to print finer than that (see ``LAYOUT_BLUR`` in
+            :mod:`companion.vision.card_search`).
     """
 
-    def __init__(self, image: np.ndarray, deck, card_w: float) -> None:
+    def __init__(self, image: np.ndarray, deck, card_w: float, blur: float = 0.0) -> None:
         self.deck = deck
-        self.bank = _bank(deck)
+        self.bank = _bank(deck, blur)
         # Image px per patch px: the card's width spans the patch plus its inset (see _patch_dst).
         per_px = float(card_w) / abs(float(_DST2[1, 0] - _DST2[0, 0])) * 2.0
         self.f = max(1, int(round(per_px)))
         h, w = image.shape[:2]
         small = image if self.f == 1 else cv2.resize(image, (max(1, w // self.f), max(1, h // self.f)),
                                                      interpolation=cv2.INTER_AREA)
-        self.small = cv2.GaussianBlur(small, (0, 0), _SIGMA)
+        # (patch px → px of ``small``: ``per_px / f``; blurs add in quadrature)
+        sigma = _SIGMA if blur <= 0 else float(np.hypot(_SIGMA, blur * per_px / self.f))
+        self.small = cv2.GaussianBlur(small, (0, 0), sigma)
 
     def scores(self, quads: np.ndarray) -> np.ndarray:
         """(N,) float: the estimated quick score of each window.
