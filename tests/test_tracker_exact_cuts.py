@@ -76,7 +76,7 @@ def test_zone_test_at_once_is_zone_at_edges_included(players):
                     xs.append(px + dx)
                     ys.append(py + dy)
     xs, ys = np.array(xs, np.float64), np.array(ys, np.float64)
-    got = table_cards._in_a_zone(layout, xs, ys)
+    got = layout.in_zones(xs, ys)
     want = np.array([layout.zone_at(float(x), float(y)) is not None for x, y in zip(xs, ys)])
     assert np.array_equal(got, want)
     assert got.any() and not got.all()

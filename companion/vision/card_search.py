@@ -758,8 +758,8 @@ def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], see
 
 
 def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """(N,) bool: which of ``pts`` (N, 2) lie inside the convex ``quad`` (4, 2) (see :func:`_points_in`)."""
-    v = np.roll(quad, -1, axis=0) - quad
+    """(N,) bool: which of ``pts`` (N, 2) lie inside the convex ``quad`` (4, 2), edges included."""
+    v = np.roll(quad, -1, axis=0) - quad  # (4, 2) side vectors
     rel = pts[:, None, :] - quad[None, :, :]
     cross = v[None, :, 0] * rel[:, :, 1] - v[None, :, 1] * rel[:, :, 0]
     return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
@@ -892,11 +892,8 @@ def _accounts_for(quad: np.ndarray, region: Region, card_area: float) -> bool:
 
 
 def _points_in(quad: np.ndarray, pts: np.ndarray) -> float:
-    """Fraction of ``pts`` (N, 2) inside the convex ``quad`` (4, 2)."""
-    v = np.roll(quad, -1, axis=0) - quad  # (4, 2) side vectors, clockwise (y down)
-    rel = pts[:, None, :] - quad[None, :, :]  # (N, 4, 2)
-    cross = v[None, :, 0] * rel[:, :, 1] - v[None, :, 1] * rel[:, :, 0]
-    return float(np.mean(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
+    """Fraction of ``pts`` (N, 2) inside the convex ``quad`` (4, 2) (:func:`_inside_convex`)."""
+    return float(np.mean(_inside_convex(quad, pts)))
 
 
 def overlap_area(a: np.ndarray, b: np.ndarray) -> float:

@@ -88,6 +88,19 @@ class MatLayout:
                 return zone
         return None
 
+    def in_zones(self, xs_mm, ys_mm):
+        """(N,) bool: for each point (mm; ``xs_mm``, ``ys_mm`` (N,) float64 arrays) whether it lies
+        in a zone, edges included: ``zone_at(x, y) is not None`` for every point at once, by the
+        same comparisons of the same values as :meth:`Zone.contains` (the card tracker tests some
+        hundreds of window centres a turn)."""
+        import numpy as np
+
+        inside = np.zeros(len(xs_mm), bool)
+        for zone in self.zones:
+            x, y, w, h = zone.rect_mm
+            inside |= (x <= xs_mm) & (xs_mm <= x + w) & (y <= ys_mm) & (ys_mm <= y + h)
+        return inside
+
 
 #: The games with mats, and the zone kinds each seat has on them.
 GAME_ZONES = {"sushi-go": ("tableau",), "sushi-roll": ("belt", "tray")}

@@ -1174,20 +1174,9 @@ class CardTracker:
                 xs = (us[:, None] * c - vs[None, :] * si).ravel()
                 ys = (us[:, None] * si + vs[None, :] * c).ravel()
                 # A card centred outside every zone is no seat's: the game would only report it.
-                for x, y in zip(*(a[_in_a_zone(self.layout, xs, ys)].tolist() for a in (xs, ys))):
-                    out.append(((x, y), (w, h), angle))
+                keep = self.layout.in_zones(xs, ys)
+                out.extend(((x, y), (w, h), angle) for x, y in zip(xs[keep].tolist(), ys[keep].tolist()))
         return out
-
-
-def _in_a_zone(layout: MatLayout, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """(N,) bool: whether each point (mm; ``xs``, ``ys`` (N,) float64) lies in a zone of the mat,
-    edges included: ``layout.zone_at(x, y) is not None`` for every point at once (the same
-    comparisons of the same float64 values)."""
-    inside = np.zeros(len(xs), bool)
-    for z in layout.zones:
-        x, y, w, h = z.rect_mm
-        inside |= (x <= xs) & (xs <= x + w) & (y <= ys) & (ys <= y + h)
-    return inside
 
 
 def _rect_corners(rects: list[tuple]) -> np.ndarray:
