@@ -1891,10 +1891,10 @@ TWO_MATE_SIZE = 0.85
 def group_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
     """For each round pip (``TOP_MIN_ROUNDNESS``) of a group of several (:func:`group_pips`), the
     other round pips of its group that lie within ``GROUP_REACH`` times the pair's mean diameter
-    (px) of it and are of like size (``TWO_MATE_SIZE``): the pips it was linked with that may be its two's partner.
-    Keyed by ``id(pip)``; a pip with none is left out. A two's pips are always so linked, even when
-    the group (a row of touching dice's pips) is later split and they land apart
-    (:func:`_two_mate`)."""
+    (px) of it and are of like size (``TWO_MATE_SIZE``): the pips it was linked with that may be
+    its two's partner. Keyed by ``id(pip)``; a pip with none is left out. A two's pips are always
+    so linked, even when the group (a row of touching dice's pips) is later split and they land
+    apart (:func:`_two_mate`)."""
     out: dict[int, tuple[Pip, ...]] = {}
     for group in groups:
         g = [p for p in group if p.roundness >= TOP_MIN_ROUNDNESS]
@@ -2002,8 +2002,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
     refuses); ``"paired"``: a face with one round pip whose alike group mate lies off it across
     no seam (:func:`_two_mate`: a two's pip whose partner a group's split put apart, read as a
-    one; asked after the verifier, so the verifier's examples are as before); ``"doubt"``: the learned verifier (:mod:`companion.vision.dice_verify`, or None for
-    none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
+    one; asked after the verifier, so the verifier's examples are as before); ``"doubt"``: the
+    learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
     :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
     value a face left unread for a worn pip would have read, so that it is reported unread as
     before)."""
