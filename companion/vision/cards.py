@@ -333,6 +333,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     c2, h2 = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if reduce == 1.0:
         _remember_holes(frame, scale, c2, h2)
+        _holes.fat = (weakref.ref(frame), frame.shape, scale, fat)
     if hier is None and h2 is None:
         return []
     contours = list(contours) + [c2[i] for i in np.flatnonzero(h2[0][:, 3] >= 0)] if h2 is not None else list(contours)
@@ -776,7 +777,8 @@ def _completions(q: np.ndarray, aspect: float | None = None) -> list[np.ndarray]
 
 
 def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.4,
-                     coarse: bool = False) -> list[tuple[list[np.ndarray], bool]]:
+                     coarse: bool = False, rough: list[np.ndarray] | None = None
+                     ) -> list[tuple[list[np.ndarray], bool]]:
     """Find cards, keeping alternative outlines where the geometry alone cannot decide.
 
     Args:
@@ -807,7 +809,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     h, w = frame.shape[:2]
     area = float(h * w)
     lo, hi = min_area_frac * area, max_area_frac * area
-    rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0))
+    rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0) if rough is None else rough)
     first, weak = [], []
     snapped = refine_quads(frame, rough)
     ordered = _ordered([q for q, _, _ in snapped])
@@ -1163,6 +1165,8 @@ def read_card_results(frame: np.ndarray, deck) -> list:
         coarse = _look_again(frame, coarse, deck)
         if card_search.card_size(coarse) is not None:
             readings, unread = coarse, coarse_unread
+    if card_search.card_size(readings) is None:
+        readings = _with_cores(frame, readings, deck)
     readings, unread = _split_pairs(frame, readings, unread, deck)
     size = card_search.card_size(readings)
     if size is None:
@@ -1195,6 +1199,15 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     size = card_search.card_size(settled) or size
     differs = card_search.differs_from_table(frame, size, settled)
     regions = card_search.leftover_regions(frame, settled, unread, size, differs, recheck)
+    # Gapped outlines (_with_cores) are looked for only where the window search below has no blob to
+    # go by: a table too busy for the table estimate (differs None), or a blob that no card named
+    # explains and that makes a card or more (searched there only).
+    big = [] if differs is None else card_search.unexplained_blobs(regions, settled, size)
+    if differs is None or big:
+        cored = _with_cores(frame, readings, deck, None if differs is None else big)
+        if len(cored) != len(readings) or any(a is not b for a, b in zip(cored, readings)):
+            readings = cored
+            settled = [r for r in readings if not any(r is b for b in recheck)]
     if not regions:
         return readings
     found = card_search.search_cards(frame, deck, settled, regions, size, differs)
@@ -1204,6 +1217,145 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     kept = [r for r in readings if (r.label != UNKNOWN and not any(r is b for b in recheck))
             or not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
     return _one_per_place([(False, r) for r in kept + found])
+
+
+#: A gapped outline's core (:func:`_core_quads`) where no card is named, so no card size to go by: the
+#: core is opened at each of these guesses of the card's short side (fraction of the square root of the
+#: photo's area at the finder's working size; the finder takes cards from 0.0015 of the area up, about
+#: 0.03 of that root for the short side).
+_CORE_GUESS = (0.05, 0.08, 0.12)
+
+
+def _fat_edges(frame: np.ndarray) -> tuple[float, np.ndarray]:
+    """The usual pass's thickened edge map of ``frame`` and its scale (working px per image px):
+    the one :func:`_candidates` made last if it was of this very frame, else made now.
+
+    Returns:
+        ``(scale, fat)``: fat (h, w) uint8, 255 on an edge, at the finder's working size.
+    """
+    last = getattr(_holes, "fat", None)
+    if last is not None and last[0]() is frame and last[1] == frame.shape:
+        return last[2], last[3]
+    h, w = frame.shape[:2]
+    scale = min(1.0, _WORK_PX / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    return scale, cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
+
+
+def _core_quads(frame: np.ndarray, size: tuple[float, float] | None,
+                boxes: list[tuple[int, int, int, int]] | None = None) -> list[np.ndarray]:
+    """Card-shaped thick cores of the edge-free part of the thickened edge map: where a card's
+    outline has a gap (a blurred side, a side running into a book's edge or a shadow, a corner at
+    the photo's border), its inside is no hole of the edge map but runs out through the gap into the
+    table, and neither outlines nor holes give it. Opened (eroded, then dilated, by a disc of
+    ``_CORE_OPEN / 2`` of the card's short side, by two distance transforms), the leak, thinner
+    than that, is cut and the card's inside stands alone: as :func:`_hole_core` does for a leaking
+    hole of a card's own area.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        size: (short, long) card side, image px, of the cards named; None: ``_CORE_GUESS`` sizes.
+        boxes: ``(x0, y0, x1, y1)`` working px to look in, or None for the whole photo.
+
+    Returns:
+        (4, 2) float32 quads, image px (rough: the caller snaps them to the photo's steps).
+    """
+    scale, fat = _fat_edges(frame)
+    fh, fw = fat.shape
+    area = float(fh * fw)
+    lo, hi = 0.0015 * area, 0.4 * area
+    shorts = [size[0] * scale] if size is not None else [f * np.sqrt(area) for f in _CORE_GUESS]
+    out = []
+    for x0, y0, x1, y1 in ([(0, 0, fw, fh)] if boxes is None else boxes):
+        free = (fat[y0:y1, x0:x1] == 0).astype(np.uint8)
+        if free.size == 0:
+            continue
+        dt = cv2.distanceTransform(free, cv2.DIST_L2, 3)
+        for short in shorts:
+            r = 0.5 * _CORE_OPEN * short
+            eroded = (dt > r).astype(np.uint8)
+            if not eroded.any():
+                continue
+            opened = ((cv2.distanceTransform(1 - eroded, cv2.DIST_L2, 3) <= r) & (free > 0)).astype(np.uint8)
+            parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
+            for c in parts:
+                q = _card_quad(c, False, lo, hi)
+                if q is not None:
+                    # The edge-free part ends where the thickened edge begins, about 2 px inside
+                    # the card's side: moved out by that, each side lies within the snap's reach.
+                    m = q.mean(axis=0)
+                    grow = 1.0 + 4.0 / max(1.0, float(_side_lengths(q[_NEXT] - q).min()))
+                    out.append((m + (q - m) * grow) / scale)
+    return _dedupe(out)
+
+
+def _region_boxes(frame: np.ndarray, regions, size: tuple[float, float]) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1, working px of :func:`_fat_edges`) round ``regions``
+    (:class:`companion.vision.card_search.Region`), each grown by 0.6 of a card's long side so a
+    card the region is part of lies inside; overlapping boxes merged."""
+    scale, fat = _fat_edges(frame)
+    m = np.zeros(fat.shape, np.uint8)
+    g = 0.6 * size[1] * scale
+    for reg in regions:
+        p = reg.points * scale
+        x0, y0 = np.floor(p.min(axis=0) - g).astype(int)
+        x1, y1 = np.ceil(p.max(axis=0) + g).astype(int)
+        m[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 1
+    _, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    return [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h, _ in stats[1:]]
+
+
+def _with_cores(frame: np.ndarray, readings: list, deck, regions=None) -> list:
+    """``readings`` plus the cards named on gapped outlines' cores (:func:`_core_quads`).
+
+    Each core is snapped and judged as the outline finder's own finds are (:func:`find_card_groups`
+    with the cores as its rough quads: sides backed by the photo's steps, a card's shape) and read
+    with every stage and check of the deck (:func:`classify_groups`). A core is kept only if it is
+    named (an "unknown" core adds nothing: the window search and the covered pass have their own
+    regions), its centre lies in no named card, it overlaps none by more than
+    ``card_search.OVERLAP_MAX`` of itself, and, where cards are named, it is of their size
+    (``card_search.misfits``). An "unknown" reading whose centre a kept core holds gives way to it.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        readings: :class:`companion.vision.deck.Classification` objects so far.
+        deck: the enrolled deck.
+        regions: :class:`companion.vision.card_search.Region` objects to look round (only used
+            where a card is named), or None for the whole photo.
+
+    Returns:
+        The readings, in :func:`_one_per_place` order if any was added, else ``readings`` itself.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision import card_search
+    from companion.vision.card_search import overlap_area
+
+    size = card_search.card_size(readings)
+    boxes = None if regions is None or size is None else _region_boxes(frame, regions, size)
+    named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
+    quads = [q for q in _core_quads(frame, size, boxes) if not any(_inside(q.mean(axis=0), n) for n in named)]
+    if not quads:
+        return readings
+    new, _ = classify_groups(frame, find_card_groups(frame, rough=quads), deck)
+    new = [r for r in new if r.label != UNKNOWN]
+    if size is not None and new:
+        # As read_card_results treats a named outline of the wrong size (card_search.misfits, the
+        # size the cards named with it give): a weak one is not a card's outline; a strong one stays.
+        both = [r for r in readings if r.label != UNKNOWN] + new
+        bad = set(card_search.misfits(both, card_search.card_size(both)))
+        new = [r for i, r in enumerate(new, len(both) - len(new))
+               if i not in bad or r.score >= deck.threshold + card_search.WINDOW_MARGIN]
+    add: list = []
+    for r in new:
+        q = np.asarray(r.quad, np.float32)
+        limit = card_search.OVERLAP_MAX * abs(cv2.contourArea(q))
+        if not any(overlap_area(q, n) > limit for n in named + [x.quad for x in add]):
+            add.append(r)
+    if not add:
+        return readings
+    kept = [r for r in readings if r.label != UNKNOWN or not any(_inside(r.quad.mean(axis=0), x.quad) for x in add)]
+    return _one_per_place([(False, r) for r in kept + add])
 
 
 def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
@@ -1260,6 +1412,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             results = _with_covered(work, deck, read_card_results(work, deck))
     finally:
         _remember_holes(None)
+        _holes.fat = None
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
             for c in results]
