@@ -1280,6 +1280,10 @@ def _core_quads(frame: np.ndarray, size: tuple[float, float] | None,
             opened = ((cv2.distanceTransform(1 - eroded, cv2.DIST_L2, 3) <= r) & (free > 0)).astype(np.uint8)
             parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
             for c in parts:
+                x, y, bw, bh = cv2.boundingRect(c)
+                if (x <= 1 or y <= 1 or x + bw >= fw - 1 or y + bh >= fh - 1) \
+                        and _runs_along_border(c, fw, fh, min(bw, bh)):
+                    continue  # cut by the photo's border, as in _candidates: its shape cannot be told
                 q = _card_quad(c, False, lo, hi)
                 if q is not None:
                     # The edge-free part ends where the thickened edge begins, about 2 px inside
@@ -1312,10 +1316,11 @@ def _with_cores(frame: np.ndarray, readings: list, deck, regions=None) -> list:
     Each core is snapped and judged as the outline finder's own finds are (:func:`find_card_groups`
     with the cores as its rough quads: sides backed by the photo's steps, a card's shape) and read
     with every stage and check of the deck (:func:`classify_groups`). A core is kept only if it is
-    named (an "unknown" core adds nothing: the window search and the covered pass have their own
-    regions), its centre lies in no named card, it overlaps none by more than
-    ``card_search.OVERLAP_MAX`` of itself, and, where cards are named, it is of their size
-    (``card_search.misfits``). An "unknown" reading whose centre a kept core holds gives way to it.
+    named ``card_search.WINDOW_MARGIN`` over the deck's threshold (every edge-free card-shaped patch
+    is a core: a tile, a plain stretch of table; an "unknown" core adds nothing, the window search and
+    the covered pass have their own regions), its centre lies in no named card, and it overlaps none
+    by more than ``card_search.OVERLAP_MAX`` of itself. A core cut by the photo's border is not
+    taken. An "unknown" reading whose centre a kept core holds gives way to it.
 
     Args:
         frame: (H, W, 3) uint8 BGR.
@@ -1338,14 +1343,9 @@ def _with_cores(frame: np.ndarray, readings: list, deck, regions=None) -> list:
     if not quads:
         return readings
     new, _ = classify_groups(frame, find_card_groups(frame, rough=quads), deck)
-    new = [r for r in new if r.label != UNKNOWN]
-    if size is not None and new:
-        # As read_card_results treats a named outline of the wrong size (card_search.misfits, the
-        # size the cards named with it give): a weak one is not a card's outline; a strong one stays.
-        both = [r for r in readings if r.label != UNKNOWN] + new
-        bad = set(card_search.misfits(both, card_search.card_size(both)))
-        new = [r for i, r in enumerate(new, len(both) - len(new))
-               if i not in bad or r.score >= deck.threshold + card_search.WINDOW_MARGIN]
+    # Every card-shaped part of the photo free of edges is a core (a tile, a plain stretch of table,
+    # a shaded patch): so many tries must clearly win, as the window search's (WINDOW_MARGIN).
+    new = [r for r in new if r.label != UNKNOWN and r.score >= deck.threshold + card_search.WINDOW_MARGIN]
     add: list = []
     for r in new:
         q = np.asarray(r.quad, np.float32)
