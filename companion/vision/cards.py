@@ -40,7 +40,10 @@ Finding (:func:`find_cards`)
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
-   art sits in a panel the edge map takes for the card, is read whole. Last, a card partly covered
+   art sits in a panel the edge map takes for the card, is read whole. Where that search has no
+   blob to go by (a table too busy for its estimate, or nothing named) or a blob of a card or more
+   is left unexplained, a card whose outline has a gap (a blurred side, a side running into a pale
+   cable) is looked for as the thick core of the edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
