@@ -757,14 +757,6 @@ def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], see
     return out
 
 
-def unexplained_blobs(regions: list[Region], named, card_wh: tuple[float, float]) -> list[Region]:
-    """The blobs of ``regions`` (or their parts) no named reading explains that still make
-    ``LAYOUT_AREA_MIN`` of a card: :func:`_unexplained` without the windows seen, blobs only."""
-    return [r for r in _unexplained([r for r in regions if r.source == "blob"],
-                                    [r for r in named if r.label != UNKNOWN], card_wh)
-            if r.source == "blob"]
-
-
 def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """(N,) bool: which of ``pts`` (N, 2) lie inside the convex ``quad`` (4, 2), edges included."""
     v = np.roll(quad, -1, axis=0) - quad  # (4, 2) side vectors

@@ -41,8 +41,7 @@ Finding (:func:`find_cards`)
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
    art sits in a panel the edge map takes for the card, is read whole. Where that search has no
-   blob to go by (a table too busy for its estimate, or nothing named) or a blob of a card or more
-   is left unexplained, a card whose outline has a gap (a blurred side, a side running into a pale
+   blob to go by (a table too busy for its estimate, or nothing named), a card whose outline has a gap (a blurred side, a side running into a pale
    cable) is looked for as the thick core of the edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
@@ -1203,11 +1202,10 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     differs = card_search.differs_from_table(frame, size, settled)
     regions = card_search.leftover_regions(frame, settled, unread, size, differs, recheck)
     # Gapped outlines (_with_cores) are looked for only where the window search below has no blob to
-    # go by: a table too busy for the table estimate (differs None), or a blob that no card named
-    # explains and that makes a card or more (searched there only).
-    big = [] if differs is None else card_search.unexplained_blobs(regions, settled, size)
-    if differs is None or big:
-        cored = _with_cores(frame, readings, deck, None if differs is None else big)
+    # go by: a table too busy for the table estimate (differs None). (Round a blob of a card or more
+    # that no card named explains as well, they cost the 20-card mat frame 1.5x its CPU: not kept.)
+    if differs is None:
+        cored = _with_cores(frame, readings, deck)
         if len(cored) != len(readings) or any(a is not b for a, b in zip(cored, readings)):
             readings = cored
             settled = [r for r in readings if not any(r is b for b in recheck)]
@@ -1297,23 +1295,7 @@ def _core_quads(frame: np.ndarray, size: tuple[float, float] | None,
     return _dedupe(out)
 
 
-def _region_boxes(frame: np.ndarray, regions, size: tuple[float, float]) -> list[tuple[int, int, int, int]]:
-    """Boxes (x0, y0, x1, y1, working px of :func:`_fat_edges`) round ``regions``
-    (:class:`companion.vision.card_search.Region`), each grown by 0.6 of a card's long side so a
-    card the region is part of lies inside; overlapping boxes merged."""
-    scale, fat = _fat_edges(frame)
-    m = np.zeros(fat.shape, np.uint8)
-    g = 0.6 * size[1] * scale
-    for reg in regions:
-        p = reg.points * scale
-        x0, y0 = np.floor(p.min(axis=0) - g).astype(int)
-        x1, y1 = np.ceil(p.max(axis=0) + g).astype(int)
-        m[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 1
-    _, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
-    return [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h, _ in stats[1:]]
-
-
-def _with_cores(frame: np.ndarray, readings: list, deck, regions=None) -> list:
+def _with_cores(frame: np.ndarray, readings: list, deck) -> list:
     """``readings`` plus the cards named on gapped outlines' cores (:func:`_core_quads`).
 
     Each core is snapped and judged as the outline finder's own finds are (:func:`find_card_groups`
@@ -1329,8 +1311,6 @@ def _with_cores(frame: np.ndarray, readings: list, deck, regions=None) -> list:
         frame: (H, W, 3) uint8 BGR.
         readings: :class:`companion.vision.deck.Classification` objects so far.
         deck: the enrolled deck.
-        regions: :class:`companion.vision.card_search.Region` objects to look round (only used
-            where a card is named), or None for the whole photo.
 
     Returns:
         The readings, in :func:`_one_per_place` order if any was added, else ``readings`` itself.
@@ -1340,9 +1320,14 @@ def _with_cores(frame: np.ndarray, readings: list, deck, regions=None) -> list:
     from companion.vision.card_search import overlap_area
 
     size = card_search.card_size(readings)
-    boxes = None if regions is None or size is None else _region_boxes(frame, regions, size)
     named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
-    quads = [q for q in _core_quads(frame, size, boxes) if not any(_inside(q.mean(axis=0), n) for n in named)]
+    quads = [q for q in _core_quads(frame, size) if not any(_inside(q.mean(axis=0), n) for n in named)]
+    if quads:
+        # Screened first by the deck's quick score (one batch), as the window search picks its seeds
+        # (SEED_MARGIN): a core that far under the threshold is not read in full (a plain stretch of
+        # table, a printed box), and a name needs WINDOW_MARGIN over it below.
+        quick = card_search._score_quads(frame, deck, quads)
+        quads = [q for q, v in zip(quads, quick.tolist()) if v >= deck.threshold - card_search.SEED_MARGIN]
     if not quads:
         return readings
     new, _ = classify_groups(frame, find_card_groups(frame, rough=quads), deck)
