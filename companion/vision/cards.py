@@ -41,8 +41,9 @@ Finding (:func:`find_cards`)
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
    art sits in a panel the edge map takes for the card, is read whole. Where that search has no
-   blob to go by (a table too busy for its estimate, or nothing named), a card whose outline has a gap (a blurred side, a side running into a pale
-   cable) is looked for as the thick core of the edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
+   blob to go by (a table too busy for its estimate, or nothing named), a card whose outline has a
+   gap (a blurred side, a side running into a pale cable) is looked for as the thick core of the
+   edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
@@ -1167,9 +1168,12 @@ def read_card_results(frame: np.ndarray, deck) -> list:
         coarse = _look_again(frame, coarse, deck)
         if card_search.card_size(coarse) is not None:
             readings, unread = coarse, coarse_unread
+    readings, unread = _split_pairs(frame, readings, unread, deck)
+    # After the pairs' split, not before: a core's card would give the split a card size it has not
+    # had (one found card's size across the whole photo), and the split would name again a card the
+    # core holds (the review: IMG_2648's ace and IMG_2680's nine named twice).
     if card_search.card_size(readings) is None:
         readings = _with_cores(frame, readings, deck)
-    readings, unread = _split_pairs(frame, readings, unread, deck)
     size = card_search.card_size(readings)
     if size is None:
         guess = card_search.guess_card_size(frame, deck, readings, unread)
@@ -1244,20 +1248,18 @@ def _fat_edges(frame: np.ndarray) -> tuple[float, np.ndarray]:
     return scale, cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
 
 
-def _core_quads(frame: np.ndarray, size: tuple[float, float] | None,
-                boxes: list[tuple[int, int, int, int]] | None = None) -> list[np.ndarray]:
+def _core_quads(frame: np.ndarray, size: tuple[float, float] | None) -> list[np.ndarray]:
     """Card-shaped thick cores of the edge-free part of the thickened edge map: where a card's
     outline has a gap (a blurred side, a side running into a book's edge or a shadow, a corner at
     the photo's border), its inside is no hole of the edge map but runs out through the gap into the
-    table, and neither outlines nor holes give it. Opened (eroded, then dilated, by a disc of
-    ``_CORE_OPEN / 2`` of the card's short side, by two distance transforms), the leak, thinner
-    than that, is cut and the card's inside stands alone: as :func:`_hole_core` does for a leaking
-    hole of a card's own area.
+    table, and neither outlines nor holes give it. Opened (eroded, then dilated, by a disc whose
+    radius is ``_CORE_OPEN / 2`` of the card's short side, by two distance transforms), a leak
+    thinner than ``_CORE_OPEN`` of the short side is cut and the card's inside stands alone: as
+    :func:`_hole_core` does for a leaking hole of a card's own area.
 
     Args:
         frame: (H, W, 3) uint8 BGR.
         size: (short, long) card side, image px, of the cards named; None: ``_CORE_GUESS`` sizes.
-        boxes: ``(x0, y0, x1, y1)`` working px to look in, or None for the whole photo.
 
     Returns:
         (4, 2) float32 quads, image px (rough: the caller snaps them to the photo's steps).
@@ -1265,33 +1267,30 @@ def _core_quads(frame: np.ndarray, size: tuple[float, float] | None,
     scale, fat = _fat_edges(frame)
     fh, fw = fat.shape
     area = float(fh * fw)
-    lo, hi = 0.0015 * area, 0.4 * area
+    lo, hi = 0.0015 * area, 0.4 * area  # find_card_groups' default bounds
     shorts = [size[0] * scale] if size is not None else [f * np.sqrt(area) for f in _CORE_GUESS]
     out = []
-    for x0, y0, x1, y1 in ([(0, 0, fw, fh)] if boxes is None else boxes):
-        free = (fat[y0:y1, x0:x1] == 0).astype(np.uint8)
-        if free.size == 0:
+    free = (fat == 0).astype(np.uint8)
+    dt = cv2.distanceTransform(free, cv2.DIST_L2, 3)
+    for short in shorts:
+        r = 0.5 * _CORE_OPEN * short
+        eroded = (dt > r).astype(np.uint8)
+        if not eroded.any():
             continue
-        dt = cv2.distanceTransform(free, cv2.DIST_L2, 3)
-        for short in shorts:
-            r = 0.5 * _CORE_OPEN * short
-            eroded = (dt > r).astype(np.uint8)
-            if not eroded.any():
-                continue
-            opened = ((cv2.distanceTransform(1 - eroded, cv2.DIST_L2, 3) <= r) & (free > 0)).astype(np.uint8)
-            parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
-            for c in parts:
-                x, y, bw, bh = cv2.boundingRect(c)
-                if (x <= 1 or y <= 1 or x + bw >= fw - 1 or y + bh >= fh - 1) \
-                        and _runs_along_border(c, fw, fh, min(bw, bh)):
-                    continue  # cut by the photo's border, as in _candidates: its shape cannot be told
-                q = _card_quad(c, False, lo, hi)
-                if q is not None:
-                    # The edge-free part ends where the thickened edge begins, about 2 px inside
-                    # the card's side: moved out by that, each side lies within the snap's reach.
-                    m = q.mean(axis=0)
-                    grow = 1.0 + 4.0 / max(1.0, float(_side_lengths(q[_NEXT] - q).min()))
-                    out.append((m + (q - m) * grow) / scale)
+        opened = ((cv2.distanceTransform(1 - eroded, cv2.DIST_L2, 3) <= r) & (free > 0)).astype(np.uint8)
+        parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in parts:
+            x, y, bw, bh = cv2.boundingRect(c)
+            if (x <= 1 or y <= 1 or x + bw >= fw - 1 or y + bh >= fh - 1) \
+                    and _runs_along_border(c, fw, fh, min(bw, bh)):
+                continue  # cut by the photo's border, as in _candidates: its shape cannot be told
+            q = _card_quad(c, False, lo, hi)
+            if q is not None:
+                # The edge-free part ends where the thickened edge begins, about 2 px inside
+                # the card's side: moved out by that, each side lies within the snap's reach.
+                m = q.mean(axis=0)
+                grow = 1.0 + 4.0 / max(1.0, float(_side_lengths(q[_NEXT] - q).min()))
+                out.append((m + (q - m) * grow) / scale)
     return _dedupe(out)
 
 
