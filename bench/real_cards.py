@@ -18,6 +18,8 @@ not touch the photo's border, where a card is cut off), and is
 A reading that matches no labelled card and is not "unknown" is *spurious* (the photos hold
 distractors: books, a game case, a keyboard; and cards overlapped by others, which are not scored
 but may be read: a reading on an overlapped card's box is neither counted nor spurious).
+Two named readings that cover one place (their quads overlapping by half the smaller's area) are
+counted as *twice*, scored or not: a card named twice is a fault, whatever the boxes say.
 
 Labels give the rank only, so a rank's enrolment photos may miss a suit: the figure is a lower
 bound of what a user who enrols all 24 faces would see.
@@ -111,7 +113,7 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
-    n = found = right = wrong = spurious = unknown_reads = 0
+    n = found = right = wrong = spurious = unknown_reads = twice = 0
     ms = []
     mistakes = []
     for name in held:
@@ -120,6 +122,12 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
         obs = read_cards(img, deck)
         ms.append((time.perf_counter() - t0) * 1000)
         truth = boxes[name]
+        named = [np.float32(o.quad) for o in obs if o.label != UNKNOWN]
+        for a in range(len(named)):
+            for b in range(a + 1, len(named)):
+                if _shared_area(named[a], named[b]) > 0.5 * min(_area(named[a]), _area(named[b])):
+                    twice += 1
+                    mistakes.append(f"{name}: one place named twice")
         clear = [i for i, (_, b) in enumerate(truth)
                  if not _cut(b, img.shape) and not any(_overlaps(b, o) for j, (_, o) in enumerate(truth) if j != i)]
         used = set()
@@ -152,7 +160,20 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
     if show:
         print("\n".join(mistakes))
     return {"cards": n, "found": found, "right": right, "wrong": wrong, "unknown": unknown_reads,
-            "spurious": spurious, "ms_median": float(np.median(ms)) if ms else 0.0, "photos": len(held)}
+            "spurious": spurious, "twice": twice, "ms_median": float(np.median(ms)) if ms else 0.0, "photos": len(held)}
+
+
+def _area(q: np.ndarray) -> float:
+    import cv2
+
+    return abs(float(cv2.contourArea(q)))
+
+
+def _shared_area(a: np.ndarray, b: np.ndarray) -> float:
+    """The area two (4, 2) float32 quads (convex, image px) share, px²."""
+    import cv2
+
+    return float(cv2.intersectConvexConvex(a, b)[0])
 
 
 def _overlaps(a, b) -> bool:
@@ -176,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     pct = lambda k: 100.0 * r[k] / max(r["cards"], 1)  # noqa: E731
     print(f"{a.part}: held-out photos {r['photos']}, fully visible cards {r['cards']}: found {pct('found'):.1f} %, "
           f"right {pct('right'):.1f} %, wrong {r['wrong']}, unknown {r['unknown']}, spurious {r['spurious']}, "
-          f"{r['ms_median']:.0f} ms per photo (median)")
+          f"named twice {r['twice']}, {r['ms_median']:.0f} ms per photo (median)")
     return 0
 
 

@@ -40,7 +40,10 @@ Finding (:func:`find_cards`)
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
-   art sits in a panel the edge map takes for the card, is read whole. Last, a card partly covered
+   art sits in a panel the edge map takes for the card, is read whole. Where that search has no
+   blob to go by (a table too busy for its estimate, or nothing named), a card whose outline has a
+   gap (a blurred side, a side running into a pale cable) is looked for as the thick core of the
+   edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
@@ -333,6 +336,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     c2, h2 = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if reduce == 1.0:
         _remember_holes(frame, scale, c2, h2)
+        _holes.fat = (weakref.ref(frame), frame.shape, scale, fat)
     if hier is None and h2 is None:
         return []
     contours = list(contours) + [c2[i] for i in np.flatnonzero(h2[0][:, 3] >= 0)] if h2 is not None else list(contours)
@@ -776,7 +780,8 @@ def _completions(q: np.ndarray, aspect: float | None = None) -> list[np.ndarray]
 
 
 def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.4,
-                     coarse: bool = False) -> list[tuple[list[np.ndarray], bool]]:
+                     coarse: bool = False, rough: list[np.ndarray] | None = None
+                     ) -> list[tuple[list[np.ndarray], bool]]:
     """Find cards, keeping alternative outlines where the geometry alone cannot decide.
 
     Args:
@@ -807,7 +812,7 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
     h, w = frame.shape[:2]
     area = float(h * w)
     lo, hi = min_area_frac * area, max_area_frac * area
-    rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0))
+    rough = _ordered(_candidates(frame, lo, hi, _COARSE if coarse else 1.0) if rough is None else rough)
     first, weak = [], []
     snapped = refine_quads(frame, rough)
     ordered = _ordered([q for q, _, _ in snapped])
@@ -1164,6 +1169,11 @@ def read_card_results(frame: np.ndarray, deck) -> list:
         if card_search.card_size(coarse) is not None:
             readings, unread = coarse, coarse_unread
     readings, unread = _split_pairs(frame, readings, unread, deck)
+    # After the pairs' split, not before: a core's card would give the split a card size it has not
+    # had (one found card's size across the whole photo), and the split would name again a card the
+    # core holds (the review: IMG_2648's ace and IMG_2680's nine named twice).
+    if card_search.card_size(readings) is None:
+        readings = _with_cores(frame, readings, deck)
     size = card_search.card_size(readings)
     if size is None:
         guess = card_search.guess_card_size(frame, deck, readings, unread)
@@ -1195,6 +1205,14 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     size = card_search.card_size(settled) or size
     differs = card_search.differs_from_table(frame, size, settled)
     regions = card_search.leftover_regions(frame, settled, unread, size, differs, recheck)
+    # Gapped outlines (_with_cores) are looked for only where the window search below has no blob to
+    # go by: a table too busy for the table estimate (differs None). (Round a blob of a card or more
+    # that no card named explains as well, they cost the 20-card mat frame 1.5x its CPU: not kept.)
+    if differs is None:
+        cored = _with_cores(frame, readings, deck)
+        if len(cored) != len(readings) or any(a is not b for a, b in zip(cored, readings)):
+            readings = cored
+            settled = [r for r in readings if not any(r is b for b in recheck)]
     if not regions:
         return readings
     found = card_search.search_cards(frame, deck, settled, regions, size, differs)
@@ -1204,6 +1222,127 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     kept = [r for r in readings if (r.label != UNKNOWN and not any(r is b for b in recheck))
             or not any(_inside(r.quad.mean(axis=0), f.quad) for f in found)]
     return _one_per_place([(False, r) for r in kept + found])
+
+
+#: A gapped outline's core (:func:`_core_quads`) where no card is named, so no card size to go by: the
+#: core is opened at each of these guesses of the card's short side (fraction of the square root of the
+#: photo's area at the finder's working size; the finder takes cards from 0.0015 of the area up, about
+#: 0.03 of that root for the short side).
+_CORE_GUESS = (0.05, 0.08, 0.12)
+
+
+def _fat_edges(frame: np.ndarray) -> tuple[float, np.ndarray]:
+    """The usual pass's thickened edge map of ``frame`` and its scale (working px per image px):
+    the one :func:`_candidates` made last if it was of this very frame, else made now.
+
+    Returns:
+        ``(scale, fat)``: fat (h, w) uint8, 255 on an edge, at the finder's working size.
+    """
+    last = getattr(_holes, "fat", None)
+    if last is not None and last[0]() is frame and last[1] == frame.shape:
+        return last[2], last[3]
+    h, w = frame.shape[:2]
+    scale = min(1.0, _WORK_PX / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    return scale, cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
+
+
+def _core_quads(frame: np.ndarray, size: tuple[float, float] | None) -> list[np.ndarray]:
+    """Card-shaped thick cores of the edge-free part of the thickened edge map: where a card's
+    outline has a gap (a blurred side, a side running into a book's edge or a shadow, a corner at
+    the photo's border), its inside is no hole of the edge map but runs out through the gap into the
+    table, and neither outlines nor holes give it. Opened (eroded, then dilated, by a disc whose
+    radius is ``_CORE_OPEN / 2`` of the card's short side, by two distance transforms), a leak
+    thinner than ``_CORE_OPEN`` of the short side is cut and the card's inside stands alone: as
+    :func:`_hole_core` does for a leaking hole of a card's own area.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        size: (short, long) card side, image px, of the cards named; None: ``_CORE_GUESS`` sizes.
+
+    Returns:
+        (4, 2) float32 quads, image px (rough: the caller snaps them to the photo's steps).
+    """
+    scale, fat = _fat_edges(frame)
+    fh, fw = fat.shape
+    area = float(fh * fw)
+    lo, hi = 0.0015 * area, 0.4 * area  # find_card_groups' default bounds
+    shorts = [size[0] * scale] if size is not None else [f * np.sqrt(area) for f in _CORE_GUESS]
+    out = []
+    free = (fat == 0).astype(np.uint8)
+    dt = cv2.distanceTransform(free, cv2.DIST_L2, 3)
+    for short in shorts:
+        r = 0.5 * _CORE_OPEN * short
+        eroded = (dt > r).astype(np.uint8)
+        if not eroded.any():
+            continue
+        opened = ((cv2.distanceTransform(1 - eroded, cv2.DIST_L2, 3) <= r) & (free > 0)).astype(np.uint8)
+        parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in parts:
+            x, y, bw, bh = cv2.boundingRect(c)
+            if (x <= 1 or y <= 1 or x + bw >= fw - 1 or y + bh >= fh - 1) \
+                    and _runs_along_border(c, fw, fh, min(bw, bh)):
+                continue  # cut by the photo's border, as in _candidates: its shape cannot be told
+            q = _card_quad(c, False, lo, hi)
+            if q is not None:
+                # The edge-free part ends where the thickened edge begins, about 2 px inside
+                # the card's side: moved out by that, each side lies within the snap's reach.
+                m = q.mean(axis=0)
+                grow = 1.0 + 4.0 / max(1.0, float(_side_lengths(q[_NEXT] - q).min()))
+                out.append((m + (q - m) * grow) / scale)
+    return _dedupe(out)
+
+
+def _with_cores(frame: np.ndarray, readings: list, deck) -> list:
+    """``readings`` plus the cards named on gapped outlines' cores (:func:`_core_quads`).
+
+    Each core is snapped and judged as the outline finder's own finds are (:func:`find_card_groups`
+    with the cores as its rough quads: sides backed by the photo's steps, a card's shape) and read
+    with every stage and check of the deck (:func:`classify_groups`). A core is kept only if it is
+    named ``card_search.WINDOW_MARGIN`` over the deck's threshold (every edge-free card-shaped patch
+    is a core: a tile, a plain stretch of table; an "unknown" core adds nothing, the window search and
+    the covered pass have their own regions), its centre lies in no named card, and it overlaps none
+    by more than ``card_search.OVERLAP_MAX`` of itself. A core cut by the photo's border is not
+    taken. An "unknown" reading whose centre a kept core holds gives way to it.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        readings: :class:`companion.vision.deck.Classification` objects so far.
+        deck: the enrolled deck.
+
+    Returns:
+        The readings, in :func:`_one_per_place` order if any was added, else ``readings`` itself.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision import card_search
+    from companion.vision.card_search import overlap_area
+
+    size = card_search.card_size(readings)
+    named = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
+    quads = [q for q in _core_quads(frame, size) if not any(_inside(q.mean(axis=0), n) for n in named)]
+    if quads:
+        # Screened first by the deck's quick score (one batch), as the window search picks its seeds
+        # (SEED_MARGIN): a core that far under the threshold is not read in full (a plain stretch of
+        # table, a printed box), and a name needs WINDOW_MARGIN over it below.
+        quick = card_search._score_quads(frame, deck, quads)
+        quads = [q for q, v in zip(quads, quick.tolist()) if v >= deck.threshold - card_search.SEED_MARGIN]
+    if not quads:
+        return readings
+    new, _ = classify_groups(frame, find_card_groups(frame, rough=quads), deck)
+    # Every card-shaped part of the photo free of edges is a core (a tile, a plain stretch of table,
+    # a shaded patch): so many tries must clearly win, as the window search's (WINDOW_MARGIN).
+    new = [r for r in new if r.label != UNKNOWN and r.score >= deck.threshold + card_search.WINDOW_MARGIN]
+    add: list = []
+    for r in new:
+        q = np.asarray(r.quad, np.float32)
+        limit = card_search.OVERLAP_MAX * abs(cv2.contourArea(q))
+        if not any(overlap_area(q, n) > limit for n in named + [x.quad for x in add]):
+            add.append(r)
+    if not add:
+        return readings
+    kept = [r for r in readings if r.label != UNKNOWN or not any(_inside(r.quad.mean(axis=0), x.quad) for x in add)]
+    return _one_per_place([(False, r) for r in kept + add])
 
 
 def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
@@ -1260,6 +1399,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             results = _with_covered(work, deck, read_card_results(work, deck))
     finally:
         _remember_holes(None)
+        _holes.fat = None
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
             for c in results]
