@@ -110,6 +110,7 @@ def _cut(box, shape) -> bool:
 
 def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False) -> dict:
     from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.card_search import overlap_area
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
@@ -125,7 +126,7 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
         named = [np.float32(o.quad) for o in obs if o.label != UNKNOWN]
         for a in range(len(named)):
             for b in range(a + 1, len(named)):
-                if _shared_area(named[a], named[b]) > 0.5 * min(_area(named[a]), _area(named[b])):
+                if overlap_area(named[a], named[b]) > 0.5 * min(_area(named[a]), _area(named[b])):
                     twice += 1
                     mistakes.append(f"{name}: one place named twice")
         clear = [i for i, (_, b) in enumerate(truth)
@@ -167,13 +168,6 @@ def _area(q: np.ndarray) -> float:
     import cv2
 
     return abs(float(cv2.contourArea(q)))
-
-
-def _shared_area(a: np.ndarray, b: np.ndarray) -> float:
-    """The area two (4, 2) float32 quads (convex, image px) share, px²."""
-    import cv2
-
-    return float(cv2.intersectConvexConvex(a, b)[0])
 
 
 def _overlaps(a, b) -> bool:

@@ -335,8 +335,7 @@ def _candidates(frame: np.ndarray, min_area: float, max_area: float, reduce: flo
     fat = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     c2, h2 = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if reduce == 1.0:
-        _remember_holes(frame, scale, c2, h2)
-        _holes.fat = (weakref.ref(frame), frame.shape, scale, fat)
+        _remember_holes(frame, scale, c2, h2, fat)
     if hier is None and h2 is None:
         return []
     contours = list(contours) + [c2[i] for i in np.flatnonzero(h2[0][:, 3] >= 0)] if h2 is not None else list(contours)
@@ -406,8 +405,25 @@ def _boxes(contours) -> np.ndarray:
 _holes = threading.local()
 
 
-def _remember_holes(frame: np.ndarray | None, scale: float = 1.0, contours=None, hierarchy=None) -> None:
-    _holes.last = None if frame is None else (weakref.ref(frame), frame.shape, scale, contours, hierarchy)
+def _remember_holes(frame: np.ndarray | None, scale: float = 1.0, contours=None, hierarchy=None,
+                    fat: np.ndarray | None = None) -> None:
+    _holes.last = None if frame is None else (weakref.ref(frame), frame.shape, scale, contours, hierarchy, fat)
+
+
+def _remembered(frame: np.ndarray) -> tuple | None:
+    """What :func:`_candidates` remembered of this very frame (:func:`_remember_holes`), or None."""
+    last = getattr(_holes, "last", None)
+    return last if last is not None and last[0]() is frame and last[1] == frame.shape else None
+
+
+def _thick_edges(frame: np.ndarray) -> tuple[float, np.ndarray]:
+    """``frame``'s thickened edge map made now: ``(scale, fat)``, fat (h, w) uint8 (255 on an edge)
+    at the finder's working size, scale its working px per image px (as :func:`_candidates`)."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, _WORK_PX / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
+        if scale < 1.0 else frame
+    return scale, cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
 
 
 def thick_edge_contours(frame: np.ndarray) -> tuple[float, tuple, np.ndarray | None]:
@@ -422,14 +438,10 @@ def thick_edge_contours(frame: np.ndarray) -> tuple[float, tuple, np.ndarray | N
         ``(scale, contours, hierarchy)``: each contour (N, 1, 2) int32 working px; hierarchy
         (1, N, 4) int32 or None when there are none.
     """
-    last = getattr(_holes, "last", None)
-    if last is not None and last[0]() is frame and last[1] == frame.shape:
+    last = _remembered(frame)
+    if last is not None:
         return last[2], last[3], last[4]
-    h, w = frame.shape[:2]
-    scale = min(1.0, _WORK_PX / max(h, w))
-    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
-        if scale < 1.0 else frame
-    fat = cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
+    scale, fat = _thick_edges(frame)
     contours, hier = cv2.findContours(fat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     return scale, contours, hier
 
@@ -1210,7 +1222,7 @@ def read_card_results(frame: np.ndarray, deck) -> list:
     # that no card named explains as well, they cost the 20-card mat frame 1.5x its CPU: not kept.)
     if differs is None:
         cored = _with_cores(frame, readings, deck)
-        if len(cored) != len(readings) or any(a is not b for a, b in zip(cored, readings)):
+        if cored is not readings:  # (readings itself where no core was named)
             readings = cored
             settled = [r for r in readings if not any(r is b for b in recheck)]
     if not regions:
@@ -1238,14 +1250,8 @@ def _fat_edges(frame: np.ndarray) -> tuple[float, np.ndarray]:
     Returns:
         ``(scale, fat)``: fat (h, w) uint8, 255 on an edge, at the finder's working size.
     """
-    last = getattr(_holes, "fat", None)
-    if last is not None and last[0]() is frame and last[1] == frame.shape:
-        return last[2], last[3]
-    h, w = frame.shape[:2]
-    scale = min(1.0, _WORK_PX / max(h, w))
-    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA) \
-        if scale < 1.0 else frame
-    return scale, cv2.dilate(_edges(small), np.ones((3, 3), np.uint8))
+    last = _remembered(frame)
+    return (last[2], last[5]) if last is not None else _thick_edges(frame)
 
 
 def _core_quads(frame: np.ndarray, size: tuple[float, float] | None) -> list[np.ndarray]:
@@ -1399,7 +1405,6 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             results = _with_covered(work, deck, read_card_results(work, deck))
     finally:
         _remember_holes(None)
-        _holes.fat = None
     return [CardObservation(c.label, c.confidence,
                             tuple((float(x), float(y)) for x, y in to_original_px(c.quad, scale * shrink)))
             for c in results]

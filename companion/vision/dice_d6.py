@@ -2003,8 +2003,9 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     refuses); ``"paired"``: a face with one round pip whose alike group mate lies off it across
     no seam (:func:`_two_mate`: a two's pip whose partner a group's split put apart, read as a
     one; asked after the verifier, so the verifier's examples are as before); ``"doubt"``: the
-    learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds the reading unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients (:func:`_gradients`) and
-    :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
+    learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds the reading
+    unlike a die's top face of that value. ``grad`` and ``sample`` are the image's gradients
+    (:func:`_gradients`) and :func:`_sampler`; ``img`` the (H, W, 3) BGR working image (None: no seam check, as for the
     value a face left unread for a worn pip would have read, so that it is reported unread as
     before)."""
     if squash < least_squash(f):
