@@ -1211,7 +1211,8 @@ class Deck:
         A rank's face in a suit its examples never show (a ten of clubs where only red tens were
         enrolled) lies nearest the card of its suit one mark away (the nine of clubs), and the
         mark count refuses that name. The count names the card itself only where it is sure: it
-        is the same at ``MARK_INK`` and at the strictest level of ``MARK_INK_LEVELS`` (a pip split
+        is more than the count most of ``label``'s examples show (fewer is what ``label`` with a
+        mark lost shows too: a pip faded, in glare, covered or cut off), it is the same at ``MARK_INK`` and at the strictest level of ``MARK_INK_LEVELS`` (a pip split
         by glare or a shadow counted as ink changes with the level), it is a count the examples
         of exactly one label show most (never 0: a washed-out or cut-off face shows none), that
         label is the card's next-best (whole-card score within ``MARK_BAND`` of ``label``'s), and
@@ -1235,6 +1236,14 @@ class Deck:
         count, strict = _mark_counts(_upright(image, quad), (MARK_INK, min(MARK_INK_LEVELS)))
         # No mark at all is what a washed-out or cut-off face shows too: it names nothing.
         if count != strict or count <= 0 or count in agreed:
+            return -1
+        # Fewer marks than ``label``'s own names nothing: a mark lost (a pip faded or washed out by
+        # glare, covered, cut off by the outline) is what such a count shows as well, so it cannot
+        # tell ``label`` with a mark gone from the label of fewer marks. Only marks the card shows
+        # beyond ``label``'s (a ten read nine) name it, and a mark too many from a crumb is refused
+        # below. (IMG_2622: a ten of clubs leading the nine by 0.21, one pip pale in glare, counted
+        # 9 at every level up to 0.84 and was named "nine".)
+        if count < self._majority_mark(label):
             return -1
         named = [k for k in range(len(self.labels)) if k != label and self._majority_mark(k) == count]
         if len(named) != 1 or scores[named[0]] < scores[label] - MARK_BAND:
