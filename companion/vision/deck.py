@@ -1212,7 +1212,8 @@ class Deck:
         enrolled) lies nearest the card of its suit one mark away (the nine of clubs), and the
         mark count refuses that name. The count names the card itself only where it is sure: it
         is more than the count most of ``label``'s examples show (fewer is what ``label`` with a
-        mark lost shows too: a pip faded, in glare, covered or cut off), it is the same at ``MARK_INK`` and at the strictest level of ``MARK_INK_LEVELS`` (a pip split
+        mark lost shows too: a pip faded, in glare, covered or cut off), it is the same at
+        ``MARK_INK`` and at the strictest level of ``MARK_INK_LEVELS`` (a pip split
         by glare or a shadow counted as ink changes with the level), it is a count the examples
         of exactly one label show most (never 0: a washed-out or cut-off face shows none), that
         label is the card's next-best (whole-card score within ``MARK_BAND`` of ``label``'s), and
