@@ -1181,10 +1181,16 @@ class Deck:
             return True
         counted = [k for k in range(len(self.labels)) if k != label and self._agreed_marks(k) is not None]
         rivals = [k for k in counted if scores[k] >= scores[label] - MARK_BAND]
-        if not counted:
-            return True
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         count, *others = _mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        # More marks at every ink level than two of the label's cards show, and than any of its
+        # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
+        # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
+        # Needs no rival: it says what the card is not, not what it is.
+        if min(count, *others) > self._most_marks(label):
+            return False
+        if not counted:
+            return True
         # A count two of the label's examples show (a crop cut off, a pip lost) is the label's
         # unless it is what most of another label's examples show: two nines' examples that
         # counted 10 must not keep a ten a nine.
@@ -1259,6 +1265,15 @@ class Deck:
         if self.within_examples(image, quad, label):
             return -1
         return named[0]
+
+    def _most_marks(self, label: int) -> int:
+        """The most marks a card named ``label`` (its examples agreeing on a count,
+        :meth:`_agreed_marks`) may show: as many as two of its cards (twice the count most of its
+        examples show: two cards' worth is more than one card with a crumb or a token on it), or
+        as any one of its examples shows, whichever is more (an example's crop may hold a thumb or
+        the table's pattern; the user enrolled it as that label)."""
+        counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
+        return max(2 * int(self._majority_mark(label)), int(counts.max()))
 
     def _majority_mark(self, label: int) -> int | None:
         """The mark count most of ``label``'s examples show, where they agree on one
