@@ -363,7 +363,9 @@ MARK_INSET = 0.05
 #: the name, or any label where the count is not 0 (:meth:`Deck.marks_agree`): never enrolled but
 #: one pip away from an enrolled card (a ten where only the nine of its suit was enrolled), it
 #: shows the count its own rank's examples agree on. A count no label agrees on (a pip lost to
-#: glare, a face card's art in parts) says nothing and refuses nothing.
+#: glare, a face card's art in parts) refuses nothing, unless it is more than two of the name's
+#: cards show at every ink level (``Deck._most_marks``): an outline round two overlapping cards
+#: (IMG_2601 of the real photos: a ten half over a queen, 10-12 marks, read "ace").
 #: Tuned on the real photos' dev half (``bench/real_cards.py``, enrolment seeds 0 and 1): the tens
 #: named nine scored 0.15–0.24 under the nine; a queen miscounted as an ace's one pip, 0.5–0.7.
 MARK_AGREE = 0.6
@@ -1165,10 +1167,12 @@ class Deck:
     def marks_agree(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
         """Whether the card in ``quad`` may keep the name ``label`` by its mark count
         (:func:`mark_count`; ``MARK_AGREE``, ``MARK_BAND``): False only where ``label``'s examples
-        agree on a count, the card shows another, and another label's examples agree on the
-        card's count: a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
-        count is the same at every ink level and not 0. A label whose examples do not agree,
-        or a deck without counts, is not judged (True). It can only make a name "unknown".
+        agree on a count, the card shows another, and either another label's examples agree on the
+        card's count (a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
+        count is the same at every ink level and not 0) or the card shows more marks at every ink
+        level than two of ``label``'s cards show (:meth:`_most_marks`: an outline round two
+        cards, or a card and what lies on it). A label whose examples do not agree, or a deck
+        without counts, is not judged (True). It can only make a name "unknown".
 
         Args:
             image: (H, W, 3) uint8 BGR.
