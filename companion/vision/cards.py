@@ -929,10 +929,13 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
         rs = results[i:i + len(hyps)]
         i += len(hyps)
         b = max(range(len(rs)), key=lambda k: rs[k].score)  # the first best, as max(rs, ...) picks
-        best = checked(frame, rs[b], deck)
+        # The last two hypotheses of a group of more than one are completions (find_card_groups):
+        # extrapolated past the part found, so the mark count may bound them (Deck.marks_agree).
+        found = [len(hyps) == 1 or k < len(hyps) - 2 for k in range(len(hyps))]
+        best = checked(frame, rs[b], deck, found[b])
         first = best if b == 0 else None  # rs[0] checked, once it is needed
         if not partial and b != 0 and best.score < rs[0].score + _PREFER_FOUND:
-            first = checked(frame, rs[0], deck)
+            first = checked(frame, rs[0], deck, found[0])
             if first.label != UNKNOWN:
                 best = first  # a measured outline beats an extrapolated one unless clearly worse
         if best.label == UNKNOWN:
@@ -940,7 +943,7 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
                 unread.append(_part_of(hyps))
                 continue
             # Nothing matched: report the outline as found, not a guess.
-            best = first if first is not None else checked(frame, rs[0], deck)
+            best = first if first is not None else checked(frame, rs[0], deck, found[0])
         out.append((partial, best))
     return _one_per_place(out), unread
 
