@@ -53,6 +53,11 @@ MAX_AREA = 0.4
 MAX_SEGMENTS = 150
 MAX_QUADS = 1500
 SCORE_CHUNK = 256
+#: The cards of one photo are of one size: a card named here whose scale (square root of its area)
+#: is under this fraction of the best-read card's, or over its inverse, is not named. (Between two
+#: right cards the ``GROW`` steps alone give up to 1.3 and a slanted camera more; the drawn ten over
+#: a nine of tests/test_cards_corners.py gave a "one" at 0.36 of the ten's.)
+SIZE_APART = 0.6
 
 
 def corner_cards(frame: np.ndarray) -> list[np.ndarray]:
@@ -151,7 +156,8 @@ def read_corner_cards(frame: np.ndarray, deck) -> list:
         deck: the enrolled deck.
 
     Returns:
-        Named readings, best first, none overlapping another by over 0.3 of its area.
+        Named readings, best first, none overlapping another by over 0.3 of its area, none of
+        another size than the best-read one (``SIZE_APART``).
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.card_search import WINDOW_MARGIN, overlap_area
@@ -167,9 +173,17 @@ def read_corner_cards(frame: np.ndarray, deck) -> list:
     named = sorted((r for r in rs if r.label != UNKNOWN and r.score >= deck.threshold + WINDOW_MARGIN),
                    key=lambda r: -r.score)
     kept: list = []
+    kept_area: list[float] = []
     for r in named:
         area = abs(cv2.contourArea(np.asarray(r.quad, np.float32)))
         if any(overlap_area(r.quad, k.quad) > 0.3 * area for k in kept):
             continue
+        # A card built from two sides can be a part of one: a corner of a card's print, or of where
+        # a card lies on another (a ten over a nine: a quad an eighth of a card's area at the
+        # nine's corner, running onto the table, read "one"). The best-read card sets the size,
+        # as the named cards do for the outline finder's readings (card_search.misfits).
+        if kept and not SIZE_APART <= np.sqrt(area / kept_area[0]) <= 1.0 / SIZE_APART:
+            continue
         kept.append(r)
+        kept_area.append(area)
     return kept
