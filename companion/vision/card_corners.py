@@ -56,7 +56,7 @@ SCORE_CHUNK = 256
 #: The cards of one photo are of one size: a card named here whose scale (square root of its area)
 #: is under this fraction of the best-read card's, or over its inverse, is not named. (Between two
 #: right cards the ``GROW`` steps alone give up to 1.3 and a slanted camera more; the drawn ten over
-#: a nine of tests/test_cards_corners.py gave a "one" at 0.36 of the ten's.)
+#: a nine of tests/test_vision_marks.py gave a "one" at 0.36 of the ten's.)
 SIZE_APART = 0.6
 
 

@@ -1195,6 +1195,8 @@ class Deck:
             return True
         counted = [k for k in range(len(self.labels)) if k != label and self._agreed_marks(k) is not None]
         rivals = [k for k in counted if scores[k] >= scores[label] - MARK_BAND]
+        if found and not counted:
+            return True  # (nothing below can refuse it: no count taken)
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         count, *others = _mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS))
         # More marks at every ink level than two of the label's cards show, and than any of its
