@@ -377,30 +377,32 @@ def test_more_marks_than_two_of_the_label_s_cards_show_refuse_it_with_no_rival_c
     scores = np.zeros(len(deck.labels), np.float32)
     scores[one] = 0.8
     photo, quad = _photo(_pip_card(7, BLUE, "circle"))  # 7 marks: no label's count
-    assert not deck.marks_agree(photo, quad, scores, one)
+    assert not deck.marks_agree(photo, quad, scores, one, bounded=True)
     assert deck.counted_label(photo, quad, scores, one) == -1  # it says what the card is not, only
-    # ... of a quad extrapolated past what was found. An outline found whole round one card is one
-    # card: a face card's art splits into more parts than its examples' count (test draw 1 of the
-    # real photos: cam_image20's queen, found whole, 5-7 marks where its examples agree on 2).
-    assert deck.marks_agree(photo, quad, scores, one, found=True)
+    # ... and only where asked (a part-card stretched to a card's shape, classify_groups): by
+    # default a card is one card, and a face card's art splits into more parts than its examples'
+    # count (test draw 1 of the real photos: cam_image20's queen, found whole, 5-7 marks where its
+    # examples agree on 2).
+    assert deck.marks_agree(photo, quad, scores, one)
     # One mark more than the label's (a crumb, a token on the card) is two cards' worth at most: kept.
     crumb = _pip_card(1, BLUE, "circle")
     cv2.circle(crumb, (60, 250), 15, (30, 30, 30), -1)
     photo, quad = _photo(crumb, seed=2)
-    assert deck.marks_agree(photo, quad, scores, one)
+    assert deck.marks_agree(photo, quad, scores, one, bounded=True)
 
 
-@pytest.mark.parametrize("seed,offset", [(0, (70, -50)), (1, (70, -50)), (0, (60, -30)), (1, (60, -30))])
-def test_two_overlapping_cards_are_not_read_as_one_card_of_one_mark(seed, offset):
-    # A ten lying over the top right of a nine on a dark table. On main the reader found the ten
-    # (the window search at a guessed size), cut the outline round both cards, and read what was
-    # left of it as a covered card: completed past the nine's side onto the table (dark at one end,
-    # paper with pips at the other, like the one's crops that show table) and named "one", showing 5
-    # marks. The mark count now refuses it; the ten stays named.
-    # Moved by (60, -30) instead, no outline was named and the corner finder (card_corners: cards
-    # built from two sides) named the ten and, at the nine's corner, a quad an eighth of the ten's
-    # area running onto the table: "one" (score 0.86), showing 2 marks. A card of another size
-    # than the best-read one is not named there now (card_corners.SIZE_APART).
+@pytest.mark.parametrize("seed", [0, 1])
+def test_two_overlapping_cards_are_not_read_as_one_card_of_one_mark(seed):
+    # A ten lying over the top right of a nine on a dark table, moved by (60, -30). No outline was
+    # named, and the corner finder (card_corners: cards built from two sides) named the ten and, at
+    # the nine's corner, a quad an eighth of the ten's area running onto the table: "one" (score
+    # 0.86), showing 2 marks (main). A card of another size than the largest named there is not
+    # named now (card_corners.SIZE_APART).
+    # (Moved by (70, -50), the corner finder builds a card over the nine's uncovered part and the
+    # table beside it, of a card's size, and reads it "one", here as on main: the mark count bounds
+    # only a part-card the outline finder stretched to a card's shape (classify_groups), not the
+    # corner finder's cards, which hold face cards whose art splits into many marks.)
+    offset = (60, -30)
     from companion.vision.cards import read_cards
 
     deck = _one_ten_nine_deck()
@@ -415,3 +417,40 @@ def test_two_overlapping_cards_are_not_read_as_one_card_of_one_mark(seed, offset
     assert "one" not in [o.label for o in obs]
     ten = [o for o in obs if o.label == "ten"]
     assert len(ten) == 1 and np.abs(np.float32(ten[0].quad).mean(axis=0) - top.mean(axis=0)).max() < 10
+
+
+def test_the_outline_finder_tags_its_completions_and_only_they_are_bounded(monkeypatch):
+    # A part-card stretched to a card's shape (find_card_groups' completions) is tagged a
+    # Completion; an outline as found is not, whatever its group. classify_groups asks the mark
+    # count's two cards' worth bound (Deck.marks_agree) of a Completion only.
+    import companion.vision.deck as deck_module
+    from companion.vision.cards import Completion, classify_groups, find_card_groups
+
+    img = background("dark", 820, 380, np.random.default_rng(0))
+    for x, h in ((30, 229), (230, 189), (430, 200), (630, 215)):  # aspect 1.43, 1.18, 1.25, 1.34
+        paste(img, _pip_card(5, RED, "diamond")[:int(round(315 * h / 229))],
+              np.float32([[x, 60], [x + 160, 60], [x + 160, 60 + h], [x, 60 + h]]))
+    img = photometric(img, np.random.default_rng(1), blur=0.8, noise=3.0, jpeg=90)
+    groups = find_card_groups(img)
+    kinds = sorted((partial, tuple(isinstance(q, Completion) for q in hyps)) for hyps, partial in groups)
+    assert kinds == [(False, (False,)),  # a card: its outline alone
+                     (False, (False, True, True)),  # on the square side of a card: + its completions
+                     (True, (False, True, True)),  # a part foreshortened, perhaps: as found + completions
+                     (True, (True, True))]  # a part-card: its completions alone
+    for hyps, _ in groups:
+        for q in hyps:
+            assert q.shape == (4, 2) and q.dtype == np.float32
+
+    calls = []
+    real = deck_module.checked
+
+    def spy(image, reading, deck_, bounded=False):
+        corners = np.sort(np.asarray(reading.quad, np.float32), axis=0)
+        hyp = [q for hyps, _ in groups for q in hyps if np.abs(np.sort(np.asarray(q), axis=0) - corners).max() < 1e-3]
+        calls.append((bounded, isinstance(hyp[0], Completion)))
+        return real(image, reading, deck_, bounded)
+
+    monkeypatch.setattr(deck_module, "checked", spy)
+    classify_groups(img, groups, _one_ten_nine_deck())
+    assert calls and all(b == c for b, c in calls)
+    assert {b for b, _ in calls} == {True, False}
