@@ -53,6 +53,11 @@ MAX_AREA = 0.4
 MAX_SEGMENTS = 150
 MAX_QUADS = 1500
 SCORE_CHUNK = 256
+#: The cards of one photo are of one size: a card named here whose scale (square root of its area)
+#: is under this fraction of the largest named card's, or over its inverse, is not named. (Between
+#: two right cards the ``GROW`` steps alone give up to 1.3 and a slanted camera more; the drawn ten
+#: over a nine of tests/test_vision_marks.py gave a "one" at 0.36 of the ten's.)
+SIZE_APART = 0.6
 
 
 def corner_cards(frame: np.ndarray) -> list[np.ndarray]:
@@ -151,7 +156,11 @@ def read_corner_cards(frame: np.ndarray, deck) -> list:
         deck: the enrolled deck.
 
     Returns:
-        Named readings, best first, none overlapping another by over 0.3 of its area.
+        Named readings, best first, none overlapping another by over 0.3 of its area, none of
+        another size than the largest of them (``SIZE_APART``). The largest, not the best-read:
+        a card built from two sides that is a part of one (a corner of a card's print, or where a
+        card lies on another) is smaller than a card, never larger, and a small card can read
+        best (a mini card beside full-size ones); taking its size would drop the whole cards.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.card_search import WINDOW_MARGIN, overlap_area
@@ -166,10 +175,27 @@ def read_corner_cards(frame: np.ndarray, deck) -> list:
     rs = classify_quads(frame, [quads[k] for k in order], deck)
     named = sorted((r for r in rs if r.label != UNKNOWN and r.score >= deck.threshold + WINDOW_MARGIN),
                    key=lambda r: -r.score)
-    kept: list = []
-    for r in named:
-        area = abs(cv2.contourArea(np.asarray(r.quad, np.float32)))
-        if any(overlap_area(r.quad, k.quad) > 0.3 * area for k in kept):
-            continue
-        kept.append(r)
-    return kept
+    areas = [abs(cv2.contourArea(np.asarray(r.quad, np.float32))) for r in named]
+
+    def apart(ref: float | None) -> list[int]:
+        kept: list[int] = []  # indices into named
+        for i, (r, area) in enumerate(zip(named, areas)):
+            if any(overlap_area(r.quad, named[k].quad) > 0.3 * area for k in kept):
+                continue
+            # A card built from two sides can be a part of one: a corner of a card's print, or of
+            # where a card lies on another (a ten over a nine: a quad an eighth of a card's area at
+            # the nine's corner, running onto the table, read "one"). The largest card kept sets
+            # the size, as the named cards do for the outline finder's readings
+            # (card_search.misfits).
+            if ref is not None and not SIZE_APART <= np.sqrt(area / ref) <= 1.0 / SIZE_APART:
+                continue
+            kept.append(i)
+        return kept
+
+    # The largest of the cards kept by overlap alone (a larger reading that overlaps a better one
+    # sets no size); the second pass keeps a subset of those, so that card among them.
+    first = apart(None)
+    if not first:
+        return []
+    return [named[i] for i in apart(max(areas[i] for i in first))]
+

@@ -781,14 +781,23 @@ def points_in_quads(points, quads) -> np.ndarray:
     return on.any(axis=2) | (crossings % 2 == 1)
 
 
+class Completion(np.ndarray):
+    """A (4, 2) float32 quad that :func:`find_card_groups` made by stretching a too-square find to
+    a card's shape (:func:`_completions`), not an outline it found: its far end is a guess and can
+    take in what lies beyond the part found. :func:`classify_groups` bounds such a quad's mark count
+    by two of its label's cards (:meth:`companion.vision.deck.Deck.marks_agree`, ``bounded``).
+    A view of the array; anything that copies it into a plain array (``np.asarray``) drops the tag."""
+
+
 def _completions(q: np.ndarray, aspect: float | None = None) -> list[np.ndarray]:
     """Whole-card hypotheses for a too-square quad: stretched to the card's aspect past its top
-    side, or past its bottom side (``aspect``: ``_aspect(q)``, if known)."""
+    side, or past its bottom side (``aspect``: ``_aspect(q)``, if known); each a
+    :class:`Completion`."""
     k = CARD_ASPECT / (_aspect(q) if aspect is None else aspect)
-    top, bottom = q.copy(), q.copy()
+    top, bottom = np.array(q), np.array(q)
     top[0], top[1] = q[3] + (q[0] - q[3]) * k, q[2] + (q[1] - q[2]) * k
     bottom[3], bottom[2] = q[0] + (q[3] - q[0]) * k, q[1] + (q[2] - q[1]) * k
-    return [top, bottom]
+    return [top.view(Completion), bottom.view(Completion)]
 
 
 def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_frac: float = 0.4,
@@ -809,10 +818,10 @@ def find_card_groups(frame: np.ndarray, min_area_frac: float = 0.0015, max_area_
         card-shaped find it is that quad (plus its two completions if it is on the square side
         of a card, ``_ASPECT_DOUBT``) and ``partial`` is False. For a too-square find
         (``partial`` True) it is the two ways of completing the quad as found to a card (see
-        ``_completions``: past its top side, past its bottom side; ``_part_of`` recovers the
-        quad), preceded by the quad itself if it is no squarer than ``_ASPECT_TILT`` (a whole
-        card foreshortened by a slanted camera); the caller picks one by classifying them, and
-        should drop a partial find that matches no enrolled card.
+        ``_completions``: past its top side, past its bottom side, each a :class:`Completion`;
+        ``_part_of`` recovers the quad), preceded by the quad itself if it is no squarer than
+        ``_ASPECT_TILT`` (a whole card foreshortened by a slanted camera); the caller picks one by
+        classifying them, and should drop a partial find that matches no enrolled card.
 
     Raises:
         ValueError: ``frame`` is not (H, W, 3).
@@ -929,10 +938,14 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
         rs = results[i:i + len(hyps)]
         i += len(hyps)
         b = max(range(len(rs)), key=lambda k: rs[k].score)  # the first best, as max(rs, ...) picks
-        best = checked(frame, rs[b], deck)
+        # A part-card stretched to a card's shape (find_card_groups tags it a Completion) can run
+        # past the part found onto what lies beyond: its mark count is bounded by two of its
+        # label's cards (Deck.marks_agree); an outline found is not.
+        bounded = [isinstance(q, Completion) for q in hyps]
+        best = checked(frame, rs[b], deck, bounded[b])
         first = best if b == 0 else None  # rs[0] checked, once it is needed
         if not partial and b != 0 and best.score < rs[0].score + _PREFER_FOUND:
-            first = checked(frame, rs[0], deck)
+            first = checked(frame, rs[0], deck, bounded[0])
             if first.label != UNKNOWN:
                 best = first  # a measured outline beats an extrapolated one unless clearly worse
         if best.label == UNKNOWN:
@@ -940,7 +953,7 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
                 unread.append(_part_of(hyps))
                 continue
             # Nothing matched: report the outline as found, not a guess.
-            best = first if first is not None else checked(frame, rs[0], deck)
+            best = first if first is not None else checked(frame, rs[0], deck, bounded[0])
         out.append((partial, best))
     return _one_per_place(out), unread
 

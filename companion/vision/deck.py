@@ -363,7 +363,10 @@ MARK_INSET = 0.05
 #: the name, or any label where the count is not 0 (:meth:`Deck.marks_agree`): never enrolled but
 #: one pip away from an enrolled card (a ten where only the nine of its suit was enrolled), it
 #: shows the count its own rank's examples agree on. A count no label agrees on (a pip lost to
-#: glare, a face card's art in parts) says nothing and refuses nothing.
+#: glare, a face card's art in parts) refuses nothing, unless, on a part-card stretched to a card's
+#: shape only, it is more than two of the name's cards show at every ink level
+#: (``Deck._most_marks``): a completion round two overlapping cards (IMG_2601 of the real photos: a
+#: ten half over a queen, 10-12 marks, read "ace").
 #: Tuned on the real photos' dev half (``bench/real_cards.py``, enrolment seeds 0 and 1): the tens
 #: named nine scored 0.15–0.24 under the nine; a queen miscounted as an ace's one pip, 0.5–0.7.
 MARK_AGREE = 0.6
@@ -1162,29 +1165,51 @@ class Deck:
             self._agreed[label] = agreed
         return self._agreed[label]
 
-    def marks_agree(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
+    def marks_agree(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int,
+                    bounded: bool = False) -> bool:
         """Whether the card in ``quad`` may keep the name ``label`` by its mark count
         (:func:`mark_count`; ``MARK_AGREE``, ``MARK_BAND``): False only where ``label``'s examples
-        agree on a count, the card shows another, and another label's examples agree on the
-        card's count: a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
-        count is the same at every ink level and not 0. A label whose examples do not agree,
-        or a deck without counts, is not judged (True). It can only make a name "unknown".
+        agree on a count, the card shows another, and either another label's examples agree on the
+        card's count (a rival scoring within ``MARK_BAND`` of ``label``, or any label where the
+        count is the same at every ink level and not 0) or the card shows more marks at every ink
+        level than two of ``label``'s cards show (:meth:`_most_marks`: a quad round two cards, or
+        a card and what lies on it), where ``bounded``. A label whose examples do not
+        agree, or a deck without counts, is not judged (True). It can only make a name "unknown".
 
         Args:
             image: (H, W, 3) uint8 BGR.
             quad: (4, 2) float px, the card's outline (any corner first: a count does not turn).
             scores: (L,) float32, the card's whole-card score per label.
             label: the label index the card was given.
+            bounded: apply the two cards' worth bound (off unless asked for). Asked for only
+                on a part-card the outline finder stretched to a card's shape
+                (:class:`companion.vision.cards.Completion`, read by
+                :func:`companion.vision.cards.classify_groups`): its far end is a guess and can
+                take in what lies beyond the part found (IMG_2601 of ``bench/real_cards.py``, test
+                draw 5: the coarse pass's completion over a ten and the queen it half covers, read
+                "ace", 10-12 marks). Elsewhere a face card's art splits into as many parts as glare
+                and ink level make of it (cam_image20's queen on test draw 1, found whole, 5-7
+                marks where 6 of 10 queens' examples show 2), and a card found whole, by the window
+                search, from its corners or as a covered card is one card whose count bounds
+                nothing.
         """
         agreed = self._agreed_marks(label)
         if agreed is None:
             return True
         counted = [k for k in range(len(self.labels)) if k != label and self._agreed_marks(k) is not None]
         rivals = [k for k in counted if scores[k] >= scores[label] - MARK_BAND]
-        if not counted:
-            return True
+        if not bounded and not counted:
+            return True  # (nothing below can refuse it: no count taken)
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         count, *others = _mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        # More marks at every ink level than two of the label's cards show, and than any of its
+        # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
+        # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
+        # Needs no rival: it says what the card is not, not what it is.
+        if bounded and min(count, *others) > self._most_marks(label):
+            return False
+        if not counted:
+            return True
         # A count two of the label's examples show (a crop cut off, a pip lost) is the label's
         # unless it is what most of another label's examples show: two nines' examples that
         # counted 10 must not keep a ten a nine.
@@ -1259,6 +1284,15 @@ class Deck:
         if self.within_examples(image, quad, label):
             return -1
         return named[0]
+
+    def _most_marks(self, label: int) -> int:
+        """The most marks a card named ``label`` (its examples agreeing on a count,
+        :meth:`_agreed_marks`) may show: as many as two of its cards (twice the count most of its
+        examples show: two cards' worth is more than one card with a crumb or a token on it), or
+        as any one of its examples shows, whichever is more (an example's crop may hold a thumb or
+        the table's pattern; the user enrolled it as that label)."""
+        counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
+        return max(2 * int(self._majority_mark(label)), int(counts.max()))
 
     def _majority_mark(self, label: int) -> int | None:
         """The mark count most of ``label``'s examples show, where they agree on one
@@ -1932,20 +1966,22 @@ def _whole_card_readings(deck: Deck, quads: np.ndarray, scores: np.ndarray, turn
             for i, (label, c, t) in enumerate(zip(labels, conf.tolist(), top.tolist()))]
 
 
-def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
+def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int,
+                 bounded: bool = False) -> int:
     """The last checks of :func:`classify_quads` on a card named ``label``: ``label`` if it lies
     within the label's examples (like an enrolled card, but not one, is undecided), clipping does
     not hide what tells it from a rival (:meth:`Deck.exposure_apart`) and it shows as many marks as
     the examples agree on (:meth:`Deck.marks_agree`); where the count is what refuses it, the label
-    the count names instead (:meth:`Deck.counted_label`); else −1 (undecided)."""
-    if not deck.marks_agree(image, quad, scores, label):
+    the count names instead (:meth:`Deck.counted_label`); else −1 (undecided). ``bounded``: see
+    :meth:`Deck.marks_agree`."""
+    if not deck.marks_agree(image, quad, scores, label, bounded):
         return deck.counted_label(image, quad, scores, label)
     if deck.within_examples(image, quad, label) and deck.exposure_apart(image, quad, scores, label):
         return label
     return -1
 
 
-def checked(image: np.ndarray, reading: Classification, deck: Deck) -> Classification:
+def checked(image: np.ndarray, reading: Classification, deck: Deck, bounded: bool = False) -> Classification:
     """A reading of ``classify_quads(..., checks=False)`` as ``classify_quads`` would have given it:
     "unknown" (confidence 0.5, score and quad kept) if its name fails the checks it left out, or
     named by its mark count (confidence 0.5, score kept, quad turned face up for that label) where
@@ -1955,11 +1991,13 @@ def checked(image: np.ndarray, reading: Classification, deck: Deck) -> Classific
         image: (H, W, 3) uint8 BGR, the photo the reading was made on.
         reading: one :class:`Classification` of that call.
         deck: the enrolled deck.
+        bounded: the reading's quad is a part-card stretched to a card's shape: its mark count
+            is bounded by two of its label's cards (:meth:`Deck.marks_agree`).
     """
     if reading.label == UNKNOWN:
         return reading
     label = deck.labels.index(reading.label)
-    final = _final_label(deck, image, reading.quad, reading.scores, label)
+    final = _final_label(deck, image, reading.quad, reading.scores, label, bounded)
     if final == label:
         return reading
     if final < 0:
