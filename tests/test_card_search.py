@@ -386,3 +386,40 @@ def test_a_named_cards_own_panel_is_not_searched_and_the_cards_only_the_search_f
         assert not any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), tuple(map(float, p.points.mean(axis=0))), False) >= 0
                        for q in named)
     assert sum(f.label == "egg_nigiri" for f in found) >= 1  # cards only the search finds
+
+
+def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_named(monkeypatch):
+    # Stop 43's drawn mat scene (cover_ill 17: the 4-player mat's tableaux and eight cards laid by its
+    # corner markers, illustrated, 1280 x 960): the window search's seed spacing (0.35 card widths,
+    # blind to a window's turn) kept a window lying sideways over the tableau chopsticks and its
+    # wasabi neighbour and dropped the chopsticks' own upright window; read in full, the sideways
+    # one named "sashimi" (0.65-0.76). The search's best window turned the other way over it,
+    # climbed and snapped, reads another label better there: nothing is named at that place.
+    from companion.sim.table import Placement, layout_tableaux, render_table
+    from companion.vision.mat_layout import load_mat_layout
+
+    layout = load_mat_layout(4)
+    rng = np.random.default_rng(3017)
+    places = layout_tableaux(layout, [[LABELS[(s * 5 + i) % 12] for i in range(5)] for s in range(4)], rng=rng)
+    extra = [("sashimi", (107.553, 45.0), 81.003), ("sashimi", (139.586, 59.924), 100.408),
+             ("maki_3", (731.183, 45.0), 38.450), ("tempura", (688.701, 50.609), 152.516),
+             ("maki_2", (727.889, 549.0), 70.078), ("sashimi", (691.858, 568.221), 39.864),
+             ("squid_nigiri", (97.952, 549.0), 10.362), ("salmon_nigiri", (137.546, 534.317), 151.485)]
+    frame = render_table(layout, list(places) + [Placement(lb, c, a) for lb, c, a in extra], size=(1280, 960),
+                         rng=rng, style="illustrated")
+    refused = []
+    contested = getattr(card_search, "_contested", None)
+
+    def spy(image, deck, reading, quad, *rest):
+        out = contested(image, deck, reading, quad, *rest)
+        if out:
+            refused.append((reading.label, quad.mean(axis=0)))
+        return out
+
+    if contested is not None:
+        monkeypatch.setattr(card_search, "_contested", spy)
+    obs = read_cards(frame.image, illustrated_deck())
+    (chopsticks,) = [np.mean(q, axis=0) for lb, q in frame.cards if lb == "chopsticks"]
+    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - chopsticks)) < 15]
+    assert all(lb in ("chopsticks", UNKNOWN) for lb in near), near  # main: ["sashimi"]
+    assert any(lb == "sashimi" and np.hypot(*(c - chopsticks)) < 40 for lb, c in refused)

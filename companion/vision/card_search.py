@@ -34,7 +34,9 @@ the mat:
 4. A reading stands if its outline is there (``SUPPORT_MIN``), it beats the deck's threshold by
    ``WINDOW_MARGIN`` (it was the best of many tries, so it must clearly win), overlaps no card
    already read by more than ``OVERLAP_MAX``, accounts for its region (holds the part; lies on the
-   blob), lies wholly inside the photo, and is not mostly bare table.
+   blob), lies wholly inside the photo, is not mostly bare table, and is not contested: the
+   search's best window turned the other way over it (``TURN_APART``), climbed, snapped and read,
+   names no other label better there (then nothing is named there).
 
 Nothing here guesses a name: every card reported was read by the deck like any other.
 """
@@ -129,6 +131,24 @@ INSIDE_NAMED = 0.9
 INSIDE_NAMED_AREA = 0.5
 #: A found card must differ from the table over at least this fraction of its area.
 NOT_BARE_MIN = 0.2
+#: A window whose long side lies more than this (degrees) off a reading's lies the other way round
+#: over it (:func:`_contested`). The window grid lays each region's windows at two turns 90° apart,
+#: and a seed's compass search turns it by a few steps of 4° and 1.5° at most, so the two turns
+#: stay far either side of this halfway mark. It comes from stop 43's drawn mat scenes (`cover_ill`,
+#: `adj_ill2`): 15 of 919 window-search readings named a wrong card, most a tableau chopsticks
+#: read "sashimi" on a window lying 80-90° off it, sideways over the card and its neighbour; the
+#: seed spacing (0.35 card widths, blind to a window's turn) had dropped the card's own upright
+#: window in favour of that one.
+TURN_APART = 45.0
+#: ... and such a rival window is climbed only if the screen's estimate of it (the quick score's, within
+#: ``window_screen.SCREEN_MARGIN`` = 0.12 of it) trails the estimate of the reading's own quad by at most
+#: the first (twice that margin), and read in full only if its climbed place trails it by at most the
+#: second (the margin): a rival that reads better must screen about as well. On stop 43's drawn mat
+#: scenes and the loose tuning scenes (flat, illustrated 40-59), of 808 rivals the 6 that read another
+#: label better trailed by at most 0.13 before the climb and led by 0.05-0.21 after it; 717 were not
+#: climbed and 770 not read (the full reads were most of the guard's cost: 44 checks, 0.16 s of a loose
+#: illustrated set's 1.43 s CPU). This can only make the guard refuse less.
+RIVAL_SLACK = (0.24, 0.12)
 
 
 @dataclass(frozen=True, eq=False)
@@ -679,8 +699,10 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         ``"unknown"``), at most one per place.
     """
     seen: dict = {}
-    found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen)
-    named = [r for r in readings if r.label != UNKNOWN] + found
+    refused: list = []  # contested readings (_contested): not named, their places taken as if they were
+    found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen,
+                            refused=refused)
+    named = [r for r in readings if r.label != UNKNOWN] + found + refused
     left = _unexplained(regions, named, card_wh, seen, deck.threshold - SEED_MARGIN)
     if not left:
         return found
@@ -766,12 +788,14 @@ def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 
 def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
-                    differs: np.ndarray | None, layout: bool, seen: dict | None = None) -> list:
+                    differs: np.ndarray | None, layout: bool, seen: dict | None = None,
+                    refused: list | None = None) -> list:
     """One search of :func:`search_cards` over ``regions``: on the quick score's estimate
     (``layout`` False), or on the cards' layout (``layout`` True: screened and climbed with the
     windows and centroids blurred by ``LAYOUT_BLUR``, a coarser first step ``LAYOUT_STEP`` and up
     to ``LAYOUT_ROUNDS`` moves a step, then each seed put in place on the unblurred estimate).
-    ``seen``, a dict, is given the windows screened (see :func:`_unexplained`)."""
+    ``seen``, a dict, is given the windows screened (see :func:`_unexplained`); ``refused``, a list,
+    the readings :func:`_contested` kept from being named (their places stay taken)."""
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
@@ -814,6 +838,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         seed_index.append(int(i))
     if not seeds:
         return []
+    sharp = None  # the unblurred screen, on the cards' layout (``screen`` is, otherwise)
     if not layout:
         refined = _refine(image, deck, seeds, screen.scores(corners[seed_index]), cw, score=screen.scores)
     else:
@@ -859,12 +884,66 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             inside, differing = pixels_in(q, differs)
             if differing < NOT_BARE_MIN * max(inside, 1):
                 continue
-        r = checked(image, r, deck)  # last: the dearest test, and one no other depends on
+        r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
+            continue
+        if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch):
+            # Not named, but the place stays taken, as if it were: no later seed, and no layout
+            # search, reads anything else there (this only ever takes a name away).
+            taken.append(q)
+            if refused is not None:
+                refused.append(r)
             continue
         taken.append(q)
         out.append(r)
     return out
+
+
+def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.ndarray, corners: np.ndarray,
+               scores: np.ndarray, screen, cw: float, ch: float) -> bool:
+    """Whether a window-search ``reading`` (its quad ``quad``, (4, 2) px) about to be named is
+    contested by the same search's windows turned the other way over it: the best screened window
+    (of ``windows`` (N, 5), ``corners`` (N, 4, 2) and ``scores``, −inf for one not screened) whose
+    long side lies more than ``TURN_APART`` off the reading's, its centre within 0.9 of a card's long
+    side of the reading's and overlapping it by more than ``OVERLAP_MAX`` of a card, is climbed
+    (``REFINE_STEPS`` on ``screen``, the search's unblurred screen), snapped to its edges and read like
+    a seed; if it names **another** label with a **higher** score and still overlaps the reading by
+    more than ``OVERLAP_MAX``, the place holds two rival readings turned apart and neither is named
+    here (the rival is not named either: this only ever takes a name away).
+
+    Why: the seed spacing (0.35 card widths) ignores a window's turn, so where a card's own upright
+    window and a window lying sideways over it and its neighbour are close, the better-screened of the
+    two can take the place; on stop 43's drawn mat scenes the sideways one, read in full, named a
+    tableau chopsticks "sashimi" (``TURN_APART``)."""
+    from companion.vision.cards import order_quad, order_quads, refine_quads
+    from companion.vision.deck import classify_quads
+
+    if not len(windows):
+        return False
+    limit = OVERLAP_MAX * cw * ch
+    (x, y), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
+    long_dir = ang if w > h else ang + 90.0
+    w_long = np.where(windows[:, 2] > windows[:, 3], windows[:, 4], windows[:, 4] + 90.0)
+    off = np.abs(((w_long - long_dir) + 90.0) % 180.0 - 90.0)
+    near = np.flatnonzero((off > TURN_APART) & np.isfinite(scores)
+                          & (np.hypot(windows[:, 0] - x, windows[:, 1] - y) < 0.9 * ch))
+    j = next((j for j in near[np.argsort(-scores[near], kind="stable")] if overlap_area(quad, corners[j]) > limit), None)
+    if j is None:
+        return False
+    # Cheap first (RIVAL_SLACK): the screen's estimate of the rival window, then of its climbed place,
+    # against the estimate of the reading's own quad; only a rival near or above it is read in full.
+    own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
+    start = screen.scores(corners[j:j + 1])
+    if start[0] < own - RIVAL_SLACK[0]:
+        return False
+    rect = _refine(image, deck, _rects(windows[j:j + 1]), start, cw, score=screen.scores)
+    if screen.scores(_quads(rect))[0] < own - RIVAL_SLACK[1]:
+        return False
+    rq = order_quads(_quads(rect))[0]
+    sq, _, _ = refine_quads(image, [rq], search_px=max(3.0, 0.05 * cw))[0]
+    rival = max(classify_quads(image, [rq, order_quad(sq)], deck, checks=False), key=lambda z: z.score)
+    return (rival.label not in (UNKNOWN, reading.label) and rival.score > reading.score
+            and overlap_area(quad, np.asarray(rival.quad, np.float32)) > limit)
 
 
 def _on_taken(quad: np.ndarray, taken: list[np.ndarray], card_area: float) -> bool:
