@@ -337,6 +337,26 @@ BLIND_CHANNELS = 2
 #: light turns them into.
 CAST_RANGE = (0.75, 1.333)
 CAST_REACH = 0.5
+#: An example whose paper comes out at this or more (mean of its brightest tenth's channels, 0..255,
+#: after its white balance) was enrolled with its paper clipped in most channels: its balance saw
+#: no cast, and its thin lines are the clipped paper blurred into them, whatever their ink
+#: (:meth:`Deck._seeing_examples`). On ``bench/symbol_exposure.py``'s deck (405 examples) this flags
+#: 101, of which 97 had two or more channels of the enrolment photo's paper at 250 or more (the
+#: rest one). Against a lightness twin with no such example, a label is judged by its other
+#: examples alone (:meth:`Deck.exposure_apart`): on tuning seeds 0-7 the three red cards read as
+#: their purple twin under the cool light were each explained best by one purple example enrolled
+#: so (residual 21 768 against 183 647 for its best unclipped one and 85 378 for the red label).
+SEEING_LEVEL = CLIP_LEVEL
+#: The reader's blur after the camera's clip (:func:`_fine_lab`'s and the exposure look's 3 × 3
+#: Gaussian, sigma 0.7 fine px), applied to a rendering after its clip too (:meth:`Deck._rendered`):
+#: the card's thin lines carry their clipped paper blurred into them (a red outline's flank at 218
+#: where the rendering, clipped only, shows 255), which an example photographed unclipped lacks.
+RENDER_BLUR = 0.7
+#: On a card with ``BRIGHTER_SHARE`` of it clipped, a label holding more of the named label's ink
+#: (:meth:`Deck._more_ink`) is its rival within this of its whole-card score (ZNCC), wider than
+#: ``EXPOSURE_BAND``: the clip takes a striped fill's stripes and its score with them (a
+#: ``2-purple-striped-oval`` at ×1.6 scored 0.20 under the open one, seeds 5 and 6).
+EXPOSURE_INK_BAND = 0.25
 
 #: The mark count (:func:`mark_count`, :meth:`Deck.marks_agree`): what the eye counts on a card (the
 #: pips of a nine against a ten's, the symbols of a symbol card), as connected parts of ink on the
@@ -834,6 +854,7 @@ class Deck:
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
+        self._seeing: np.ndarray | None = None  # (E,) bool, examples whose paper was not clipped (_seeing_examples)
         # (label, sigma, chroma) → that label's fine rows blurred so (_fine_blurred), made when needed
         self._blurred: dict[tuple[int, float, float], np.ndarray] = {}
         # (label, sigma, chroma, region's bytes) → the level look's unit region rows of that label at
@@ -1313,8 +1334,26 @@ class Deck:
             self._fine_bgr = np.ascontiguousarray(np.clip(bgr, 0, 255).transpose(0, 3, 1, 2), np.float32)
         return self._fine_bgr
 
+    def _seeing_examples(self) -> np.ndarray:
+        """(E,) bool: the look-alike examples whose white balance could see the enrolment's light.
+
+        An example whose paper (its brightest tenth, as :func:`white_balance` takes it) comes out
+        at ``SEEING_LEVEL`` or more after balancing was photographed with its paper clipped in most
+        channels: its balance saw no ratio between them, so its ink's colour is the enrolment
+        light's as much as the ink's (a purple card enrolled clipped under a warm light is a red-ish
+        purple). Made once."""
+        if self._seeing is None:
+            bgr = self._examples_bgr()
+            paper = np.empty(len(bgr), np.float32)
+            for i, e in enumerate(bgr):
+                face = e.transpose(1, 2, 0)
+                paper[i] = float(face.reshape(-1, 3)[_percentile_mask(face)].mean())
+            self._seeing = paper < SEEING_LEVEL
+        return self._seeing
+
     def _rendered(self, crops: np.ndarray, label: int, region: np.ndarray,
-                  smooth_crops: np.ndarray | None = None, brighter: float = 1.0) -> float:
+                  smooth_crops: np.ndarray | None = None, brighter: float = 1.0,
+                  seeing: bool = False) -> float:
         """How well ``label``'s examples, seen with the card's own exposure and clipping, explain the
         card on ``region``: the least, over examples and shifts, sum of squared differences there,
         both blurred by ``EXPOSURE_SIGMA`` (:func:`_censored_fit` renders each example, its fitted
@@ -1326,12 +1365,20 @@ class Deck:
             region: (FINE_H, FINE_W) bool.
             smooth_crops: ``_smooth(crops)`` if the caller has it (it is the same for every label).
             brighter: a factor on the fitted gain (1.0: as fitted; :data:`EXPOSURE_BRIGHTER`).
+            seeing: only the label's examples whose paper was not clipped (:meth:`_seeing_examples`),
+                where it has any.
         """
-        ex = self._examples_bgr()[self.fine_label == label]  # (E_k, 3, FH, FW)
+        rows = self.fine_label == label
+        if seeing and (rows & self._seeing_examples()).any():
+            rows = rows & self._seeing_examples()
+        ex = self._examples_bgr()[rows]  # (E_k, 3, FH, FW)
         s, e = len(crops), len(ex)
         y = np.broadcast_to(crops[:, None], (s, e) + crops.shape[1:]).reshape(s * e * 3, -1)
         x = np.broadcast_to(ex[None], (s, e) + ex.shape[1:]).reshape(s * e * 3, -1)
         seen = np.minimum(_censored_fit(x, y, CLIP_LEVEL) * np.float32(brighter), 255.0).reshape(s * e, 3, FINE_H, FINE_W)
+        # The card was clipped, then blurred by the reader (RENDER_BLUR): so is its rendering.
+        flat = seen.reshape(-1, FINE_H, FINE_W)
+        seen = np.stack([cv2.GaussianBlur(c, (3, 3), RENDER_BLUR) for c in flat]).reshape(seen.shape)
         # The card's side is the same crop for every example: blurred once per shift, not per pair.
         card = (_smooth(crops) if smooth_crops is None else smooth_crops)[:, :, region]  # (S, 3, R)
         diff = _smooth(seen)[:, :, region].reshape(s, e, 3, -1) - card[:, None]
@@ -1399,7 +1446,13 @@ class Deck:
         a purple one."""
         def mean_lab(k: int) -> np.ndarray:
             rows = self.fine_label == k
-            return (self.fine[rows] + self.fine_mean[rows, :, None, None])[:, :, region].mean(axis=(0, 2))
+            lab = self.fine[rows] + self.fine_mean[rows, :, None, None]
+            # Lightness against each example's own paper (its 90th percentile): the examples were
+            # photographed at their own exposures, and a label enrolled brighter is not paler ink
+            # (the purple striped oval's examples averaged 4.0 L lighter than the open one's).
+            paper = np.percentile(lab[:, 0].reshape(len(lab), -1), 90, axis=1)
+            lab[:, 0] -= paper[:, None, None] - 100.0
+            return lab[:, :, region].mean(axis=(0, 2))
         mine, theirs = mean_lab(label), mean_lab(rival)
         shift, hue = theirs[1:] - mine[1:], mine[1:]
         chroma = float(np.linalg.norm(hue))
@@ -1472,10 +1525,13 @@ class Deck:
         for k in range(len(self.labels)):
             if k == label or not self._has_fine(k):
                 continue
-            if scores[k] < scores[label] - EXPOSURE_BAND and k not in twins:
+            far = scores[k] < scores[label] - EXPOSURE_BAND
+            if far and k not in twins and (clipped < BRIGHTER_SHARE or scores[k] < scores[label] - EXPOSURE_INK_BAND):
                 continue
             pair = (min(k, label), max(k, label))
             region = self._regions[pair] if pair in self._regions else self._near_region(pair)
+            if far and k not in twins and not self._more_ink(label, k, region):
+                continue  # out of EXPOSURE_BAND: only a rival with more ink (EXPOSURE_INK_BAND)
             # A paler rival too, unless it is the label's look-alike: the whole-card correlation
             # scales a washed-out card's faint remains up until they match a darker label (a clipped
             # pale nigiri read as a maki), which the rendering shows the card does not hold.
@@ -1492,7 +1548,15 @@ class Deck:
                           for dx in range(pad - reach, pad + reach + 1)])
         smooth = _smooth(crops)
         for k, region, more in rivals:
-            mine = self._rendered(crops, label, region, smooth)
+            # A twin with no example enrolled clipped has nothing to show how its lines clip: the
+            # label's clipped examples (their colour the enrolment light's) are then no evidence
+            # against it, and the label is judged by its other examples (SEEING_LEVEL). Only the
+            # label's side loses examples: this only adds refusals.
+            seeing = self._seeing_examples()
+            twin = k in twins and not (~seeing & (self.fine_label == k)).any()
+            if twin and not (seeing & (self.fine_label == label)).any():
+                return False
+            mine = self._rendered(crops, label, region, smooth, seeing=twin)
             theirs = self._rendered(crops, k, region, smooth)
             if _exposure_lead(mine, theirs) < EXPOSURE_MARGIN:
                 return False
@@ -1501,7 +1565,7 @@ class Deck:
             # The fitted gain may fall short of the camera's (EXPOSURE_BRIGHTER): both are seen a
             # little brighter too, each at its best. This only adds refusals to the fitted gain's.
             for g in EXPOSURE_BRIGHTER:
-                mine = min(mine, self._rendered(crops, label, region, smooth, g))
+                mine = min(mine, self._rendered(crops, label, region, smooth, g, seeing=twin))
                 theirs = min(theirs, self._rendered(crops, k, region, smooth, g))
             if _exposure_lead(mine, theirs) < EXPOSURE_MARGIN:
                 return False
