@@ -45,9 +45,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
-CARDS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
-         "squid_nigiri", "pudding", "wasabi", "chopsticks"]
+from companion.sim.face_design import LABELS  # noqa: E402  (numpy only)
+
+#: The 12 card types, in the simulator's order (the scenes index it).
+CARDS = [label for label in LABELS if label != "back"]
 #: Per corner marker (0 top left, 1 top right, 2 bottom right, 3 bottom left): three directions (°,
 #: mat y down) from its centre into the mat, along which a card is laid beside it.
 DIRS = {0: (0, 90, 45), 1: (180, 90, 135), 2: (180, 270, 225), 3: (0, 270, 315)}
@@ -166,31 +169,11 @@ SETS = {
 }
 
 
-def match(readings, truth):
-    """[(label, centre, reading or None)] per placed card in order, and the readings left over."""
-    centres = [np.float64(r.quad).reshape(-1, 2).mean(axis=0) for r in readings]
-    used: set[int] = set()
-    out = []
-    for label, quad in truth:
-        c = np.float64(quad).mean(axis=0)
-        best, bi = 1e9, None
-        for i, rc in enumerate(centres):
-            if i not in used:
-                d = float(np.hypot(*(rc - c)))
-                if d < best:
-                    best, bi = d, i
-        if bi is not None and best < MATCH_PX:
-            used.add(bi)
-            out.append((label, c, readings[bi]))
-        else:
-            out.append((label, c, None))
-    return out, [r for i, r in enumerate(readings) if i not in used]
-
-
 def run(name: str, show: bool = False) -> dict[str, float]:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.sim.record import enroll_sim_deck
     from companion.vision.cards import read_cards
+    from test_vision_synth import match_truth  # the loose scenes' matching (bench/loose_scenes.py)
 
     style, scenes = SETS[name]
     deck = enroll_sim_deck(style=style)
@@ -200,10 +183,11 @@ def run(name: str, show: bool = False) -> dict[str, float]:
         t0 = time.process_time()
         readings = read_cards(image, deck)
         ms.append(1000 * (time.process_time() - t0))
-        pairs, extra = match(readings, truth)
+        pairs, extra = match_truth(readings, truth, MATCH_PX)
         tot["scenes"] += 1
         short = scene.split(":")[0]
-        for label, c, r in pairs:
+        for label, quad, r in pairs:
+            c = quad.mean(axis=0)
             tot["cards"] += 1
             if r is None:
                 tot["not_found"] += 1

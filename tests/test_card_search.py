@@ -408,7 +408,7 @@ def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_nam
     frame = render_table(layout, list(places) + [Placement(lb, c, a) for lb, c, a in extra], size=(1280, 960),
                          rng=rng, style="illustrated")
     refused = []
-    contested = getattr(card_search, "_contested", None)
+    contested = card_search._contested
 
     def spy(image, deck, reading, quad, *rest):
         out = contested(image, deck, reading, quad, *rest)
@@ -416,8 +416,7 @@ def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_nam
             refused.append((reading.label, quad.mean(axis=0)))
         return out
 
-    if contested is not None:
-        monkeypatch.setattr(card_search, "_contested", spy)
+    monkeypatch.setattr(card_search, "_contested", spy)
     obs = read_cards(frame.image, illustrated_deck())
     (chopsticks,) = [np.mean(q, axis=0) for lb, q in frame.cards if lb == "chopsticks"]
     near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - chopsticks)) < 15]

@@ -1530,12 +1530,12 @@ class Deck:
                 continue
             pair = (min(k, label), max(k, label))
             region = self._regions[pair] if pair in self._regions else self._near_region(pair)
-            if far and k not in twins and not self._more_ink(label, k, region):
+            more = k in twins or self._more_ink(label, k, region)
+            if far and not more:
                 continue  # out of EXPOSURE_BAND: only a rival with more ink (EXPOSURE_INK_BAND)
             # A paler rival too, unless it is the label's look-alike: the whole-card correlation
             # scales a washed-out card's faint remains up until they match a darker label (a clipped
             # pale nigiri read as a maki), which the rendering shows the card does not hold.
-            more = k in twins or self._more_ink(label, k, region)
             if more or pair not in self._regions:
                 rivals.append((k, region, more))
         if not rivals:
