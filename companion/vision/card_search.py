@@ -906,8 +906,9 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     (of ``windows`` (N, 5), ``corners`` (N, 4, 2) and ``scores``, −inf for one not screened) whose
     long side lies more than ``TURN_APART`` off the reading's, its centre within 0.9 of a card's long
     side of the reading's and overlapping it by more than ``OVERLAP_MAX`` of a card, is climbed
-    (``REFINE_STEPS`` on ``screen``, the search's unblurred screen), snapped to its edges and read like
-    a seed; if it names **another** label with a **higher** score and still overlaps the reading by
+    (``REFINE_STEPS`` on ``screen``, the search's unblurred screen), snapped to its edges and read
+    where it lies and where it snapped, the better of the two kept (a seed keeps the snap unless
+    it reads 0.02 worse; the rival is only compared, never named); if it names **another** label with a **higher** score and still overlaps the reading by
     more than ``OVERLAP_MAX``, the place holds two rival readings turned apart and neither is named
     here (the rival is not named either: this only ever takes a name away).
 
