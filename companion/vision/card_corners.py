@@ -69,9 +69,9 @@ SIZE_APART = 0.6
 #: for) the table is paper-like and nothing is refused; a card overlapped by another card's paper
 #: is supported by that paper.
 BAND = (0.03, 0.12)
-PAPER_SHARE = 0.5
+PAPER_SHARE = 0.15
 PAPER_CHROMA = 18.0
-PAPER_LIGHT = 0.6
+PAPER_LIGHT = 0.75
 
 
 def corner_cards(frame: np.ndarray) -> list[np.ndarray]:
@@ -162,37 +162,27 @@ def _away(c: np.ndarray, p: np.ndarray, q: np.ndarray, gap: float) -> tuple[np.n
 
 
 def paper_all_round(frame: np.ndarray, quad: np.ndarray) -> bool:
-    """Whether a card built from a corner lies on paper along all four sides (``BAND``, module
-    constants above).
+    return min(paper_shares(frame, quad)) >= PAPER_SHARE
 
-    Args:
-        frame: (H, W, 3) uint8 BGR.
-        quad: (4, 2) float32 image px as :func:`corner_cards` gives it: ``quad[0]`` the corner
-            found, ``quad[1]`` and ``quad[3]`` along the two sides seen from it.
 
-    Returns:
-        False when a band along some side is under ``PAPER_SHARE`` paper, paper taken from the
-        two sides seen (their bands' median colour); True otherwise.
-    """
+def paper_shares(frame: np.ndarray, quad: np.ndarray) -> list[float]:
     q = np.asarray(quad, np.float32)
     su, sv = float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0]))
     k = 64.0 / max(su, sv, 1.0)  # the card warped to 64 px on its long side
     wu, wv = max(int(round(su * k)), 8), max(int(round(sv * k)), 8)
-    # The corner at (0, 0); the sides seen along the patch's top row (to quad[1]) and left column.
     dst = np.float32([[0, 0], [wu - 1, 0], [wu - 1, wv - 1], [0, wv - 1]])
     patch = cv2.warpPerspective(frame, cv2.getPerspectiveTransform(q, dst), (wu, wv), flags=cv2.INTER_AREA)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
     b0, b1 = (int(round(f * min(wu, wv))) for f in BAND)
     b1 = max(b1, b0 + 1)
-    bands = [lab[b0:b1, :], lab[:, b0:b1], lab[wv - b1:wv - b0, :], lab[:, wu - b1:wu - b0]]  # top, left, bottom, right
-    seen = np.concatenate([bands[0].reshape(-1, 3), bands[1].reshape(-1, 3)])
-    paper = np.median(seen, axis=0)
+    bands = [lab[b0:b1, :], lab[:, b0:b1], lab[wv - b1:wv - b0, :], lab[:, wu - b1:wu - b0]]
+    paper = np.median(np.concatenate([bands[0].reshape(-1, 3), bands[1].reshape(-1, 3)]), axis=0)
+    shares = []
     for band in bands:
         px = band.reshape(-1, 3)
         like = (np.hypot(px[:, 1] - paper[1], px[:, 2] - paper[2]) <= PAPER_CHROMA) & (px[:, 0] >= PAPER_LIGHT * paper[0])
-        if like.mean() < PAPER_SHARE:
-            return False
-    return True
+        shares.append(float(like.mean()))
+    return shares
 
 
 def read_corner_cards(frame: np.ndarray, deck) -> list:
