@@ -18,7 +18,9 @@ own shadow). Here:
 4. **Naming**: the ``MAX_READ`` cards that best match a label's centroid are read whole by the
    deck, with its every stage and check; the best reading of each place is kept if it names a
    card ``card_search.WINDOW_MARGIN`` over the deck's threshold (the best of many tries must
-   clearly win, as in :func:`companion.vision.card_search.search_cards`).
+   clearly win, as in :func:`companion.vision.card_search.search_cards`), and if the card lies on
+   paper along all four sides (:func:`paper_all_round`: not a card built over a covered card's
+   uncovered part and the table beside it).
 
 It is run by :func:`companion.vision.cards.read_card_results` only on a photo where nothing else
 named a card (a lone card on a pale table), so a photo of cards the finder reads costs nothing more.
@@ -59,15 +61,19 @@ SCORE_CHUNK = 256
 #: over a nine of tests/test_vision_marks.py gave a "one" at 0.36 of the ten's.)
 SIZE_APART = 0.6
 #: A card built from a corner lies on its own paper all round: along each of its four sides, a
-#: band ``BAND`` (as fractions of the short side, from the edge inwards) is at least
+#: band ``BAND`` deep (fractions of the short side, from the edge inwards) is at least
 #: ``PAPER_SHARE`` paper, paper being within ``PAPER_CHROMA`` (a*, b* of OpenCV's 8-bit Lab) of
-#: the band along the two sides seen and at least ``PAPER_LIGHT`` of its lightness. The card is
-#: built past what its two sides show (to a card's aspect, ``GROW``): where the sides are those of
-#: the uncovered part of a card under another (a ten over a nine moved by (70, -50), drawn), the
-#: built card runs onto the table, and the table's own stretch inside it can still read as a card
-#: of one mark ("one", 0.83 against a threshold of 0.67). On a pale table (the case the finder is
-#: for) the table is paper-like and nothing is refused; a card overlapped by another card's paper
-#: is supported by that paper.
+#: the bands along the two sides seen and at least ``PAPER_LIGHT`` of their lightness
+#: (:func:`paper_shares`). The card is built past what its two sides show (to a card's aspect,
+#: ``GROW``): where the sides are those of the uncovered part of a card under another (a drawn ten
+#: over a nine moved by (70, -50)), the built card runs onto the table beside it, and the table's
+#: stretch inside it with the nine's blank foot can read as a card of one mark ("one", 0.83
+#: against a threshold of 0.67); its band on the table is no paper at all. On a pale table (the
+#: case the finder is for) the table is paper-like and nothing is refused; a card overlapped by
+#: another card's paper is supported by that paper. The share is low, the lightness strict: a
+#: court card's art reaches near its edge, and a built card over-long by 5 % has table in its band
+#: (stop 44's real fans: a king at 0.41 of its band), while a checkered table's pale squares are
+#: 0.67 of the paper's lightness (the drawn sweep: 0.45 at a lightness of 0.6, none at 0.75).
 BAND = (0.03, 0.12)
 PAPER_SHARE = 0.15
 PAPER_CHROMA = 18.0
@@ -162,10 +168,31 @@ def _away(c: np.ndarray, p: np.ndarray, q: np.ndarray, gap: float) -> tuple[np.n
 
 
 def paper_all_round(frame: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether a card built from a corner lies on paper along all four sides: the least of
+    :func:`paper_shares` is at least ``PAPER_SHARE``.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        quad: (4, 2) float32 image px as :func:`corner_cards` gives it: ``quad[0]`` the corner
+            found, ``quad[1]`` and ``quad[3]`` along the two sides seen from it.
+    """
     return min(paper_shares(frame, quad)) >= PAPER_SHARE
 
 
 def paper_shares(frame: np.ndarray, quad: np.ndarray) -> list[float]:
+    """The share of paper in the band (``BAND``) along each side of a quad, paper being within
+    ``PAPER_CHROMA`` of the median colour of the bands along the sides ``quad[0]``-``quad[1]``
+    and ``quad[0]``-``quad[3]`` and at least ``PAPER_LIGHT`` of its lightness (8-bit OpenCV Lab).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        quad: (4, 2) float32 image px; its sides from ``quad[0]`` are taken for the card's own
+            (a card built from a corner: the two sides seen).
+
+    Returns:
+        Four shares in 0..1, along the sides quad[0]-quad[1], quad[0]-quad[3], quad[3]-quad[2]
+        and quad[1]-quad[2].
+    """
     q = np.asarray(quad, np.float32)
     su, sv = float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0]))
     k = 64.0 / max(su, sv, 1.0)  # the card warped to 64 px on its long side
