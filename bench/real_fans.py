@@ -1,6 +1,6 @@
 """Real playing cards overlapping one another, pasted on real tables: never a wrong name (issue #6).
 
-    .venv/bin/python bench/real_fans.py [--draw 0] [--seeds 0-39] [-v]
+    .venv/bin/python bench/real_fans.py [--draw 0] [--seeds 0-39] [--drawn] [--keep DIR] [-v]
 
 The README's stop-43 review read a drawn sweep of overlapping cards and got wrong names: a fan, a
 covered card, a ten over a nine moved by (70, -50) (the corner finder's card over the nine's
@@ -31,8 +31,12 @@ uncovered part and the table beside it). This bench asks the same of the real de
   A card less than half in sight needs not be found (counted apart as *hidden*), but a wrong name
   on it counts. A second named reading on one card is counted as *twice*.
 
-Seeds: tune on enrolment draw 0, scene seeds 0-39; held out: draw 8, seeds 1000-1039 (draws
-10-14 are the reviewer's).
+``--drawn`` reads the stop-43 review's kind of drawn sweep instead (:func:`drawn_sources`; no
+``../shared`` needed), the same scene kinds with the tests' pip cards on the tests' tables.
+
+Seeds (stop 44): tuned on enrolment draw 0, scene seeds 0-299 and the drawn seeds 0-199; held
+out, run once each way: draw 8, seeds 1000-1299, and the drawn seeds 1000-1199 (enrolment draws
+10-14 are the reviewer's). ``tests/test_real_fans_bench.py`` runs draw 9, seeds 3000-3011.
 """
 
 from __future__ import annotations
