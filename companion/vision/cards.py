@@ -943,6 +943,11 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
         # label's cards (Deck.marks_agree); an outline found is not.
         bounded = [isinstance(q, Completion) for q in hyps]
         best = checked(frame, rs[b], deck, bounded[b])
+        # ... and, where its label is one the mark count judges (its examples agree on a count: a
+        # pip card on paper), it must end on paper, not on the table (_stretched_onto_paper).
+        if bounded[b] and best.label != UNKNOWN and deck._agreed_marks(deck.labels.index(best.label)) is not None \
+                and not _stretched_onto_paper(frame, hyps, b):
+            best = replace(best, label=UNKNOWN, confidence=0.5)
         first = best if b == 0 else None  # rs[0] checked, once it is needed
         if not partial and b != 0 and best.score < rs[0].score + _PREFER_FOUND:
             first = checked(frame, rs[0], deck, bounded[0])
@@ -956,6 +961,34 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
             best = first if first is not None else checked(frame, rs[0], deck, bounded[0])
         out.append((partial, best))
     return _one_per_place(out), unread
+
+
+def _stretched_onto_paper(frame: np.ndarray, hyps: list[np.ndarray], k: int) -> bool:
+    """Whether the completion ``hyps[k]`` (one of the last two, :func:`_completions`) ends on
+    paper: the band along its new far side is paper like the part found's, as a card built from a
+    corner must be all round (:func:`companion.vision.card_corners.paper_shares`, its ``BAND``,
+    ``PAPER_*``: at least ``PAPER_SHARE`` of the band within ``PAPER_CHROMA`` of the paper and
+    ``PAPER_LIGHT`` of its lightness). A part-card stretched past its found side runs under what
+    lies there (another card's paper: kept) or onto the table (stop 44's drawn fan, a two over a
+    three on felt: the completion past the two's found top took in the felt and read "one",
+    its mark count 1-2 where the two cards show 5). Asked only for a label whose examples agree
+    on a mark count (a pip card on white paper, as the ``bounded`` mark count): an illustrated
+    card's coloured rim is no paper to compare (on stop 43's ``cover_ill`` mat scenes, asked of
+    every completion it turned 2 wrong names "unknown" but lost 3 right ones).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        hyps: a partial group's hypotheses, its two completions last.
+        k: the index of the completion read.
+    """
+    from companion.vision.card_corners import PAPER_SHARE, paper_shares
+
+    q = np.asarray(hyps[k], np.float32)
+    # paper_shares takes the paper from the sides q[0]-q[1] and q[0]-q[3]: the part's found side
+    # opposite the stretch and one long side; its third share is the band along q[3]-q[2].
+    if k == len(hyps) - 2:  # stretched past its top: q[0], q[1] new
+        q = q[[3, 2, 1, 0]]
+    return paper_shares(frame, q)[2] >= PAPER_SHARE
 
 
 def _part_of(completions: list[np.ndarray]) -> np.ndarray:
