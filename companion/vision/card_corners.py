@@ -192,6 +192,11 @@ def paper_shares(frame: np.ndarray, quad: np.ndarray) -> list[float]:
     Returns:
         Four shares in 0..1, along the sides quad[0]-quad[1], quad[0]-quad[3], quad[3]-quad[2]
         and quad[1]-quad[2].
+
+    Two consequences (stop 44's review): a side built past the photo's edge warps to black and
+    never counts as paper, so such a card is refused; and where the part seen is under about a
+    sixth of the card, the long band is mostly what lies beyond it, the "paper" is that, and every
+    side passes (the check then names what main named: it can only fall back, never add a name).
     """
     q = np.asarray(quad, np.float32)
     su, sv = float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0]))
