@@ -156,8 +156,8 @@ RIVAL_SLACK = (0.24, 0.12)
 #: both, turned as that is). Stop 44's trace of `bench/mat_touching.py`'s illustrated sets: a tableau
 #: or marker chopsticks (and salmon nigiri) read "sashimi" 0.65-0.73, the bar 0.64, on a window
 #: lying 25-65° across it, half on the card and half on the mat or the card over it; its own turn,
-#: climbed from the same centre, read "chopsticks" 0.74-0.98 ("salmon_nigiri" 0.95-0.97). Steps of 30°: a climb turns a window
-#: by up to ±24° (``LAYOUT_STEP``'s 8° six times) besides the finer steps.
+#: climbed from the same centre, read "chopsticks" 0.74-0.98 ("salmon_nigiri" 0.95-0.97). Steps of
+#: 30°: a climb turns a window by up to ±24° (``LAYOUT_STEP``'s 8° six times) besides the finer steps.
 TURN_TRIES = (30.0, 60.0, 90.0, 120.0, 150.0)
 #: ... a climbed rival within this (degrees) of the reading's own turn came back to the reading (a
 #: card read at its own turn climbs back from 30° off: 14-16° was seen, still on its own art).
