@@ -1,6 +1,6 @@
 """`read cards` on drawn mat scenes with cards touching the corner markers and each other (stop 43's review sets).
 
-    .venv/bin/python bench/mat_touching.py [--sets cover_ill,adj_ill2] [--show]
+    .venv/bin/python bench/mat_touching.py [--sets cover_ill,adj_ill2] [--show] [--seed S]
 
 Sets (all ported from the stop-43 review's scratch generator, draw for draw):
 
@@ -27,10 +27,18 @@ another card, *"unknown"* when read but not named, *not found* with no reading; 
 to no card and not "unknown" is *spurious*. A card largely hidden under another still counts (not
 found, mostly). ``--show`` lists every wrong name and spurious reading with its scene and card.
 
+``--seed S`` draws new scenes from the same generators (the default, no seed, gives the scenes
+above, draw for draw): the tableaux' 20 labels are drawn at random per scene; ``cover`` sets draw
+their marker cards from a generator seeded ``S`` instead of 1661; ``adj`` sets keep their
+(gap, angle, direction) grid but turn each card by up to ±7.5° more (half the grid's 15° step) and
+draw its label at random; scene ``f`` is rendered with seed ``(S, f)``. Seeds 4000–4999 were the
+``pile44`` helper's (tuning and held out); 5000 and up are kept for reviews.
+
 Figures on main after ``turn43`` (stop 43): ``cover_ill`` right 517, wrong 2, spurious 5, not found
 148; ``adj_ill2`` right 669, wrong 2, spurious 1, not found 90; flat ``cover`` 948, 0, 1, 169 and
-``adj`` 1427, 0, 0, 13. Nothing is read from or written to
-disk but the printed report.
+``adj`` 1427, 0, 0, 13. After ``pile44`` (stop 44, the turned-rival guard of
+``card_search._contested``): ``cover_ill`` 517, 0, 3, 150; ``adj_ill2`` 669, 0, 0, 92; flat the same.
+Nothing is read from or written to disk but the printed report.
 """
 
 from __future__ import annotations
@@ -106,42 +114,61 @@ def beside(layout, marker: int, label: str, gap_mm: float, angle: float, directi
     return Placement(label, tuple(c + t * d), angle)
 
 
-def mat_frame(extra, style: str, seed: int, conditions=None, size=(1280, 960)):
-    """The 4-player mat, its 20 tableau cards and ``extra`` on top, rendered with ``seed``."""
+def mat_frame(extra, style: str, seed, conditions=None, size=(1280, 960), tableaux=None):
+    """The 4-player mat, its 20 tableau cards and ``extra`` on top, rendered with ``seed`` (an int,
+    or a sequence of ints as ``np.random.default_rng`` takes). ``tableaux``: 4 lists of 5 labels
+    (seat by seat); default seat s holds ``CARDS[(5s + i) % 12]``."""
     from companion.sim.table import layout_tableaux, render_table
     from companion.vision.mat_layout import load_mat_layout
 
     layout = load_mat_layout(4)
     rng = np.random.default_rng(seed)
-    tableaux = [[CARDS[(s * 5 + i) % 12] for i in range(5)] for s in range(4)]
+    if tableaux is None:
+        tableaux = [[CARDS[(s * 5 + i) % 12] for i in range(5)] for s in range(4)]
     places = layout_tableaux(layout, tableaux, rng=rng)
     return render_table(layout, list(places) + list(extra), size=size, rng=rng, conditions=conditions, style=style)
 
 
-def adj_scenes(gaps, angles, style: str, tag: str):
-    """(name, image, truth) per scene: one card beside each marker, four configurations a scene."""
+def random_tableaux(seed) -> list[list[str]]:
+    """4 seats × 5 labels drawn at random (with repeats) from a generator seeded ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [[CARDS[int(k)] for k in rng.integers(0, 12, 5)] for _ in range(4)]
+
+
+def adj_scenes(gaps, angles, style: str, tag: str, seed: int | None = None):
+    """(name, image, truth) per scene: one card beside each marker, four configurations a scene.
+    ``seed`` None: today's scenes; else new ones (module doc, ``--seed``)."""
     from companion.vision.mat_layout import load_mat_layout
 
     layout = load_mat_layout(4)
     configs = [(g, a, k) for g in gaps for a in angles for k in range(3)]
+    draw = None if seed is None else np.random.default_rng(seed)
     i = 0
     for f in range(0, len(configs), 4):
         extra, names = [], []
         for mi, (g, a, k) in enumerate(configs[f:f + 4]):
-            extra.append(beside(layout, mi, CARDS[(i * 5) % 12], g, a, DIRS[mi][k]))
+            label = CARDS[(i * 5) % 12]
+            if draw is not None:
+                a = round(a + float(draw.uniform(-7.5, 7.5)), 1)
+                label = CARDS[int(draw.integers(0, 12))]
+            extra.append(beside(layout, mi, label, g, a, DIRS[mi][k]))
             i += 1
             names.append(f"m{mi}g{g}a{a}d{DIRS[mi][k]}")
-        fr = mat_frame(extra, style, seed=f)
+        if seed is None:
+            fr = mat_frame(extra, style, seed=f)
+        else:
+            fr = mat_frame(extra, style, seed=(seed, f), tableaux=random_tableaux((seed, f, 1)))
         yield f"{tag}{f // 4}:" + ",".join(names), fr.image, fr.cards
 
 
-def cover_scenes(style: str, tag: str, n: int):
-    """(name, image, truth) per scene: at each marker a card A beside it and a card B over A's far part."""
+def cover_scenes(style: str, tag: str, n: int, seed: int | None = None):
+    """(name, image, truth) per scene: at each marker a card A beside it and a card B over A's far part.
+    ``seed`` None: today's scenes; else new ones (module doc, ``--seed``)."""
     from companion.sim.table import Placement
     from companion.vision.mat_layout import load_mat_layout
 
     layout = load_mat_layout(4)
-    rng = np.random.default_rng(1661)
+    rng = np.random.default_rng(1661 if seed is None else seed)
     for f in range(n):
         extra, names = [], []
         for mi in range(4):
@@ -155,21 +182,25 @@ def cover_scenes(style: str, tag: str, n: int):
             centre = (card_a.center_mm[0] + r * math.cos(t), card_a.center_mm[1] + r * math.sin(t))
             extra += [card_a, Placement(lb, centre, float(rng.uniform(0, 180)))]
             names.append(f"m{mi}g{g}a{a:.0f}d{d}")
-        fr = mat_frame(extra, style, seed=3000 + f)
+        if seed is None:
+            fr = mat_frame(extra, style, seed=3000 + f)
+        else:
+            fr = mat_frame(extra, style, seed=(seed, f), tableaux=random_tableaux((seed, f, 1)))
         yield f"{tag}{f}:" + ",".join(names), fr.image, fr.cards
 
 
+#: name → (style, scenes(seed=None)): each yields (name, image, truth) per scene.
 SETS = {
-    "cover_ill": ("illustrated", lambda: cover_scenes("illustrated", "coverI", 24)),
-    "adj_ill2": ("illustrated", lambda: adj_scenes((0, 0.5, 2, 5, 8, -1, -3), (10, 25, 40, 55, 70, 85),
-                                                   "illustrated", "adjI2-")),
-    "cover": ("flat", lambda: cover_scenes("flat", "cover", 40)),
-    "adj": ("flat", lambda: adj_scenes((0, 0.5, 1, 2, 3, 5, 8, -1, -3, -6), (0, 10, 20, 30, 45, 60, 80, 90),
-                                       "flat", "adj")),
+    "cover_ill": ("illustrated", lambda seed=None: cover_scenes("illustrated", "coverI", 24, seed)),
+    "adj_ill2": ("illustrated", lambda seed=None: adj_scenes((0, 0.5, 2, 5, 8, -1, -3), (10, 25, 40, 55, 70, 85),
+                                                             "illustrated", "adjI2-", seed)),
+    "cover": ("flat", lambda seed=None: cover_scenes("flat", "cover", 40, seed)),
+    "adj": ("flat", lambda seed=None: adj_scenes((0, 0.5, 1, 2, 3, 5, 8, -1, -3, -6), (0, 10, 20, 30, 45, 60, 80, 90),
+                                                 "flat", "adj", seed)),
 }
 
 
-def run(name: str, show: bool = False) -> dict[str, float]:
+def run(name: str, show: bool = False, seed: int | None = None) -> dict[str, float]:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.sim.record import enroll_sim_deck
     from companion.vision.cards import read_cards
@@ -179,7 +210,7 @@ def run(name: str, show: bool = False) -> dict[str, float]:
     deck = enroll_sim_deck(style=style)
     tot = dict(scenes=0, cards=0, right=0, wrong=0, unknown=0, not_found=0, spurious=0)
     ms = []
-    for scene, image, truth in scenes():
+    for scene, image, truth in scenes(seed):
         t0 = time.process_time()
         readings = read_cards(image, deck)
         ms.append(1000 * (time.process_time() - t0))
@@ -214,13 +245,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--sets", default="cover_ill,adj_ill2", help=f"comma-separated, of {', '.join(SETS)}")
     p.add_argument("--show", action="store_true", help="list every wrong name and spurious reading")
+    p.add_argument("--seed", type=int, default=None,
+                   help="draw new scenes from the same generators (default: the stop-43 scenes)")
     a = p.parse_args(argv)
     for name in a.sets.split(","):
         if name not in SETS:
             p.error(f"unknown set {name!r} (have {', '.join(SETS)})")
     for name in a.sets.split(","):
-        t = run(name, a.show)
-        print(f"{name}: {t['scenes']} scenes, {t['cards']} cards: right {t['right']}, wrong {t['wrong']}, "
+        t = run(name, a.show, a.seed)
+        print(f"{name}{'' if a.seed is None else f' seed {a.seed}'}: {t['scenes']} scenes, {t['cards']} cards: right {t['right']}, wrong {t['wrong']}, "
               f"\"unknown\" {t['unknown']}, not found {t['not_found']}, spurious {t['spurious']}; "
               f"{t['cpu_ms_median']:.0f} ms CPU per scene (median)", flush=True)
     return 0

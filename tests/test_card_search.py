@@ -388,13 +388,10 @@ def test_a_named_cards_own_panel_is_not_searched_and_the_cards_only_the_search_f
     assert sum(f.label == "egg_nigiri" for f in found) >= 1  # cards only the search finds
 
 
-def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_named(monkeypatch):
-    # Stop 43's drawn mat scene (cover_ill 17: the 4-player mat's tableaux and eight cards laid by its
-    # corner markers, illustrated, 1280 x 960): the window search's seed spacing (0.35 card widths,
-    # blind to a window's turn) kept a window lying sideways over the tableau chopsticks and its
-    # wasabi neighbour and dropped the chopsticks' own upright window; read in full, the sideways
-    # one named "sashimi" (0.65-0.76). The search's best window turned the other way over it,
-    # climbed and snapped, reads another label better there: nothing is named at that place.
+def _cover_ill_17():
+    """Stop 43's drawn mat scene ``cover_ill`` 17 (``bench/mat_touching.py``): the 4-player mat's
+    tableaux and, by each corner marker, a card A and a card B lying over A's far part, illustrated,
+    1280 × 960 (a :class:`companion.sim.table.Frame`)."""
     from companion.sim.table import Placement, layout_tableaux, render_table
     from companion.vision.mat_layout import load_mat_layout
 
@@ -405,8 +402,36 @@ def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_nam
              ("maki_3", (731.183, 45.0), 38.450), ("tempura", (688.701, 50.609), 152.516),
              ("maki_2", (727.889, 549.0), 70.078), ("sashimi", (691.858, 568.221), 39.864),
              ("squid_nigiri", (97.952, 549.0), 10.362), ("salmon_nigiri", (137.546, 534.317), 151.485)]
-    frame = render_table(layout, list(places) + [Placement(lb, c, a) for lb, c, a in extra], size=(1280, 960),
-                         rng=rng, style="illustrated")
+    return render_table(layout, list(places) + [Placement(lb, c, a) for lb, c, a in extra], size=(1280, 960),
+                        rng=rng, style="illustrated")
+
+
+def test_a_card_of_a_pile_read_on_a_window_lying_across_its_turn_is_not_named_another_card():
+    # cover_ill 17 again: by marker 3 a salmon nigiri (turned 151°, about 30° off the mat's axes)
+    # lies on a squid nigiri laid upright against the marker. Their pixels and the marker's make
+    # one region, turned as the mat is, so the window search's windows lie upright over the
+    # salmon nigiri; the best, half on its art and half on the squid's edge and the mat, read
+    # "sashimi" 0.65 (the bar 0.64; "salmon_nigiri" 0.59 there). Its own window turned about 30°
+    # and climbed reads "salmon_nigiri" better: no other card's name may be given there, and no
+    # card on the mat may be named as another.
+    frame = _cover_ill_17()
+    obs = read_cards(frame.image, illustrated_deck())
+    label, quad = frame.cards[-1]  # the last placed card, drawn last
+    assert label == "salmon_nigiri"
+    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - quad.mean(axis=0))) < 15]
+    assert all(lb in ("salmon_nigiri", UNKNOWN) for lb in near), near  # main: ["sashimi"]
+    pairs, _ = synth.match_truth(obs, frame.cards, 15.0)
+    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
+    assert not wrong, wrong
+
+
+def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_named(monkeypatch):
+    # Stop 43's drawn mat scene (cover_ill 17, _cover_ill_17): the window search's seed spacing (0.35 card widths,
+    # blind to a window's turn) kept a window lying sideways over the tableau chopsticks and its
+    # wasabi neighbour and dropped the chopsticks' own upright window; read in full, the sideways
+    # one named "sashimi" (0.65-0.76). The search's best window turned the other way over it,
+    # climbed and snapped, reads another label better there: nothing is named at that place.
+    frame = _cover_ill_17()
     refused = []
     contested = card_search._contested
 

@@ -36,7 +36,8 @@ the mat:
    already read by more than ``OVERLAP_MAX``, accounts for its region (holds the part; lies on the
    blob), lies wholly inside the photo, is not mostly bare table, and is not contested: the
    search's best window turned the other way over it (``TURN_APART``), climbed, snapped and read,
-   names no other label better there (then nothing is named there).
+   names no other label better there, nor does (for a reading near the bar) its own window turned
+   by 30-150° and climbed (``TURN_TRIES``; then nothing is named there).
 
 Nothing here guesses a name: every card reported was read by the deck like any other.
 """
@@ -149,6 +150,23 @@ TURN_APART = 45.0
 #: climbed and 770 not read (the full reads were most of the guard's cost: 44 checks, 0.16 s of a loose
 #: illustrated set's 1.43 s CPU). This can only make the guard refuse less.
 RIVAL_SLACK = (0.24, 0.12)
+#: The reading's own window is also tried turned about its centre by these (degrees) as rivals
+#: (:func:`_turned_rival`): the grid's two turns (``TURN_APART``) miss a card turned 20-70° from
+#: its region, as a card touching a corner marker or lying on another is (its region is the blob of
+#: both, turned as that is). Stop 44's trace of `bench/mat_touching.py`'s illustrated sets: a tableau
+#: or marker chopsticks (and salmon nigiri) read "sashimi" 0.65-0.73, the bar 0.64, on a window
+#: lying 25-65° across it, half on the card and half on the mat or the card over it; its own turn,
+#: climbed from the same centre, read "chopsticks" 0.74-0.98 ("salmon_nigiri" 0.95-0.97). Steps of
+#: 30°: a climb turns a window by up to ±24° (``LAYOUT_STEP``'s 8° six times) besides the finer steps.
+TURN_TRIES = (30.0, 60.0, 90.0, 120.0, 150.0)
+#: ... a climbed rival within this (degrees) of the reading's own turn came back to the reading (a
+#: card read at its own turn climbs back from 30° off: 14-16° was seen, still on its own art).
+TURN_SAME = 20.0
+#: ... and only a reading under the deck's threshold plus this (ZNCC) is tried: read across its
+#: turn a card shares only part of its art with any label (0.65-0.73 above; the bar is the threshold
+#: plus ``WINDOW_MARGIN``), read along it 0.85-0.98. This keeps the climbs' cost off the cards that
+#: read clearly (of 755 window-search readings on the tuning sets, 55 are tried).
+TURN_CHECK = 0.3
 
 
 @dataclass(frozen=True, eq=False)
@@ -910,7 +928,9 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     where it lies and where it snapped, the better of the two kept (a seed keeps the snap unless
     it reads 0.02 worse; the rival is only compared, never named); if it names **another** label with a **higher** score and still overlaps the reading by
     more than ``OVERLAP_MAX``, the place holds two rival readings turned apart and neither is named
-    here (the rival is not named either: this only ever takes a name away).
+    here (the rival is not named either: this only ever takes a name away). So too where the
+    reading's own window turned by 30-150° about its centre and climbed reads another label better
+    (:func:`_turned_rival`, for a reading near the bar only).
 
     Why: the seed spacing (0.35 card widths) ignores a window's turn, so where a card's own upright
     window and a window lying sideways over it and its neighbour are close, the better-screened of the
@@ -919,11 +939,14 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     from companion.vision.cards import order_quad, order_quads, refine_quads
     from companion.vision.deck import classify_quads
 
-    if not len(windows):
-        return False
     limit = OVERLAP_MAX * cw * ch
     (x, y), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
     long_dir = ang if w > h else ang + 90.0
+    # The reading's own window at other turns first (stop 44): a card lying across the grid's turns.
+    if _turned_rival(image, deck, reading, quad, (x, y), long_dir, screen, cw, ch):
+        return True
+    if not len(windows):
+        return False
     w_long = np.where(windows[:, 2] > windows[:, 3], windows[:, 4], windows[:, 4] + 90.0)
     off = np.abs(((w_long - long_dir) + 90.0) % 180.0 - 90.0)
     near = np.flatnonzero((off > TURN_APART) & np.isfinite(scores)
@@ -945,6 +968,51 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     rival = max(classify_quads(image, [rq, order_quad(sq)], deck, checks=False), key=lambda z: z.score)
     return (rival.label not in (UNKNOWN, reading.label) and rival.score > reading.score
             and overlap_area(quad, np.asarray(rival.quad, np.float32)) > limit)
+
+
+def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tuple[float, float], long_dir: float,
+                  screen, cw: float, ch: float) -> bool:
+    """Whether the reading's own window, turned about its centre by each of ``TURN_TRIES`` and
+    climbed, reads **another** label **better** at a turn more than ``TURN_SAME`` off the reading's,
+    still overlapping it by more than ``OVERLAP_MAX`` of a card (part of :func:`_contested`).
+
+    Only a reading under ``deck.threshold + TURN_CHECK`` is tried. Each turned window (``cw`` ×
+    ``ch`` px, centred on ``centre``, px) is climbed on ``screen`` as the layout search climbs its
+    seeds (``LAYOUT_STEP``, then ``REFINE_STEPS``, ``LAYOUT_ROUNDS`` moves a step: the card's own
+    place can be a fifth of a card from the reading's centre); those that came back within
+    ``TURN_SAME`` of the reading's turn are dropped, and the best of the rest by the screen's
+    estimate is read in full (where it lies and snapped, the better kept) only if that estimate
+    trails the estimate of the reading's own quad by at most ``RIVAL_SLACK[1]``.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        deck: the enrolled deck.
+        reading: the Classification about to be named; ``quad`` its (4, 2) float32 corners, px.
+        centre: its centre (px); long_dir: its long side's direction (degrees, image axes).
+        screen: the search's unblurred :class:`companion.vision.window_screen.Screen`.
+        cw, ch: the photo's card size (short, long side), px.
+    """
+    from companion.vision.cards import order_quad, order_quads, refine_quads
+    from companion.vision.deck import classify_quads
+
+    if reading.score >= deck.threshold + TURN_CHECK:
+        return False
+    a0 = long_dir - 90.0  # a window (cw, ch) at angle a has its long side along a + 90
+    rects = np.array([[centre[0], centre[1], cw, ch, a0 + t] for t in TURN_TRIES], np.float64)
+    climbed = _refine(image, deck, _rects(rects), screen.scores(_quads(rects)), cw, score=screen.scores,
+                      steps=(LAYOUT_STEP,) + REFINE_STEPS, rounds=LAYOUT_ROUNDS)
+    est = screen.scores(_quads(climbed))
+    turn = np.array([a for _, _, a in climbed], np.float64) - a0
+    est[np.abs((turn + 90.0) % 180.0 - 90.0) <= TURN_SAME] = -np.inf  # back at the reading's own turn
+    j = int(np.argmax(est))
+    own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
+    if est[j] < own - RIVAL_SLACK[1]:
+        return False
+    rq = order_quads(_quads(climbed[j:j + 1]))[0]
+    sq, _, _ = refine_quads(image, [rq], search_px=max(3.0, 0.05 * cw))[0]
+    rival = max(classify_quads(image, [rq, order_quad(sq)], deck, checks=False), key=lambda z: z.score)
+    return (rival.label not in (UNKNOWN, reading.label) and rival.score > reading.score
+            and overlap_area(quad, np.asarray(rival.quad, np.float32)) > OVERLAP_MAX * cw * ch)
 
 
 def _on_taken(quad: np.ndarray, taken: list[np.ndarray], card_area: float) -> bool:
