@@ -431,6 +431,8 @@ def test_a_reading_contested_by_a_window_turned_the_other_way_over_it_is_not_nam
     # wasabi neighbour and dropped the chopsticks' own upright window; read in full, the sideways
     # one named "sashimi" (0.65-0.76). The search's best window turned the other way over it,
     # climbed and snapped, reads another label better there: nothing is named at that place.
+    # Since stop 44 `_contested` also holds `_turned_rival`'s check, so this spy no longer tells the two
+    # guards apart (the review switched `_turned_rival` off: the test still passes on the older guard).
     frame = _cover_ill_17()
     refused = []
     contested = card_search._contested
