@@ -2277,11 +2277,12 @@ def mark_count(face: np.ndarray, ink_level: float = MARK_INK) -> int:
 
 def merged_mark_count(face: np.ndarray) -> int | None:
     """The marks a card's face shows counting parts of ink run together (constants ``MARK_*``,
-    ``MERGED_PIP_TOL``): at ``MARK_INK``, each part larger than ``MARK_AREA`` counts as its area
-    in the face's own lone marks (the median area of its parts within ``MARK_AREA``), each lone
-    mark as one. None where nothing ran together, no lone mark gives a pip's area, or a merged
-    part is no whole number of pips within ``MERGED_PIP_TOL`` (a face card's frame or art, a
-    shadow, a thing lying on the card: not pips run together).
+    ``MERGED_PIP_TOL``): at ``MARK_INK``, every part of at least ``MARK_AREA``'s minimum counts as
+    its area in lone marks (a lone mark's area: the median area of the parts within ``MARK_AREA``;
+    a part within that band may still be two pips run together). None where no part is larger
+    than ``MARK_AREA``'s top (nothing clearly ran together), no part gives a pip's area, or a part
+    is no whole number of pips within ``MERGED_PIP_TOL`` (a face card's frame or art, a shadow, a
+    thing lying on the card: not pips run together).
 
     Args:
         face: (_CANON_H, _CANON_W, 3) uint8 BGR, the card warped upright (:func:`_upright`).
@@ -2294,10 +2295,13 @@ def merged_mark_count(face: np.ndarray) -> int | None:
     big = area[area > MARK_AREA[1]]
     if len(big) == 0 or len(lone) == 0:
         return None
-    pips = big / float(np.median(lone))
+    # Every part is counted by its area, not only those over MARK_AREA's top: that band is 10x
+    # wide, so two pips run into one small part lie within it (stop 44's review: a ten at blur 1 px,
+    # parts 1, 1, 1, 1, 1, 2.0 and 3.0 lone pips, counted 9 when the 2.0 counted one).
+    pips = area[area >= MARK_AREA[0]] / float(np.median(lone))
     if np.any(np.abs(pips - np.rint(pips)) > MERGED_PIP_TOL):
         return None
-    return int(len(lone) + np.rint(pips).sum())
+    return int(np.rint(pips).sum())
 
 
 def _mark_counts(face: np.ndarray, levels) -> list[int]:
