@@ -399,6 +399,12 @@ MARK_BAND = 0.3
 #: outlines, striped fills, symbols larger than ``MARK_AREA``) and 5 right names were lost; with
 #: these levels and 0 not judged, none.
 MARK_INK_LEVELS = (0.6, 0.84)
+#: A refused count is pardoned where the card's pips ran together (:func:`merged_mark_count`,
+#: :meth:`Deck.marks_agree`): a part of ink larger than ``MARK_AREA`` counts as so many pips as its
+#: area holds the card's own lone pips, if within this of a whole number. Blur adds a rim of ink
+#: between pips and so some area: cam_image41 of the real photos (a nine, focus blur, enrolment
+#: seeds 0 and 1) has two columns of four pips merged, 4.1 and 4.0 pips.
+MERGED_PIP_TOL = 0.3
 
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
@@ -1222,7 +1228,8 @@ class Deck:
         if not bounded and not counted:
             return True  # (nothing below can refuse it: no count taken)
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
-        count, *others = _mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        face = _upright(image, quad)
+        count, *others = _mark_counts(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
         # More marks at every ink level than two of the label's cards show, and than any of its
         # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
         # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
@@ -1248,7 +1255,18 @@ class Deck:
         # ... unless the laxest ink level, which takes paler ink for marks, gives the label's
         # count (a pip split by glare, a pale outline broken). A pale extra mark shows at that level
         # too, so a count the strict level alone gives the label is no reason to keep it.
-        return owns(others[-1])
+        if owns(others[-1]):
+            return True
+        # ... unless the card's pips ran together (a blurred photo: cam_image41 of the real photos,
+        # a nine whose two columns of four pips each merged into one part, counted 1) and, counted
+        # by area in its own lone pips (:func:`merged_mark_count`), it shows the label's count and
+        # no other label's (a blurred eight, never enrolled, shows 8, not a nine's 9). Merging
+        # only takes marks away, so a count above the label's is never pardoned so.
+        if count >= self._majority_mark(label):
+            return False
+        merged = merged_mark_count(face)
+        return (merged == self._majority_mark(label)
+                and not any(merged in self._agreed_marks(k) for k in counted))
 
     def counted_label(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
         """The label the card's mark count names where it refuses ``label`` (:meth:`marks_agree`
@@ -2257,8 +2275,44 @@ def mark_count(face: np.ndarray, ink_level: float = MARK_INK) -> int:
     return _mark_counts(face, (ink_level,))[0]
 
 
+def merged_mark_count(face: np.ndarray) -> int | None:
+    """The marks a card's face shows counting parts of ink run together (constants ``MARK_*``,
+    ``MERGED_PIP_TOL``): at ``MARK_INK``, every part of at least ``MARK_AREA``'s minimum counts as
+    its area in lone marks (a lone mark's area: the median area of the parts within ``MARK_AREA``;
+    a part within that band may still be two pips run together). None where no part is larger
+    than ``MARK_AREA``'s top (nothing clearly ran together), no part gives a pip's area, or a part
+    is no whole number of pips within ``MERGED_PIP_TOL`` (a face card's frame or art, a shadow, a
+    thing lying on the card: not pips run together).
+
+    Args:
+        face: (_CANON_H, _CANON_W, 3) uint8 BGR, the card warped upright (:func:`_upright`).
+
+    Returns:
+        The count, ≥ 2, or None.
+    """
+    area = _mark_areas(face, (MARK_INK,))[0]
+    lone = area[(area >= MARK_AREA[0]) & (area <= MARK_AREA[1])]
+    big = area[area > MARK_AREA[1]]
+    if len(big) == 0 or len(lone) == 0:
+        return None
+    # Every part is counted by its area, not only those over MARK_AREA's top: that band is 10x
+    # wide, so two pips run into one small part lie within it (stop 44's review: a ten at blur 1 px,
+    # parts 1, 1, 1, 1, 1, 2.0 and 3.0 lone pips, counted 9 when the 2.0 counted one).
+    pips = area[area >= MARK_AREA[0]] / float(np.median(lone))
+    if np.any(np.abs(pips - np.rint(pips)) > MERGED_PIP_TOL):
+        return None
+    return int(np.rint(pips).sum())
+
+
 def _mark_counts(face: np.ndarray, levels) -> list[int]:
     """:func:`mark_count` of one face at each ink level of ``levels`` (the paper found once)."""
+    return [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1])))
+            for a in _mark_areas(face, levels)]
+
+
+def _mark_areas(face: np.ndarray, levels) -> list[np.ndarray]:
+    """The areas of a face's parts of ink (parts of the face's area, float) at each ink level of
+    ``levels`` (:func:`mark_count`; the paper found once)."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2Lab)
     light = lab[..., 0]
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MARK_PAPER_PX, MARK_PAPER_PX))
@@ -2276,8 +2330,7 @@ def _mark_counts(face: np.ndarray, levels) -> list[int]:
     for level in levels:
         ink = ((light.astype(np.float32) < level * paper) | coloured) & inner
         _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
-        area = stats[1:, cv2.CC_STAT_AREA] / float(h * w)
-        out.append(int(np.count_nonzero((area >= MARK_AREA[0]) & (area <= MARK_AREA[1]))))
+        out.append(stats[1:, cv2.CC_STAT_AREA] / float(h * w))
     return out
 
 
