@@ -694,8 +694,16 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
     seen. So the light can have raised a clipped channel against the others by any amount the balance
     never saw, and nothing else: a warm or cool light (blue against red) is unseen where
     ``BLIND_CHANNELS`` channels clipped (stop 34's rule, kept), a green one (green raised against
-    blue and red) where green clipped, a magenta one (blue and red raised against green) where both
-    blue and red clipped.
+    blue and red) where green clipped and blue or red did not, a magenta one (blue and red raised
+    against green) where both blue and red clipped and green did not.
+
+    Where all three clipped, the clipping gives no sign of which way the light leans, and a green or
+    magenta light is not asked about: the exposure look does not tell a clipped green outline from a
+    clipped purple one (stop 44, ``bench/symbol_exposure.py`` seeds 70-71, all three channels
+    clipped: its lead for the named label over the green-purple twin was -0.42 and 0.13 on the two
+    purple cards read green under a greenish light, -0.28-0.44 on 14 cards read right, under
+    ``EXPOSURE_MARGIN``), and asking there turned 30 of 114 right names at ×1.3 with no cast
+    (seeds 70-74, all three colours) "unknown" to save 3 wrong names at ×1.15 under a green light.
 
     Args:
         paper_clipped: (3,) bool, B, G, R: whether the paper's mean reached ``CLIP_LEVEL`` there.
@@ -704,7 +712,8 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
         (warm or cool, green, magenta): whether each light is unseen.
     """
     b, g, r = (bool(v) for v in paper_clipped)
-    return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g, b and r
+    every = b and g and r  # no sign of which way the light leans (above)
+    return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g and not every, b and r and not every
 
 
 def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
