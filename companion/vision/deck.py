@@ -334,8 +334,9 @@ BLIND_CHANNELS = 2
 #: casts) brings its colour to within ``CAST_REACH`` of its neutral distance from the label's
 #: (:meth:`Deck._cast_reaches`); or a green or magenta light (green × t), where the card's paper
 #: clipped so that its white balance cannot have seen that light (:func:`_unseen_casts`: green
-#: clipped, or blue and red; stop 44: at ×1.15 under a greenish light B, G, R × 0.85, 1.2, 0.85
-#: purple open cards read green, some with only the paper's green clipped). On the symbol deck red and purple twins reach 0.13-0.3 (median
+#: clipped, or blue and red, not all three; stop 44: at ×1.15 under a greenish light B, G, R × 0.85,
+#: 1.2, 0.85 purple open cards read green, some with only the paper's green clipped). On the symbol
+#: deck red and purple twins reach 0.13-0.3 by a warm or cool light (median
 #: 0.27), green and red or purple ones 0.77-1.0: without this, clipped green cards on ordinary
 #: boards (bench/symbol_cards.py boards 1430-1469) were refused against red or purple twins no
 #: light turns them into.
@@ -1417,7 +1418,8 @@ class Deck:
         diff = _smooth(seen)[:, :, region].reshape(s, e, 3, -1) - card[:, None]
         return float((diff ** 2).reshape(s * e, 3, -1).sum(axis=(1, 2)).min())
 
-    def _lightness_twins(self, label: int, warm: bool = True, green: bool = False, magenta: bool = False) -> list[int]:
+    def _lightness_twins(self, label: int, warm: bool = True, green: bool = False,
+                         magenta: bool = False) -> list[int]:
         """The labels whose mean fine templates' lightness layouts (CIE L, zero-mean) correlate with
         ``label``'s at least ``LIGHTNESS_TWIN`` (the same marks in the same places, told apart by
         their colour: the symbol deck's red, green and purple of one card) and whose colour a warm
@@ -1441,7 +1443,8 @@ class Deck:
         key = (label, warm, green, magenta)
         if key not in self._twins:
             close = np.nonzero(self._twin_has & (self._twin_sim[label] >= LIGHTNESS_TWIN))[0].tolist()
-            self._twins[key] = [k for k in close if k != label and self._cast_reaches(k, label, warm, green, magenta)]
+            self._twins[key] = [k for k in close
+                                if k != label and self._cast_reaches(k, label, warm, green, magenta)]
         return self._twins[key]
 
     def _cast_reaches(self, k: int, label: int, warm: bool = True, green: bool = False,
@@ -1532,7 +1535,7 @@ class Deck:
         half the card is unclipped, those pixels fix the gain). Where the card's paper is clipped
         so that its white balance cannot have seen a light (:func:`_unseen_casts`: a warm or cool
         one where ``BLIND_CHANNELS`` channels clipped, a green one where green did, a magenta one
-        where blue and red did), ``label``'s lightness twins such a light turns it into
+        where blue and red did, neither where all three did), ``label``'s lightness twins such a light turns it into
         (:meth:`_lightness_twins`: red and purple, purple and green) are rivals too, whatever their
         whole-card scores, judged as a rival with more ink is. ``label`` must explain the card better by
         ``EXPOSURE_MARGIN`` (:func:`_exposure_lead`); where the clipping leaves the two alike, it
@@ -1557,10 +1560,11 @@ class Deck:
         if clipped < CLIP_SHARE:
             return True
         # Paper clipped where a light can hide (two channels or more; green; blue and red): the
-        # card's white balance did not see that light, so its colour may be its doing (LIGHTNESS_TWIN). Its label's twins are rivals whatever their
-        # whole-card scores (the score is what the cast misled), judged as a rival with more of the
-        # label's ink is (the brighter gains too: a fitted gain a little short leaves the rival's
-        # ink showing where the photo clipped it).
+        # card's white balance did not see that light, so its colour may be its doing
+        # (LIGHTNESS_TWIN). Its label's twins are rivals whatever their whole-card scores (the score
+        # is what the cast misled), judged as a rival with more of the label's ink is (the brighter
+        # gains too: a fitted gain a little short leaves the rival's ink showing where the photo
+        # clipped it).
         paper = card.reshape(-1, 3)[_percentile_mask(card)]
         unseen = _unseen_casts(paper.mean(axis=0) >= CLIP_LEVEL)
         twins = set(self._lightness_twins(label, *unseen)) if any(unseen) else set()
