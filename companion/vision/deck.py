@@ -333,8 +333,8 @@ BLIND_CHANNELS = 2
 #: ``CAST_RANGE``: a lamp's or a camera's white balance gone as far as the symbol exposure bench's
 #: casts) brings its colour to within ``CAST_REACH`` of its neutral distance from the label's
 #: (:meth:`Deck._cast_reaches`); or a green or magenta light (green × t), where the card's paper
-#: clipped so that its white balance cannot have seen that light (:func:`_unseen_casts`: green
-#: clipped, or blue and red, not all three; stop 44: at ×1.15 under a greenish light B, G, R × 0.85,
+#: clipped as that light alone clips it (:func:`_unseen_casts`: green alone clipped, or blue and
+#: red without green; stop 44: at ×1.15 under a greenish light B, G, R × 0.85,
 #: 1.2, 0.85 purple open cards read green, some with only the paper's green clipped). On the symbol
 #: deck red and purple twins reach 0.13-0.3 by a warm or cool light (median
 #: 0.27), green and red or purple ones 0.77-1.0: without this, clipped green cards on ordinary
@@ -694,9 +694,14 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
     A clipped channel's true level is anywhere at or above ``CLIP_LEVEL``; an unclipped one's is
     seen. So the light can have raised a clipped channel against the others by any amount the balance
     never saw, and nothing else: a warm or cool light (blue against red) is unseen where
-    ``BLIND_CHANNELS`` channels clipped (stop 34's rule, kept), a green one (green raised against
-    blue and red) where green clipped and blue or red did not, a magenta one (blue and red raised
-    against green) where both blue and red clipped and green did not.
+    ``BLIND_CHANNELS`` channels clipped (stop 34's rule, kept). A green or magenta light is asked
+    about only where the paper clipped as that light, and no warm or cool one, clips a near-white
+    paper as the exposure rises: a green light (B, G, R × 1/g, g, 1/g) clips green first and blue
+    and red together, so green alone; a magenta one clips blue and red together before green, so
+    those two without green. A warm light (blue × t, red × 1/t, t < 1) clips red, then red and
+    green, then all three; a cool one blue, then blue and green: green clipped with one of blue or
+    red is their pattern, and reading a hidden green light into it turned four right names of green
+    cards at ×1.3 under a warm light "unknown" (stop 44, ``bench/symbol_exposure.py`` seeds 80-84).
 
     Where all three clipped, the clipping gives no sign of which way the light leans, and a green or
     magenta light is not asked about: the exposure look does not tell a clipped green outline from a
@@ -713,8 +718,10 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
         (warm or cool, green, magenta): whether each light is unseen.
     """
     b, g, r = (bool(v) for v in paper_clipped)
-    every = b and g and r  # no sign of which way the light leans (above)
-    return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g and not every, b and r and not every
+    # Only the pattern the light alone makes of a near-white paper: green alone (a warm light clips
+    # red first, a cool one blue); blue and red without green (a warm or cool light clips green
+    # before its weaker channel).
+    return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g and not b and not r, b and r and not g
 
 
 def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
@@ -1534,8 +1541,8 @@ class Deck:
         only adds refusals, and taken only on a card with ``BRIGHTER_SHARE`` of it clipped (where
         half the card is unclipped, those pixels fix the gain). Where the card's paper is clipped
         so that its white balance cannot have seen a light (:func:`_unseen_casts`: a warm or cool
-        one where ``BLIND_CHANNELS`` channels clipped, a green one where green did, a magenta one
-        where blue and red did, neither where all three did), ``label``'s lightness twins such a light turns it into
+        one where ``BLIND_CHANNELS`` channels clipped, a green one where green alone did, a magenta
+        one where blue and red did and green not), ``label``'s lightness twins such a light turns it into
         (:meth:`_lightness_twins`: red and purple, purple and green) are rivals too, whatever their
         whole-card scores, judged as a rival with more ink is. ``label`` must explain the card better by
         ``EXPOSURE_MARGIN`` (:func:`_exposure_lead`); where the clipping leaves the two alike, it
@@ -1559,7 +1566,7 @@ class Deck:
         clipped = float(np.mean(_channel_max(card) >= CLIP_LEVEL))
         if clipped < CLIP_SHARE:
             return True
-        # Paper clipped where a light can hide (two channels or more; green; blue and red): the
+        # Paper clipped where a light can hide (two channels or more; green alone; blue and red): the
         # card's white balance did not see that light, so its colour may be its doing
         # (LIGHTNESS_TWIN). Its label's twins are rivals whatever their whole-card scores (the score
         # is what the cast misled), judged as a rival with more of the label's ink is (the brighter
