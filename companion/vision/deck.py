@@ -89,8 +89,9 @@ Clipping only takes ink away, so a clipped card named as the paler of two labels
 checked once more, against both labels' examples as this card's own exposure and clipping would
 show them (:meth:`Deck.exposure_apart`); where they cannot be told apart so, it is ``"unknown"``.
 Clipped paper also hides the light's colour from the card's white balance, and a warm or cool light
-turns one ink into another (purple into red): a card so clipped is checked the same way against the
-labels with its marks in another colour such a light reaches (``LIGHTNESS_TWIN``, ``CAST_REACH``).
+turns one ink into another (purple into red), a green or magenta one purple into green and back: a
+card so clipped is checked the same way against the labels with its marks in another colour such a
+light, one its clipped channels hide, reaches (``LIGHTNESS_TWIN``, ``CAST_REACH``, :func:`_unseen_casts`).
 
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
@@ -331,7 +332,11 @@ BLIND_CHANNELS = 2
 #: A twin is the label's rival there only if a warm or cool light (blue × t, red × 1/t, t in
 #: ``CAST_RANGE``: a lamp's or a camera's white balance gone as far as the symbol exposure bench's
 #: casts) brings its colour to within ``CAST_REACH`` of its neutral distance from the label's
-#: (:meth:`Deck._cast_reaches`). On the symbol deck red and purple twins reach 0.13-0.3 (median
+#: (:meth:`Deck._cast_reaches`); or a green or magenta light (green × t), where the card's paper
+#: clipped as that light alone clips it (:func:`_unseen_casts`: green alone clipped, or blue and
+#: red without green; stop 44: at ×1.15 under a greenish light B, G, R × 0.85,
+#: 1.2, 0.85 purple open cards read green, some with only the paper's green clipped). On the symbol
+#: deck red and purple twins reach 0.13-0.3 by a warm or cool light (median
 #: 0.27), green and red or purple ones 0.77-1.0: without this, clipped green cards on ordinary
 #: boards (bench/symbol_cards.py boards 1430-1469) were refused against red or purple twins no
 #: light turns them into.
@@ -689,6 +694,42 @@ def white_balance(patches: np.ndarray, reference: np.ndarray | None = None) -> n
     return np.clip(v, 0, 255, out=v)
 
 
+def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
+    """Which lights a card's white balance cannot have seen, from the channels its paper clipped.
+
+    A clipped channel's true level is anywhere at or above ``CLIP_LEVEL``; an unclipped one's is
+    seen. So the light can have raised a clipped channel against the others by any amount the balance
+    never saw, and nothing else: a warm or cool light (blue against red) is unseen where
+    ``BLIND_CHANNELS`` channels clipped (stop 34's rule, kept). A green or magenta light is asked
+    about only where the paper clipped as that light, and no warm or cool one, clips a near-white
+    paper as the exposure rises: a green light (B, G, R × 1/g, g, 1/g) clips green first and blue
+    and red together, so green alone; a magenta one clips blue and red together before green, so
+    those two without green. A warm light (blue × t, red × 1/t, t < 1) clips red, then red and
+    green, then all three; a cool one blue, then blue and green: green clipped with one of blue or
+    red is their pattern, and reading a hidden green light into it turned four right names of green
+    cards at ×1.3 under a warm light "unknown" (stop 44, ``bench/symbol_exposure.py`` seeds 80-84).
+
+    Where all three clipped, the clipping gives no sign of which way the light leans, and a green or
+    magenta light is not asked about: the exposure look does not tell a clipped green outline from a
+    clipped purple one (stop 44, ``bench/symbol_exposure.py`` seeds 70-71, all three channels
+    clipped: its lead for the named label over the green-purple twin was -0.42 and 0.13 on the two
+    purple cards read green under a greenish light, -0.28-0.44 on 14 cards read right, under
+    ``EXPOSURE_MARGIN``), and asking there turned 30 of 114 right names at ×1.3 with no cast
+    (seeds 70-74, all three colours) "unknown" to save 3 wrong names at ×1.15 under a green light.
+
+    Args:
+        paper_clipped: (3,) bool, B, G, R: whether the paper's mean reached ``CLIP_LEVEL`` there.
+
+    Returns:
+        (warm or cool, green, magenta): whether each light is unseen.
+    """
+    b, g, r = (bool(v) for v in paper_clipped)
+    # Only the pattern the light alone makes of a near-white paper: green alone (a warm light clips
+    # red first, a cool one blue); blue and red without green (a warm or cool light clips green
+    # before its weaker channel).
+    return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g and not b and not r, b and r and not g
+
+
 def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
     """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance; ``blur`` False
     for a patch blurred so already), white-balanced (:func:`white_balance`, on the card alone:
@@ -867,7 +908,7 @@ class Deck:
         # that blur and their squared lengths (_level_templates), made when first asked for
         self._level_rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._with_fine: tuple[object, frozenset[int]] | None = None  # (fine_label, its labels): _has_fine
-        self._twins: dict[int, list[int]] | None = None  # label → its lightness twins, made when needed
+        self._twins: dict[tuple, list[int]] | None = None  # (label, warm, green, magenta) → its colour twins, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
         order = np.argsort(self.template_label, kind="stable")
@@ -1402,11 +1443,14 @@ class Deck:
         diff = _smooth(seen)[:, :, region].reshape(s, e, 3, -1) - card[:, None]
         return float((diff ** 2).reshape(s * e, 3, -1).sum(axis=(1, 2)).min())
 
-    def _lightness_twins(self, label: int) -> list[int]:
+    def _lightness_twins(self, label: int, warm: bool = True, green: bool = False,
+                         magenta: bool = False) -> list[int]:
         """The labels whose mean fine templates' lightness layouts (CIE L, zero-mean) correlate with
         ``label``'s at least ``LIGHTNESS_TWIN`` (the same marks in the same places, told apart by
         their colour: the symbol deck's red, green and purple of one card) and whose colour a warm
-        or cool light brings towards ``label``'s (:meth:`_cast_reaches`). Made once per label."""
+        or cool light brings towards ``label``'s (with ``warm``), a green one (with ``green``) or a
+        magenta one (with ``magenta``) (:meth:`_cast_reaches`; which lights a card's white balance
+        cannot have seen: :func:`_unseen_casts`). Made once per label and set of lights."""
         if self._twins is None:
             n = len(self.labels)
             means = np.zeros((n, FINE_H * FINE_W), np.float32)
@@ -1421,17 +1465,25 @@ class Deck:
             self._twin_sim = unit @ unit.T
             self._twin_has = has
             self._twins = {}
-        if label not in self._twins:
+        key = (label, warm, green, magenta)
+        if key not in self._twins:
             close = np.nonzero(self._twin_has & (self._twin_sim[label] >= LIGHTNESS_TWIN))[0].tolist()
-            self._twins[label] = [k for k in close if k != label and self._cast_reaches(k, label)]
-        return self._twins[label]
+            self._twins[key] = [k for k in close
+                                if k != label and self._cast_reaches(k, label, warm, green, magenta)]
+        return self._twins[key]
 
-    def _cast_reaches(self, k: int, label: int) -> bool:
-        """Whether a warm or cool light (blue × t, red × 1/t, t in ``CAST_RANGE``) brings ``k``'s
-        colour within ``CAST_REACH`` of its neutral distance from ``label``'s: the mean CIE a/b of
-        each label's white-balanced examples on where the two differ, ``k``'s seen through the cast
-        (clipped at 255). Red and purple reach each other so (the symbol deck: to 0.13-0.3 of their
-        distance for most pairs); green and either stays at 0.77 or more."""
+    def _cast_reaches(self, k: int, label: int, warm: bool = True, green: bool = False,
+                      magenta: bool = False) -> bool:
+        """Whether one of the lights asked about brings ``k``'s colour within ``CAST_REACH`` of its
+        neutral distance from ``label``'s: with ``warm`` a warm or cool light (blue × t, red × 1/t,
+        t in ``CAST_RANGE``), with ``green`` a green one (green × t, t > 1), with ``magenta`` a
+        magenta one (green × t, t < 1). The distance is between the mean CIE a/b of each label's
+        white-balanced examples on where the two differ, ``k``'s seen through the light (clipped
+        at 255). Red and purple reach each other by a warm or cool light (the symbol deck: to
+        0.13-0.3 of their distance for most pairs), green and either no nearer than 0.77 so; a
+        green light takes purple to green (0.03-0.39 over the deck's open and striped pairs, stop
+        43's trace: 0.09-0.11), and a magenta one green to purple alike; red and green reach
+        0.44-0.62 by either (some pairs within ``CAST_REACH``); solid fills 0.75 or more."""
         pair = (min(k, label), max(k, label))
         region = self._regions[pair] if pair in self._regions else self._near_region(pair)
         bgr = self._examples_bgr()
@@ -1450,10 +1502,10 @@ class Deck:
 
         mine = ab(label, np.ones(3, np.float32))
         apart = float(np.linalg.norm(ab(k, np.ones(3, np.float32)) - mine))
-        for t in np.geomspace(CAST_RANGE[0], CAST_RANGE[1], 9):
-            if float(np.linalg.norm(ab(k, np.float32([t, 1.0, 1.0 / t])) - mine)) <= CAST_REACH * apart:
-                return True
-        return False
+        steps = np.geomspace(CAST_RANGE[0], CAST_RANGE[1], 9)
+        casts = [np.float32([t, 1.0, 1.0 / t]) for t in steps] if warm else []
+        casts += [np.float32([1.0, t, 1.0]) for t in steps if (green and t > 1.0) or (magenta and t < 1.0)]
+        return any(float(np.linalg.norm(ab(k, cast) - mine)) <= CAST_REACH * apart for cast in casts)
 
     def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
@@ -1506,10 +1558,11 @@ class Deck:
         fitted gain a little short leaves a striped tint the photo clipped): a second test, so it
         only adds refusals, and taken only on a card with ``BRIGHTER_SHARE`` of it clipped (where
         half the card is unclipped, those pixels fix the gain). Where the card's paper is clipped
-        in ``BLIND_CHANNELS`` channels (its white balance saw no cast), ``label``'s lightness twins
-        that a warm or cool light turns it into (:meth:`_lightness_twins`: red and purple) are
-        rivals too, whatever their whole-card
-        scores, judged as a rival with more ink is. ``label`` must explain the card better by
+        so that its white balance cannot have seen a light (:func:`_unseen_casts`: a warm or cool
+        one where ``BLIND_CHANNELS`` channels clipped, a green one where green alone did, a magenta
+        one where blue and red did and green not), ``label``'s lightness twins such a light turns it into
+        (:meth:`_lightness_twins`: red and purple, purple and green) are rivals too, whatever their
+        whole-card scores, judged as a rival with more ink is. ``label`` must explain the card better by
         ``EXPOSURE_MARGIN`` (:func:`_exposure_lead`); where the clipping leaves the two alike, it
         cannot, and the card is better "unknown" than named. A deck without the examples' Lab
         means (enrolled before them) is not judged so. It costs nothing on a card that is not
@@ -1531,14 +1584,15 @@ class Deck:
         clipped = float(np.mean(_channel_max(card) >= CLIP_LEVEL))
         if clipped < CLIP_SHARE:
             return True
-        # Paper clipped in two channels or more: the card's white balance saw no cast, so its
-        # colour may be a cast's doing (LIGHTNESS_TWIN). Its label's twins are rivals whatever their
-        # whole-card scores (the score is what the cast misled), judged as a rival with more of the
-        # label's ink is (the brighter gains too: a fitted gain a little short leaves the rival's
-        # ink showing where the photo clipped it).
+        # Paper clipped where a light can hide (two channels or more; green alone; blue and red): the
+        # card's white balance did not see that light, so its colour may be its doing
+        # (LIGHTNESS_TWIN). Its label's twins are rivals whatever their whole-card scores (the score
+        # is what the cast misled), judged as a rival with more of the label's ink is (the brighter
+        # gains too: a fitted gain a little short leaves the rival's ink showing where the photo
+        # clipped it).
         paper = card.reshape(-1, 3)[_percentile_mask(card)]
-        blind = int(np.sum(paper.mean(axis=0) >= CLIP_LEVEL)) >= BLIND_CHANNELS
-        twins = set(self._lightness_twins(label)) if blind else set()
+        unseen = _unseen_casts(paper.mean(axis=0) >= CLIP_LEVEL)
+        twins = set(self._lightness_twins(label, *unseen)) if any(unseen) else set()
         rivals = []
         for k in range(len(self.labels)):
             if k == label or not self._has_fine(k):
