@@ -945,7 +945,7 @@ def classify_groups(frame: np.ndarray, groups: list[tuple[list[np.ndarray], bool
         best = checked(frame, rs[b], deck, bounded[b])
         # ... and, where its label is one the mark count judges (its examples agree on a count: a
         # pip card on paper), it must end on paper, not on the table (_stretched_onto_paper).
-        if bounded[b] and best.label != UNKNOWN and deck._agreed_marks(deck.labels.index(best.label)) is not None \
+        if bounded[b] and best.label != UNKNOWN and deck.judges_marks(deck.labels.index(best.label)) \
                 and not _stretched_onto_paper(frame, hyps, b):
             best = replace(best, label=UNKNOWN, confidence=0.5)
         first = best if b == 0 else None  # rs[0] checked, once it is needed

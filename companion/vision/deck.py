@@ -405,8 +405,8 @@ MARK_BAND = 0.3
 #: these levels and 0 not judged, none.
 MARK_INK_LEVELS = (0.6, 0.84)
 #: A refused count is pardoned where the card's pips ran together (:func:`merged_mark_count`,
-#: :meth:`Deck.marks_agree`): a part of ink larger than ``MARK_AREA`` counts as so many pips as its
-#: area holds the card's own lone pips, if within this of a whole number. Blur adds a rim of ink
+#: :meth:`Deck.marks_agree`): each part of ink counts as so many pips as its area holds the card's
+#: own lone pips, if within this of a whole number. Blur adds a rim of ink
 #: between pips and so some area: cam_image41 of the real photos (a nine, focus blur, enrolment
 #: seeds 0 and 1) has two columns of four pips merged, 4.1 and 4.0 pips.
 MERGED_PIP_TOL = 0.3
@@ -1364,6 +1364,11 @@ class Deck:
         if self.within_examples(image, quad, label):
             return -1
         return named[0]
+
+    def judges_marks(self, label: int) -> bool:
+        """Whether the mark count judges ``label`` (an index into ``labels``): its examples agree on
+        a count (:meth:`_agreed_marks`; a pip card on paper, not a face card's art)."""
+        return self._agreed_marks(label) is not None
 
     def _most_marks(self, label: int) -> int:
         """The most marks a card named ``label`` (its examples agreeing on a count,
