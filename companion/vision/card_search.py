@@ -936,8 +936,6 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     window and a window lying sideways over it and its neighbour are close, the better-screened of the
     two can take the place; on stop 43's drawn mat scenes the sideways one, read in full, named a
     tableau chopsticks "sashimi" (``TURN_APART``)."""
-    from companion.vision.cards import order_quad, order_quads, refine_quads
-    from companion.vision.deck import classify_quads
 
     limit = OVERLAP_MAX * cw * ch
     (x, y), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
@@ -963,6 +961,17 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     rect = _refine(image, deck, _rects(windows[j:j + 1]), start, cw, score=screen.scores)
     if screen.scores(_quads(rect))[0] < own - RIVAL_SLACK[1]:
         return False
+    return _rival_reads_better(image, deck, reading, quad, rect, cw, limit)
+
+
+def _rival_reads_better(image: np.ndarray, deck, reading, quad: np.ndarray, rect, cw: float, limit: float) -> bool:
+    """Whether the rival window ``rect`` (one ``_refine`` rect, px), snapped to its edges and read
+    where it lies and where it snapped (the better kept, checks off: it is only compared, never
+    named), names **another** label than ``reading`` with a **higher** score and overlaps ``quad``
+    ((4, 2) px) by more than ``limit`` px² (:func:`_contested`, :func:`_turned_rival`)."""
+    from companion.vision.cards import order_quad, order_quads, refine_quads
+    from companion.vision.deck import classify_quads
+
     rq = order_quads(_quads(rect))[0]
     sq, _, _ = refine_quads(image, [rq], search_px=max(3.0, 0.05 * cw))[0]
     rival = max(classify_quads(image, [rq, order_quad(sq)], deck, checks=False), key=lambda z: z.score)
@@ -992,8 +1001,6 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
         screen: the search's unblurred :class:`companion.vision.window_screen.Screen`.
         cw, ch: the photo's card size (short, long side), px.
     """
-    from companion.vision.cards import order_quad, order_quads, refine_quads
-    from companion.vision.deck import classify_quads
 
     if reading.score >= deck.threshold + TURN_CHECK:
         return False
@@ -1008,11 +1015,7 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
     own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
     if est[j] < own - RIVAL_SLACK[1]:
         return False
-    rq = order_quads(_quads(climbed[j:j + 1]))[0]
-    sq, _, _ = refine_quads(image, [rq], search_px=max(3.0, 0.05 * cw))[0]
-    rival = max(classify_quads(image, [rq, order_quad(sq)], deck, checks=False), key=lambda z: z.score)
-    return (rival.label not in (UNKNOWN, reading.label) and rival.score > reading.score
-            and overlap_area(quad, np.asarray(rival.quad, np.float32)) > OVERLAP_MAX * cw * ch)
+    return _rival_reads_better(image, deck, reading, quad, climbed[j:j + 1], cw, OVERLAP_MAX * cw * ch)
 
 
 def _on_taken(quad: np.ndarray, taken: list[np.ndarray], card_area: float) -> bool:
