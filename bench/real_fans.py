@@ -273,8 +273,15 @@ def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, 
 
 
 def _seeds(text: str) -> list[int]:
+    """``--seeds``: ``A`` or ``A-B`` (inclusive), else argparse's named error."""
     lo, _, hi = text.partition("-")
-    return list(range(int(lo), int(hi or lo) + 1))
+    try:
+        seeds = list(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        seeds = []
+    if not seeds:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed or a range of seeds A-B with A <= B")
+    return seeds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--draw", type=int, default=0, help="enrolment draw (0 tuning; 10-14 the reviewer's)")
-    p.add_argument("--seeds", default="0-39")
+    p.add_argument("--seeds", type=_seeds, default="0-39")
     p.add_argument("--per-rank", type=int, default=10)
     p.add_argument("--keep", help="write each scene as a PNG into this folder")
     p.add_argument("-v", action="store_true", help="list every card not read right")
@@ -291,8 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     if not a.drawn and not real_cards.DATA.is_dir():
         print(f"skipped: {real_cards.DATA} is missing (the shared datasets sit beside the repo)", file=sys.stderr)
         return 0
-    t = run(a.draw, _seeds(a.seeds), a.per_rank, a.v, a.keep, a.drawn)
-    print(f"{'drawn' if a.drawn else f'draw {a.draw}'}, seeds {a.seeds}: cards at least half in sight {t['cards']}: right {t['right']}, "
+    t = run(a.draw, a.seeds, a.per_rank, a.v, a.keep, a.drawn)
+    print(f"{'drawn' if a.drawn else f'draw {a.draw}'}, seeds {a.seeds[0]}-{a.seeds[-1]}: cards at least half in sight {t['cards']}: right {t['right']}, "
           f"wrong {t['wrong']}, unknown {t['unknown']}, not found {t['not found']}; spurious {t['spurious']}, "
           f"named twice {t['twice']}; less than half in sight {t['hidden']} (right {t['hidden right']}, "
           f"unknown {t['hidden unknown']}; their wrong names are in 'wrong')")

@@ -89,7 +89,11 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"card fills, of {', '.join(sc.FILLS)} (default %(default)s)")
     a = p.parse_args(argv)
     lo, _, hi = a.seeds.partition("-")
-    exposures = [float(e) for e in a.exposures.split(",")]
+    try:
+        seeds = range(int(lo), int(hi or lo) + 1)
+        exposures = [float(e) for e in a.exposures.split(",")]
+    except ValueError:
+        p.error(f"--seeds wants A or A-B, --exposures numbers separated by commas: got {a.seeds!r}, {a.exposures!r}")
     casts = a.casts.split(",")
     colours, fills = a.colours.split(","), a.fills.split(",")
     for given, known, what in ((casts, CASTS, "cast"), (colours, sc.COLOURS, "colour"), (fills, sc.FILLS, "fill")):
@@ -104,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     for exposure, cast_name in itertools.product(exposures, casts):
         tot = {"right": 0, "wrong": 0, "unknown": 0}
         by_colour = {c: {"right": 0, "wrong": 0, "unknown": 0} for c in colours}
-        for seed in range(int(lo), int(hi or lo) + 1):
+        for seed in seeds:
             for img, cards in photos(seed, exposure, CASTS[cast_name], names):
                 for (label, _), got in zip(cards, classify_quads(img, [q for _, q in cards], deck)):
                     key = "right" if got.label == label else "unknown" if got.label == UNKNOWN else "wrong"
