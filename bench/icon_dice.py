@@ -34,6 +34,7 @@ import time
 
 import cv2
 import numpy as np
+from seedargs import seed_span
 
 FACE_PX = 128
 
@@ -113,12 +114,12 @@ def run(style: str, seeds: range, unenrolled: tuple[str, ...]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", default="8000:8040", help="first:last seeds (last excluded); see the module doc")
+    p.add_argument("--seeds", type=seed_span, default="8000:8040", help="first:last seeds (last excluded); see the module doc")
     p.add_argument("--styles", default="ours,second")
     p.add_argument("--unenrolled", default="maki*3,chopsticks*2,menu",
                    help="faces left out of a second enrolment; their dice must read 'unknown' ('' to skip)")
     args = p.parse_args(argv)
-    a, b = (int(v) for v in args.seeds.split(":"))
+    a, b = args.seeds.start, args.seeds.stop
     skip = tuple(f for f in args.unenrolled.split(",") if f)
     from companion.vision.blas import one_blas_thread
 

@@ -26,6 +26,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from seedargs import seed_list  # noqa: E402
+
 LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
           "squid_nigiri", "pudding", "wasabi", "chopsticks"]
 KINDS = ["plain", "dark", "felt", "wood", "checker", "blobs"]
@@ -73,12 +75,11 @@ def run(style: str, seeds: list[int], verbose: bool = False, why: bool = False) 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--style", default="illustrated")
-    p.add_argument("--seeds", default="40-59")
+    p.add_argument("--seeds", type=seed_list, default="40-59", help="A-B (inclusive) or A,B-C")
     p.add_argument("-v", "--verbose", action="store_true", help="name every card not read right")
     p.add_argument("--why", action="store_true", help="with -v: the deck's stages for each (bench/card_why.py)")
     a = p.parse_args(argv)
-    lo, _, hi = a.seeds.partition("-")
-    t = run(a.style, list(range(int(lo), int(hi or lo) + 1)), a.verbose or a.why, a.why)
+    t = run(a.style, a.seeds, a.verbose or a.why, a.why)
     print(f"{a.style}: {t['cards']} cards, right {100 * t['right'] / max(t['cards'], 1):.1f} %, "
           f"wrong {t['wrong']}, \"unknown\" {t['unknown']}, spurious {t['spurious']}, "
           f"{t['ms_median']:.0f} ms per scene (median)")

@@ -54,6 +54,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from seedargs import seed_list  # noqa: E402
+
 FACE = (176, 252)  # (w, h) px of a card warped upright: 44:63
 KINDS = ("fan", "over", "corner")
 SIZE = (378, 504)  # (w, h): the phone photos'
@@ -272,24 +274,12 @@ def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, 
     return tot
 
 
-def _seeds(text: str) -> list[int]:
-    """``--seeds``: ``A`` or ``A-B`` (inclusive), else argparse's named error."""
-    lo, _, hi = text.partition("-")
-    try:
-        seeds = list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        seeds = []
-    if not seeds:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed or a range of seeds A-B with A <= B")
-    return seeds
-
-
 def main(argv: list[str] | None = None) -> int:
     import real_cards
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--draw", type=int, default=0, help="enrolment draw (0 tuning; 10-14 the reviewer's)")
-    p.add_argument("--seeds", type=_seeds, default="0-39")
+    p.add_argument("--seeds", type=seed_list, default="0-39")
     p.add_argument("--per-rank", type=int, default=10)
     p.add_argument("--keep", help="write each scene as a PNG into this folder")
     p.add_argument("-v", action="store_true", help="list every card not read right")

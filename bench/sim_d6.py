@@ -19,6 +19,7 @@ import time
 
 import cv2
 import numpy as np
+from seedargs import seed_span
 
 COLOURS = [None, ((40, 40, 200), (250, 250, 250)), ((160, 90, 30), (255, 255, 255)),
            ((30, 160, 60), (240, 240, 240)), ((20, 20, 20), (255, 255, 255))]
@@ -121,12 +122,11 @@ def run(seeds: range, show: bool = False) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", default="300:320", help="FIRST:END (END excluded)")
+    ap.add_argument("--seeds", type=seed_span, default="300:320", help="FIRST:END (END excluded)")
     ap.add_argument("--show", action="store_true", help="print every die not read right")
     a = ap.parse_args(argv)
-    first, end = (int(v) for v in a.seeds.split(":"))
-    r = run(range(first, end), a.show)
-    print(f"seeds {a.seeds}: {r['frames']} frames, {summary(r)}, {r['ms']:.0f} ms per 1280×960 frame "
+    r = run(a.seeds, a.show)
+    print(f"seeds {a.seeds.start}:{a.seeds.stop}: {r['frames']} frames, {summary(r)}, {r['ms']:.0f} ms per 1280×960 frame "
           f"({r['ms'] / 20:.1f} ms per die)")
     return 0
 

@@ -26,14 +26,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _seeds(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
+from seedargs import seed_list  # noqa: E402
 
 
 def card_errors(sighting, frame, homography) -> tuple[int, int, int, int, list[str]]:
@@ -126,12 +121,12 @@ def run(style: str, seeds: list[int], players: list[int], cards: bool, verbose: 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--style", default="illustrated")
-    p.add_argument("--seeds", default="1-8")
+    p.add_argument("--seeds", type=seed_list, default="1-8")
     p.add_argument("--players", default="2,3,4,5")
     p.add_argument("--cards", action="store_true", help="also count every card on every frame")
     p.add_argument("-v", "--verbose", action="store_true")
     a = p.parse_args(argv)
-    t = run(a.style, _seeds(a.seeds), [int(v) for v in a.players.split(",")], a.cards, a.verbose)
+    t = run(a.style, a.seeds, [int(v) for v in a.players.split(",")], a.cards, a.verbose)
     line = (f"{a.style}: games right {t['games_right']}/{t['games']}, turns read {t['turns_read']}/{t['turns']}, "
             f"{np.median(t['ms']):.0f} ms per frame (median)")
     if a.cards:

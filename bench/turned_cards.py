@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sim_games import _seeds  # noqa: E402  (the same "1-8,12" seed lists)
+from seedargs import seed_list  # noqa: E402  (the same "1-8,12" seed lists as sim_games)
 
 #: The subjects (first new card of each seat), cycled by seat and seed: look-alikes first.
 SUBJECTS = ["maki_2", "maki_1", "maki_3", "egg_nigiri", "salmon_nigiri", "squid_nigiri", "maki_2", "maki_3"]
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.deck import Deck
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", default="0-3")
+    p.add_argument("--seeds", type=seed_list, default="0-3")
     p.add_argument("--styles", default="watercolour,illustrated,pattern,noir,flat")
     p.add_argument("--angles", default="10,15,20,30,45")
     p.add_argument("--players", type=int, default=4)
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus = []
         for angle in (float(x) for x in a.angles.split(",")):
             row = dict(cards=0, right=0, unknown=0, lost=0, wrong=0, extra=0)
-            for seed in _seeds(a.seeds):
+            for seed in a.seeds:
                 cards, extra, cpu = run_one(deck, style, seed, angle, a.players)
                 cpus.append(cpu)
                 for label, turn, outcome, got in cards:

@@ -1,0 +1,48 @@
+"""bench/seedargs.py: the benches' --seeds are argparse types, so a bad one is a named error
+(exit status 2, "argument --seeds: ..."), never a ValueError traceback."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from benches import load_bench
+
+ROOT = Path(__file__).resolve().parent.parent
+seedargs = load_bench("seedargs")
+
+
+def test_seed_list_reads_ranges_and_lists_inclusively():
+    assert seedargs.seed_list("40-43") == [40, 41, 42, 43]
+    assert seedargs.seed_list("1-2,7, 9-10") == [1, 2, 7, 9, 10]
+    assert seedargs.seed_list("5") == [5]
+
+
+@pytest.mark.parametrize("text", ["x", "3-1", "1-", "-4", "1-2,,3", "", "1:3"])
+def test_seed_list_names_a_bad_part(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="not a seed or a range"):
+        seedargs.seed_list(text)
+
+
+def test_seed_span_is_half_open():
+    assert seedargs.seed_span("300:303") == range(300, 303)
+
+
+@pytest.mark.parametrize("text", ["300", "5:5", "6:5", "a:b", "1:2:3", "-1:4", ""])
+def test_seed_span_names_a_bad_span(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="not a span of seeds"):
+        seedargs.seed_span(text)
+
+
+@pytest.mark.parametrize("bench, bad", [
+    ("loose_scenes", "40-x"), ("sim_games", "8-1"), ("turned_cards", "a"), ("real_fans", "1:4"),
+    ("icon_dice", "8000"), ("roll_read", "x:y"), ("sim_d6", "320:300"),
+])
+def test_a_bench_given_bad_seeds_exits_2_naming_the_argument(bench, bad):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / f"{bench}.py"), "--seeds", bad],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2, r.stderr
+    assert "argument --seeds" in r.stderr and "Traceback" not in r.stderr
