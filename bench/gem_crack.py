@@ -23,6 +23,16 @@ of ``bench/gem_d6.py``, 0.3–0.7 translucent, faces 40–80 px, on wood) of one
 * ``touching-low``: ones and twos, nine in ten pushed against another, of gem, black (light pips)
   and ivory (dark pips) plastic, clear or opaque.
 
+Two cases are the review of ``gem45``'s drawn adversaries, copied from its ``adv.py`` (the same
+random streams, so seed for seed the same photos; not on wood only, and not eight dice):
+
+* ``plus``: four groups of four like-coloured dice in a plus shape, two touching ones with a like
+  die (1 … 6) against their seam above and below, 0.4 opaque plastic (black, ivory, red, brown),
+  else gem, on eight tables (wood, green, blue, grey, black, white cloth, red cloth, dark wood) by
+  seed: the seam of every pair runs on past its phantom two onto the flanking dice;
+* ``white-twos``: ten opaque white dice with black pips (six in ten twos, else threes and fives),
+  nine in ten pushed against another, as ``sim_d6`` draws them, on the same eight tables.
+
 Prints per case right, wrong, unread, missed, spurious (scored as ``bench/sim_d6.py``). The lines
 and streaks are drawn into the face's art (``companion.sim.dice_art.draw_pips``, patched for the
 run, as ``gem_probe.py`` patches it), so they are seen through, blurred and compressed as the pips
@@ -46,7 +56,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gem_d6 import GEMS  # noqa: E402
 from sim_d6 import notes, score  # noqa: E402
 
-CASES = ("crack-two", "crack-other", "gloss-two", "like-dark-ones", "like-dark-twos", "spot-one", "touching-low")
+CASES = ("crack-two", "crack-other", "gloss-two", "like-dark-ones", "like-dark-twos", "spot-one", "touching-low",
+         "plus", "white-twos")
+
+#: The review's tables for ``plus`` and ``white-twos`` (kind, BGR; ``None``: wood of a random red),
+#: taken in turn by seed.
+REVIEW_TABLES = (("wood", None), ("cloth", (40, 110, 40)), ("cloth", (120, 60, 25)), ("cloth", (85, 85, 85)),
+                 ("cloth", (30, 30, 32)), ("cloth", (200, 200, 205)), ("cloth", (40, 40, 150)), ("wood", (40, 70, 110)))
+#: The review's opaque plastic for ``plus`` (body, pips BGR): black, ivory, red, brown.
+REVIEW_PLAIN = (((35, 35, 38), (240, 240, 240)), ((215, 230, 235), (28, 28, 30)), ((40, 40, 200), (245, 245, 245)),
+                ((160, 80, 20), (245, 245, 245)))
 
 #: Dark translucent bodies (BGR) for the like-coloured touching pairs: stop 42's review's dark red,
 #: a dark blue and smoke; all with white pips.
@@ -145,6 +164,45 @@ def _pairs(rng: np.random.Generator, value: int, size_px: float):
     return specs
 
 
+def _review_photo(case: str, seed: int):
+    """The review's ``plus`` or ``white-twos`` photo for ``seed`` (its ``adv.py`` ``photo``, seed
+    for seed: the stream 77000 + 1000 · seed + 1 or + 6)."""
+    from companion.sim.dice import DieSpec, random_dice_specs, render_dice
+    from companion.sim.table import ShotConditions
+
+    rng = np.random.default_rng(77000 + 1000 * seed + (1 if case == "plus" else 6))
+    size_px = float(rng.uniform(40, 80))
+    cond = ShotConditions.random(rng)
+    kind, col = REVIEW_TABLES[seed % len(REVIEW_TABLES)]
+    if col is None:
+        red = float(rng.uniform(130, 200))
+        col = (int(red * rng.uniform(0.3, 0.5)), int(red * rng.uniform(0.6, 0.75)), int(red))
+    cond = dataclasses.replace(cond, background=kind, background_bgr=col)
+    specs = []
+    if case == "plus":
+        for i in range(4):
+            c = np.array([260.0 + 520 * (i % 2) + rng.uniform(-30, 30), 250.0 + 440 * (i // 2) + rng.uniform(-30, 30)])
+            rot = float(rng.uniform(0, 360))
+            a = math.radians(rot)
+            ax = np.array([math.cos(a), -math.sin(a)])
+            ay = np.array([math.sin(a), math.cos(a)])
+            d = size_px + 0.5
+            if rng.random() < 0.4:
+                body, pip = REVIEW_PLAIN[int(rng.integers(len(REVIEW_PLAIN)))]
+                look = dict(body_bgr=body, pip_bgr=pip, translucency=0.0)
+            else:
+                body, pip = GEMS[int(rng.integers(len(GEMS)))]
+                look = dict(body_bgr=body, pip_bgr=pip, translucency=float(rng.uniform(0.3, 0.7)))
+            pos = [c, c + d * ax, c + 0.5 * d * ax + d * ay, c + 0.5 * d * ax - d * ay]
+            faces = ["1", "1", str(int(rng.choice([1, 1, 2, 3, 4, 5, 6]))), str(int(rng.choice([1, 1, 2, 3, 4, 5, 6])))]
+            specs += [DieSpec("d6", f, (float(p[0]), float(p[1])), rot, size_px, **look) for p, f in zip(pos, faces)]
+    else:
+        specs = random_dice_specs("d6", 10, size=(1280, 960), rng=rng, face_px=(50, 85), touching=0.9)
+        specs = [dataclasses.replace(s, face=str(int(rng.choice([2, 2, 2, 3, 5]))), body_bgr=(235, 238, 240),
+                                     pip_bgr=(25, 25, 28), translucency=0.0) for s in specs]
+    return render_dice(specs, size=(1280, 960), rng=rng, conditions=cond)
+
+
 def photo(case: str, seed: int):
     """The RenderedDice of ``case`` for ``seed`` (see the module doc)."""
     import cv2
@@ -156,6 +214,8 @@ def photo(case: str, seed: int):
 
     if case not in CASES:
         raise BenchError(f"unknown case {case!r}; use one of {', '.join(CASES)}")
+    if case in ("plus", "white-twos"):
+        return _review_photo(case, seed)
     rng = np.random.default_rng(1000 * seed + 100 + CASES.index(case))
     size_px = float(rng.uniform(40, 80))
     cond = ShotConditions.random(rng)
