@@ -5,8 +5,11 @@ A crack (a hair, a scratch, a gloss streak) along a two's bare diagonal is a dip
 ``dice_d6.seam_across``, so main refused such a two as a phantom across two touching dice
 ("seam") and missed it. ``dice_d6._cracked_two`` clears the refusal only where the places round
 the two's bare corners are its body's colour and unlike the table measured beyond the two
-(``seam_clear``); a phantom's corners lie on the table, or on a clear die that looks like the
-table. Photos from ``bench/gem_crack.py`` (seeds 0–15 were its tuning seeds).
+(``seam_clear``), the face is no smaller than a two and the bare diagonal does not run on past its
+corners onto body colour; a phantom's corners lie on the table, or on a clear die that looks like
+the table, or (the review of gem45: touching white twos on wood, four like dice in a plus) it is
+smaller than a two or its seam runs on onto like dice. Photos from ``bench/gem_crack.py`` (seeds
+0–15 were its tuning seeds; plus and white-twos are the review's) and ``bench/sim_d6.py`` seed 1810.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from companion.vision.dice_d6 import _read_d6, read_d6
 from companion.vision.dice_verify import shipped
 
 gem_crack = load_bench("gem_crack")
+sim_d6 = load_bench("sim_d6")
 
 
 def _on(shot, centre):
@@ -44,11 +48,11 @@ def test_a_cracked_two_reads_two():
     assert right >= 18, f"only {right} of 32 cracked twos read 2"
 
 
-def _phantoms(case: str, seed: int):
-    """The photo of ``case``/``seed`` and the two-pip faces its reading tried that lie on no die
-    showing 2 and whose diagonal crosses a seam (``dice_d6._seam_between``): phantom twos the
-    crack test is asked about."""
-    shot = gem_crack.photo(case, seed)
+def _phantoms(case: str, seed: int, shot=None):
+    """The photo of ``case``/``seed`` (or ``shot``) and the two-pip faces its reading tried that lie
+    on no die showing 2 and whose diagonal crosses a seam (``dice_d6._seam_between``): phantom twos
+    the crack test is asked about."""
+    shot = gem_crack.photo(case, seed) if shot is None else shot
     img, scale = dice_d6.working_copy(shot.image, dice_d6.WORK_SIDE)
     trace: list = []
     _read_d6(shot.image, shipped(), trace)
@@ -94,3 +98,39 @@ def test_a_clear_one_beside_a_pip_sized_spot_stays_a_one(seed):
         assert all(o.face in ("1", None) for o in near), (
             f"seed {seed}: {[o.face for o in near]} read beside the spot at ({centre[0]:.0f}, {centre[1]:.0f})")
         assert any(o.face == "1" for o in near), f"seed {seed}: the one beside the spot went missing"
+
+
+def _no_phantom_read(shot, img, scale, phantoms, label):
+    assert phantoms, f"{label}: the photo holds a phantom two across a seam: the case is put to the test"
+    readings = read_d6(shot.image)
+    for f, centre in phantoms:
+        assert not dice_d6._cracked_two(f, img), f"{label}: the phantom at ({centre[0]:.0f}, {centre[1]:.0f}) cleared"
+        for o in readings:
+            assert math.dist(o.center, centre) > 0.5 * f.half_width / scale, (
+                f"{label}: a {o.face} read at the phantom two at ({centre[0]:.0f}, {centre[1]:.0f})")
+
+
+@pytest.mark.parametrize("seed", [2, 3, 11, 28])
+def test_a_plus_of_like_dice_gives_no_phantom_two(seed):
+    # The review of gem45 (bench/gem_crack.py plus): two touching ones with a like die against their
+    # seam above and below. The phantom two across the seam has its bare corners on the two ones and
+    # the flanking dice (the body's colour, off the table): 2e8dc4b cleared it (a spurious 2 and a
+    # lost die); the seam runs on past its corners onto the flanking dice, so it stays refused.
+    shot, img, scale, phantoms = _phantoms("plus", seed)
+    _no_phantom_read(shot, img, scale, phantoms, f"plus seed {seed}")
+
+
+def test_touching_white_twos_on_wood_give_no_phantom_two():
+    # The review of gem45 (bench/gem_crack.py white-twos seed 42): one pip of each of two touching
+    # opaque white twos on wood fit a two smaller than a two (size 2.27), cleared by 2e8dc4b.
+    shot, img, scale, phantoms = _phantoms("white-twos", 42)
+    _no_phantom_read(shot, img, scale, phantoms, "white-twos seed 42")
+
+
+def test_simulated_seed_1810_reads_as_main():
+    # The review of gem45's Fault 1 (bench/sim_d6.py seed 1810): touching white twos on orange wood;
+    # 2e8dc4b read a spurious 2 at (808, 745) and lost the 2 at (827, 784); main reads 19 of 20 right,
+    # none wrong or spurious.
+    shot = sim_d6.scene(1810)
+    right, wrong, _unread, spurious = sim_d6.score(shot.dice, read_d6(shot.image))
+    assert (right, wrong, spurious) == (19, 0, 0)
