@@ -1,15 +1,13 @@
-"""A two split by a dark line between its pips is one die; a phantom across a seam stays refused
-(issue #7 §1, branch gem45).
+"""A phantom two across the seam of two touching like dice stays refused, and no die is read there
+(issue #7 §1: a die that cannot be read is left unread, never guessed).
 
-A crack (a hair, a scratch, a gloss streak) along a two's bare diagonal is a dip or bump to
-``dice_d6.seam_across``, so main refused such a two as a phantom across two touching dice
-("seam") and missed it. ``dice_d6._cracked_two`` clears the refusal only where the places round
-the two's bare corners are its body's colour and unlike the table measured beyond the two
-(``seam_clear``), the face is no smaller than a two and the bare diagonal does not run on past its
-corners onto body colour; a phantom's corners lie on the table, or on a clear die that looks like
-the table, or (the review of gem45: touching white twos on wood, four like dice in a plus) it is
-smaller than a two or its seam runs on onto like dice. Photos from ``bench/gem_crack.py`` (seeds
-0–15 were its tuning seeds; plus and white-twos are the review's) and ``bench/sim_d6.py`` seed 1810.
+Stop 45's branch ``gem45`` cleared main's "seam" refusal for a two split by a dark line between its
+pips (a cracked clear die) where its corners were its body's colour; its two reviews found it also
+cleared phantoms across touching like dice (four in a plus, touching white twos on wood, simulated
+seed 1810), so it was not merged. These tests hold main's behaviour on the reviews' cases and on
+``bench/gem_crack.py``'s adversaries: whatever clears a cracked two later must keep them. Photos from
+``bench/gem_crack.py`` (its plus and white-twos cases are the first review's photos, seed for seed)
+and ``bench/sim_d6.py`` seed 1810.
 """
 
 from __future__ import annotations
@@ -32,20 +30,6 @@ sim_d6 = load_bench("sim_d6")
 def _on(shot, centre):
     """The true faces of the drawn dice whose top face holds ``centre`` (image px)."""
     return [face for _, face, q in shot.dice if cv2.pointPolygonTest(np.float32(q), centre, False) >= 0]
-
-
-def test_a_cracked_two_reads_two():
-    # 32 lone clear twos, each split along its bare diagonal by a dark line: main read 8 of them
-    # 2 (the rest missed, refused as phantoms across a seam, or read 1); at least 18 must read 2,
-    # and no die may read a value it could not be mistaken for (a 3 … 6).
-    right = 0
-    for seed in range(4):
-        shot = gem_crack.photo("crack-two", seed)
-        for o in read_d6(shot.image):
-            on = _on(shot, o.center)
-            assert o.face in (None, "1", "2"), f"seed {seed}: a {o.face} read on {on or 'no die'}"
-            right += on == ["2"] and o.face == "2"
-    assert right >= 18, f"only {right} of 32 cracked twos read 2"
 
 
 def _phantoms(case: str, seed: int, shot=None):
@@ -71,13 +55,12 @@ def _phantoms(case: str, seed: int, shot=None):
 def test_touching_like_dark_clear_ones_give_no_phantom_two(seed):
     # Two touching ones of one dark translucent colour: a two fitted to their pips crosses their
     # seam. Its bare corners may lie on the two bodies (seed 6: 0.13 of the pips' contrast off
-    # the body, within CLEAR_MAX_OFF_BODY: the review of stop 42's phantom), but they are the
-    # table's colour or near it, so the seam refusal stands, and no die is reported there.
+    # the body: the review of stop 42's phantom); the seam refusal stands, and no die is reported
+    # there.
     shot, img, scale, phantoms = _phantoms("like-dark-ones", seed)
     assert phantoms, "the photo holds a phantom two across a seam: the case is put to the test"
     readings = read_d6(shot.image)
     for f, centre in phantoms:
-        assert not dice_d6._cracked_two(f, img)
         for o in readings:
             assert math.dist(o.center, centre) > 0.5 * f.half_width / scale, (
                 f"seed {seed}: a {o.face} read at the phantom two at ({centre[0]:.0f}, {centre[1]:.0f})")
@@ -93,7 +76,6 @@ def test_a_clear_one_beside_a_pip_sized_spot_stays_a_one(seed):
     assert phantoms, "the photo holds a pip-and-spot two refused at a seam: the case is put to the test"
     readings = read_d6(shot.image)
     for f, centre in phantoms:
-        assert not dice_d6._cracked_two(f, img)
         near = [o for o in readings if math.dist(o.center, centre) < 1.5 * f.half_width / scale]
         assert all(o.face in ("1", None) for o in near), (
             f"seed {seed}: {[o.face for o in near]} read beside the spot at ({centre[0]:.0f}, {centre[1]:.0f})")
@@ -104,7 +86,6 @@ def _no_phantom_read(shot, img, scale, phantoms, label):
     assert phantoms, f"{label}: the photo holds a phantom two across a seam: the case is put to the test"
     readings = read_d6(shot.image)
     for f, centre in phantoms:
-        assert not dice_d6._cracked_two(f, img), f"{label}: the phantom at ({centre[0]:.0f}, {centre[1]:.0f}) cleared"
         for o in readings:
             assert math.dist(o.center, centre) > 0.5 * f.half_width / scale, (
                 f"{label}: a {o.face} read at the phantom two at ({centre[0]:.0f}, {centre[1]:.0f})")
@@ -114,22 +95,22 @@ def _no_phantom_read(shot, img, scale, phantoms, label):
 def test_a_plus_of_like_dice_gives_no_phantom_two(seed):
     # The review of gem45 (bench/gem_crack.py plus): two touching ones with a like die against their
     # seam above and below. The phantom two across the seam has its bare corners on the two ones and
-    # the flanking dice (the body's colour, off the table): 2e8dc4b cleared it (a spurious 2 and a
-    # lost die); the seam runs on past its corners onto the flanking dice, so it stays refused.
+    # the flanking dice (the body's colour, off the table): gem45's 2e8dc4b cleared it (a spurious 2
+    # and a lost die); main's seam refusal stands.
     shot, img, scale, phantoms = _phantoms("plus", seed)
     _no_phantom_read(shot, img, scale, phantoms, f"plus seed {seed}")
 
 
 def test_touching_white_twos_on_wood_give_no_phantom_two():
     # The review of gem45 (bench/gem_crack.py white-twos seed 42): one pip of each of two touching
-    # opaque white twos on wood fit a two smaller than a two (size 2.27), cleared by 2e8dc4b.
+    # opaque white twos on wood fit a two smaller than a two (size 2.27), cleared by gem45's 2e8dc4b.
     shot, img, scale, phantoms = _phantoms("white-twos", 42)
     _no_phantom_read(shot, img, scale, phantoms, "white-twos seed 42")
 
 
-def test_simulated_seed_1810_reads_as_main():
+def test_simulated_seed_1810_reads_its_touching_twos():
     # The review of gem45's Fault 1 (bench/sim_d6.py seed 1810): touching white twos on orange wood;
-    # 2e8dc4b read a spurious 2 at (808, 745) and lost the 2 at (827, 784); main reads 19 of 20 right,
+    # gem45's 2e8dc4b read a spurious 2 at (808, 745) and lost the 2 at (827, 784); main reads 19 of 20 right,
     # none wrong or spurious.
     shot = sim_d6.scene(1810)
     right, wrong, _unread, spurious = sim_d6.score(shot.dice, read_d6(shot.image))

@@ -1679,100 +1679,6 @@ def _seam_between(f: Face, img: np.ndarray) -> bool:
     return shape > SEAM_MAX_SHAPE or colour > SEAM_MAX_COLOUR
 
 
-#: Where :func:`seam_clear` samples a two's face, in face coordinates of its fit (:func:`_fit`: the
-#: pips at (−0.5, −0.5) and (0.5, 0.5), so its bare diagonal, where a crack or a seam runs, is
-#: x = −y): round each bare corner, 0.6 of the way out, either side of the bare diagonal (0.28
-#: off it), so that a line along it is not sampled; ...
-_CLEAR_CORNERS = np.array([(0.8, -0.4), (0.4, -0.8), (-0.8, 0.4), (-0.4, 0.8)])
-#: ... the body: beside each pip on the pip diagonal's two sides (off the bare diagonal by 0.7);
-_CLEAR_BODY = np.array([(0.5, 0.0), (0.0, 0.5), (-0.5, 0.0), (0.0, -0.5)])
-#: ... and the table beyond the two: 16 points on a circle of this many half-widths round its
-#: centre (a lone die's top face reaches √2, its side faces a little past; past 1.9 lies the table
-#: or another die, and the median of 16 is the table wherever most of the circle is).
-CLEAR_TABLE_RADIUS = 2.0
-_CLEAR_TABLE = CLEAR_TABLE_RADIUS * np.stack([np.cos(np.arange(16) * np.pi / 8), np.sin(np.arange(16) * np.pi / 8)], axis=1)
-#: ... and on along the bare diagonal past each of the face's bare corners ((±1, ∓1)), this far
-#: in face units ((1.2, −1.2): 1.7 half-widths from the centre, past a die's top face, 1.41): a
-#: crack ends at its die's edge, so beyond it lies the table; the seam under a phantom runs on, and
-#: where like dice lie against it (the review of gem45's plus shape) both places are body colour.
-CLEAR_BEYOND = 1.2
-_CLEAR_BEYOND = np.array([(CLEAR_BEYOND, -CLEAR_BEYOND), (-CLEAR_BEYOND, CLEAR_BEYOND)])
-
-
-def seam_clear(f: Face, img: np.ndarray) -> tuple[float, float, float, float]:
-    """What tells a two refused as ``"seam"`` (:func:`_seam_between`) whose line between its pips
-    is a crack on one die from a phantom across two touching dice: ``(corner_off_body,
-    corner_off_table, size, beyond_off_body)``. Colours are CIE Lab of the working image after a 5 × 5 box blur
-    (bilinear), distances per the pips' contrast with the body in L. ``corner_off_body``: the
-    largest distance of the four places round the two's bare corners (``_CLEAR_CORNERS``) from the
-    body (the mean of ``_CLEAR_BODY``); ``corner_off_table``: the least distance of those places from
-    the table (the per-channel median of ``_CLEAR_TABLE``); ``size``: the face's half-width per
-    mean pip diameter; ``beyond_off_body``: the lesser distance from the body of the two places on
-    along the bare diagonal past the face's corners (``_CLEAR_BEYOND``). ``img`` (H, W, 3) uint8 BGR."""
-    pts = f.to_image(np.vstack([_CLEAR_CORNERS, _CLEAR_BODY, _CLEAR_TABLE, _CLEAR_BEYOND]))
-    h, w = img.shape[:2]
-    x0, y0 = (max(0, int(math.floor(v)) - 4) for v in pts.min(axis=0))
-    x1, y1 = (int(math.ceil(v)) + 5 for v in pts.max(axis=0))
-    crop = img[y0:min(h, y1), x0:min(w, x1)]
-    diam = float(np.mean([p.diameter for p in f.pips]))
-    if crop.shape[0] < 6 or crop.shape[1] < 6:
-        return 1.0, 0.0, f.half_width / max(diam, 1e-9), 0.0
-    lab = cv2.cvtColor(cv2.blur(crop, (5, 5)), cv2.COLOR_BGR2LAB).astype(np.float32)
-    xs = np.clip(pts[:, 0] - x0, 0, crop.shape[1] - 1.001).astype(np.float32).reshape(1, -1)
-    ys = np.clip(pts[:, 1] - y0, 0, crop.shape[0] - 1.001).astype(np.float32).reshape(1, -1)
-    col = cv2.remap(lab, xs, ys, cv2.INTER_LINEAR).reshape(-1, 3).astype(np.float64)
-    nc, nb, nt = len(_CLEAR_CORNERS), len(_CLEAR_BODY), len(_CLEAR_TABLE)
-    corners, body, table = col[:nc], col[nc:nc + nb].mean(axis=0), np.median(col[nc + nb:nc + nb + nt], axis=0)
-    beyond = col[nc + nb + nt:]
-    pip = cv2.remap(lab, np.float32([[p.x - x0 for p in f.pips]]), np.float32([[p.y - y0 for p in f.pips]]),
-                    cv2.INTER_LINEAR).reshape(-1, 3).astype(np.float64).mean(axis=0)
-    contrast = max(abs(pip[0] - body[0]), 1.0)
-    off_body = float(np.linalg.norm(corners - body, axis=1).max()) / contrast
-    off_table = float(np.linalg.norm(corners - table, axis=1).min()) / contrast
-    beyond_off = float(np.linalg.norm(beyond - body, axis=1).min()) / contrast
-    return off_body, off_table, f.half_width / max(diam, 1e-9), beyond_off
-
-
-#: A two refused as a phantom across a seam (:func:`_seam_between`) is one die whose line between
-#: its pips is a crack (a hair, a scratch, a gloss streak) when, per :func:`seam_clear`, every place
-#: round its bare corners is its body's colour (within this distance), ...
-CLEAR_MAX_OFF_BODY = 0.16
-#: ... every one is off the table's colour, measured beyond the two (at least this distance), ...
-CLEAR_MIN_OFF_TABLE = 0.28
-#: ... and the face is no larger than a two's by its pips' size (half-width per pip diameter).
-#: Set on the seam-refused twos of bench/gem_crack.py crack-two and gloss-two 0–9, simulated 0–29
-#: and gem 0–29 (drawn at 1280 × 960): the cracked and glossed twos' corners lie 0.02–0.26 off
-#: their body and 0.09–0.67 off the table (41 of 61 within both bounds), their size 2.53–2.94; the
-#: phantoms' (one pip of each of two touching dice, a clear one's pip and a light spot on wood of
-#: the clear die's own colour) 0.197 or more off the body, or at most 0.25 off the table (a pip and
-#: a spot: 0.016–0.22; the corners lie on the wood, which a clear brown die looks like), size 2.1–3.0.
-#: A phantom across two touching ones of one colour has the size of a two (its pips a one's, larger)
-#: so the size bound alone does not tell it (stop 42's review's proposal); it only refuses a phantom
-#: across dice far apart.
-CLEAR_MAX_SIZE = 3.2
-#: ... and no smaller than a two (half-width per pip diameter): a phantom of the near pips of two
-#: touching twos is (its pips lie closer than a two's). Measured on the review of gem45's phantoms
-#: that the bounds above let through on opaque white twos on wood: 2.27 (bench/gem_crack.py
-#: white-twos seed 42) and 2.32 (bench/sim_d6.py seed 1810); the cracked and glossed twos cleared on
-#: gem_crack crack-two and gloss-two 0–15: 2.53 or more.
-CLEAR_MIN_SIZE = 2.45
-#: ... and both places on along its bare diagonal past its corners are off its body (the table: a
-#: crack ends at the die's edge) by at least this distance (``beyond_off_body``): measured on
-#: bench/gem_crack.py plus 0–47 (the review of gem45's four like dice in a plus shape), whose 29
-#: phantoms the bounds above cleared have 0.11 or less (a like die lies on across the seam), and
-#: on crack-two and gloss-two 0–15, whose cleared twos have 0.2 or more in 46 of 50 and 32 of 44.
-CLEAR_MIN_BEYOND = 0.2
-
-
-def _cracked_two(f: Face, img: np.ndarray) -> bool:
-    """Whether a two refused as a phantom across a seam is one die split by a line between its
-    pips (``CLEAR_MAX_OFF_BODY``, ``CLEAR_MIN_OFF_TABLE``, ``CLEAR_MIN_SIZE`` … ``CLEAR_MAX_SIZE``,
-    ``CLEAR_MIN_BEYOND``, :func:`seam_clear`)."""
-    off_body, off_table, size, beyond = seam_clear(f, img)
-    return (off_body <= CLEAR_MAX_OFF_BODY and off_table >= CLEAR_MIN_OFF_TABLE
-            and CLEAR_MIN_SIZE <= size <= CLEAR_MAX_SIZE and beyond >= CLEAR_MIN_BEYOND)
-
-
 #: The least outline (grey levels per px, :func:`outline_strength`) round a one: 98 % of the ones
 #: on the dev photos have more; most dark spots read as ones on cables and tables have less.
 MIN_ONE_OUTLINE = 1.5
@@ -2132,7 +2038,7 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "paired"  # a two's pip whose partner was grouped apart: no one (nor its side faces' 2 or 3)
     # Last, so that "seam" names a two every other check (the verifier's too) lets through: such a
     # phantom still hides what it hid before (_choose_faces), it only is not reported.
-    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img) and not _cracked_two(f, img):
+    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
         return "seam"  # one pip of each of two touching dice: a phantom die
     return None
 
