@@ -15,7 +15,10 @@ from it. This module completes such a region to a card and names it on the visib
    **Joined regions** (:func:`_joined`): a cable or a handle across a card cuts what shows in two
    pieces, neither enough to name the card by; two pieces close together (``JOIN_GAP``) whose
    joined hull is a card's size and nearly fills a card-shaped rectangle (``JOIN_RECT``) are also
-   taken as one region, read first, and reported only if named (step 3).
+   taken as one region, read first, and reported only if named (step 3). A joined region that no
+   label's centroid reads near (the screen of step 3) is read in full all the same, on the quads
+   that lie on a card's outline (``JOIN_UNSCREENED``, :func:`outline_share`), and named only where
+   its pieces bear ink (:func:`ink_share`): a rank's centroid mixes its suits (stop 45, ``cover45``).
 2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
    that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
    several short edges a few degrees apart), the hull is framed in that side's direction (a
@@ -48,7 +51,8 @@ the card's own edge, so a card whose printed band or frame meets its edge (the v
 ends at the band) is completed from the band, a band's height off, and not named; a card cut in
 two by a cover (a cable across its middle) is completed from its two pieces only where the card
 is whole but for the cover, else from the larger piece, and only if that shows ``VISIBLE_MIN`` of
-it; a card cut in three (two cables) is not joined; a card that was never enrolled but whose visible part looks like
+it; a card cut in three (two cables) is joined only where two of its pieces span it (IMG_2621's jack:
+its outer pieces, the middle one merged with the art); a card that was never enrolled but whose visible part looks like
 an enrolled one is named as the whole-card reading would name it (the look-alike stage and the check
 on the label's examples, which need the whole face, are not run).
 """
