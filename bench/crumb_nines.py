@@ -43,6 +43,7 @@ sys.path.insert(0, str(_ROOT / "bench"))
 sys.path.insert(0, str(_ROOT))
 
 import real_cards  # noqa: E402
+from seedargs import seed_list  # noqa: E402
 
 KINDS = ("speck", "crumb", "token", "coin", "glare", "ink")
 #: The thing's radius, in card widths: from under MARK_AREA's least mark (a radius of about 0.05)
@@ -249,18 +250,6 @@ def run(draw: int, seeds: list[int], per_photo: int, ranks: list[str], per_rank:
     return tot
 
 
-def _seeds(text: str) -> list[int]:
-    """``--seeds``: ``A`` or ``A-B`` (inclusive), else argparse's named error."""
-    lo, _, hi = text.partition("-")
-    try:
-        seeds = list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        seeds = []
-    if not seeds:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed or a range of seeds A-B with A <= B")
-    return seeds
-
-
 def _ranks(text: str) -> list[str]:
     ranks = [r for r in text.split(",") if r]
     if not ranks:
@@ -281,7 +270,7 @@ def _positive(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--draw", type=int, default=1, help="enrolment draw (real_cards.py's --seed; 20-29 are the reviewer's)")
-    p.add_argument("--seeds", type=_seeds, default="0-3", help="seeds of the things drawn, A or A-B")
+    p.add_argument("--seeds", type=seed_list, default="0-3", help="seeds of the things drawn, A or A-B")
     p.add_argument("--per-photo", type=_positive, default=2)
     p.add_argument("--ranks", type=_ranks, default="nine,ace,ten")
     p.add_argument("--per-rank", type=_positive, default=10)

@@ -229,11 +229,11 @@ def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, 
 
 def main(argv: list[str] | None = None) -> int:
     import real_cards
-    from real_fans import _seeds
+    from seedargs import seed_list
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--draw", type=int, default=0, help="enrolment draw (0 tuning; 10-14 the reviewer's)")
-    p.add_argument("--seeds", type=_seeds, default="0-59")
+    p.add_argument("--seeds", type=seed_list, default="0-59")
     p.add_argument("--per-rank", type=int, default=10)
     p.add_argument("--keep", help="write each scene as a PNG into this folder")
     p.add_argument("-v", action="store_true", help="list every card not read right")
