@@ -95,3 +95,25 @@ def test_vision_package_import_stays_light():
     code = "import sys, companion.vision, companion.vision.observations, companion.app.cmd_vision; print('cv2' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_enrol_notes_a_picture_with_no_card_found_and_no_other(tmp_path, capsys):
+    # A 4:3 picture of a rug with no card in it is enrolled whole (it may be a close crop the
+    # finder missed), but it stands for its card in every reading (stop 45's why45: such a king
+    # example read a shaded ace "king"), so the command names it on stderr and still succeeds;
+    # flat scans (a card's shape) and a card photographed with table round it are not named.
+    import numpy as np
+
+    scans = tmp_path / "scans"
+    write_deck_folder(scans)
+    rng = np.random.default_rng(3)
+    rug = np.full((300, 400, 3), (40, 70, 110), np.uint8)  # brown rug, pale fur on its left
+    rug[:, :170] = (215, 220, 225)
+    rug = cv2.add(rug, rng.integers(0, 30, rug.shape, dtype=np.uint8))
+    cv2.imwrite(str(scans / "maki_3" / "rug.png"), rug)
+    cv2.imwrite(str(scans / "egg_nigiri" / "photo.png"), card_photo("egg_nigiri", seed=4, bg="plain"))
+    capsys.readouterr()
+    assert main(["enroll", "--deck", str(scans), "--out", str(tmp_path / "d.npz")]) == 0
+    err = capsys.readouterr().err
+    assert "rug.png: no card outline found" in err
+    assert err.count("no card outline found") == 1, err

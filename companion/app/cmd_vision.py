@@ -18,6 +18,7 @@ import json
 
 
 from companion.app.cli_util import err as _err
+from companion.app.cli_util import note as _note
 from companion.app.cli_util import read_at_working_size as _read
 from companion.app.cli_util import table as _table
 
@@ -26,11 +27,17 @@ def _enroll(args: argparse.Namespace) -> int:
     from companion.vision.deck import EnrollError, enroll_folder
     from companion.vision.imageio import ImageReadError
 
+    uncropped: list = []
     try:
-        deck = enroll_folder(args.deck)
+        deck = enroll_folder(args.deck, uncropped=uncropped)
     except (EnrollError, ImageReadError) as exc:
         _err(str(exc))
         return 2
+    # Enrolled all the same (a close crop the finder missed is fine), but a picture of table and
+    # card stands for the card in every reading: the user should know and may crop it.
+    for path in uncropped:
+        _note(f"{path}: no card outline found; the whole picture was enrolled as the card "
+             "(crop it to the card, or photograph it on a plain contrasting table, if cards read wrong)")
     try:
         deck.save(args.out)
     except OSError as exc:

@@ -2319,10 +2319,19 @@ def crop_quad(image: np.ndarray) -> np.ndarray:
     Returns:
         (4, 2) float32 px, portrait-ordered (see :func:`companion.vision.cards.order_quad`).
     """
+    return _crop_quad(image)[0]
+
+
+def _crop_quad(image: np.ndarray) -> tuple[np.ndarray, bool]:
+    """:func:`crop_quad`'s quad, and whether a card was found: False only where the image is not of
+    a card's shape and no card was found in it, so the whole picture, table and all, stands for the
+    card (an enrolment example of that kind scores any card lit like its table: stop 45's why45, a
+    king crop of fur and rug that read a shaded ace "king")."""
     group = _found_card(image)
     if group is not None and not group[1]:
-        return group[0][0]
-    if not _is_card_shaped(image, SCAN_ASPECT_TOLERANCE):
+        return group[0][0], True
+    card_shaped = _is_card_shaped(image, SCAN_ASPECT_TOLERANCE)
+    if not card_shaped:
         # A photo of one card whose outline the table finder missed (wood grain, a shadow across
         # it, a close phone's slant): the one card is looked for as in a picture known to hold
         # one. (Not in a picture of a card's own shape: a flat scan's art, a drawn sushi card's
@@ -2334,8 +2343,8 @@ def crop_quad(image: np.ndarray) -> np.ndarray:
         # only a card well inside it, not a region most of it (a crop's card or printed panel).
         if quad is not None and (not _is_card_shaped(image) or abs(cv2.contourArea(quad)) <=
                                  PHOTO_CARD_MAX_SHARE * image.shape[0] * image.shape[1]):
-            return quad
-    return _order_portrait(whole_image_quad(image))
+            return quad, True
+    return _order_portrait(whole_image_quad(image)), card_shaped
 
 
 #: Longest side (px) :func:`classify_image` and the enrolment read an image of one card at; a
@@ -2387,10 +2396,14 @@ def classify_image(image: np.ndarray, deck: Deck, scale: float = 1.0) -> Classif
 _CANON_W, _CANON_H = 4 * PATCH_W, 4 * PATCH_H
 
 
-def _canonical(image: np.ndarray) -> np.ndarray:
+def _canonical(image: np.ndarray, whole: list[bool] | None = None) -> np.ndarray:
     """The card in a one-card image (where :func:`crop_quad` finds it) warped upright to
-    ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR."""
-    return _upright(image, crop_quad(image))
+    ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR. ``whole``, if given, gets True appended where
+    no card was found and the whole picture was taken (:func:`_crop_quad`), else False."""
+    quad, found = _crop_quad(image)
+    if whole is not None:
+        whole.append(not found)
+    return _upright(image, quad)
 
 
 def _upright(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -2565,16 +2578,16 @@ def _check_counts(counts: dict[str, int]) -> None:
                           "(one or two a card is enough)")
 
 
-def _canonical_example(label: str, img: np.ndarray) -> np.ndarray:
+def _canonical_example(label: str, img: np.ndarray, whole: list[bool] | None = None) -> np.ndarray:
     """:func:`_canonical` of one example, refused (EnrollError naming the label) unless it is an
-    (H, W, 3) uint8 picture that is not blank."""
+    (H, W, 3) uint8 picture that is not blank; ``whole`` as :func:`_canonical`'s."""
     img = np.asarray(img)
     if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 1:
         raise EnrollError(f"label {label!r}: an example is not an (H, W, 3) uint8 BGR picture "
                           f"(got {img.dtype} {img.shape})")
     if float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < MIN_EXAMPLE_SPREAD:
         raise EnrollError(f"label {label!r}: an example picture is blank (one flat colour): no card in it")
-    return _canonical(img)
+    return _canonical(img, whole)
 
 
 def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
@@ -2645,12 +2658,16 @@ def _calibrate(deck: Deck, held: np.ndarray, hlabel: np.ndarray) -> float:
     return float(np.clip(thr, 0.45, 0.85))
 
 
-def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
+def enroll_folder(folder: Path | str, seed: int = 0, uncropped: list[Path] | None = None) -> Deck:
     """Enrol a deck from ``folder/<label>/<image>`` (the sub-folder name is the label).
 
     Files whose suffix is not an image type (``IMAGE_SUFFIXES``) and hidden entries are ignored;
     every image file must be readable. Each is read at ``CLASSIFY_MAX_SIDE`` (all are held until
-    the deck is made), as the cards will be classified.
+    the deck is made), as the cards will be classified. ``uncropped``, if given, gets the path of
+    every image in which no card was found, so the whole picture (table and all) was enrolled as
+    the card: not of a card's shape and no outline in it (:func:`crop_quad`). Such an example is
+    still enrolled (it may be a close crop the finder missed), but it scores any card lit like its
+    table, so the command warns about it.
 
     Raises:
         EnrollError: the folder is missing or not a folder, has no label sub-folders, a label
@@ -2674,10 +2691,13 @@ def enroll_folder(folder: Path | str, seed: int = 0) -> Deck:
         canons[name] = []
         for f in files:
             img = read_working(f, CLASSIFY_MAX_SIDE).image
+            whole: list[bool] = []
             try:
-                canons[name].append(_canonical_example(name, img))
+                canons[name].append(_canonical_example(name, img, whole))
             except EnrollError as exc:
                 raise EnrollError(f"{f}: {exc}") from None
+            if uncropped is not None and whole and whole[0]:
+                uncropped.append(Path(f))
     return _enroll_canonical(canons, seed)
 
 
