@@ -219,6 +219,16 @@ EXAMPLE_SPREAD_FACTOR = 1.5
 #: at least 0.015 from its own example (median 0.021 on simulated scenes). On the symbol bench
 #: (spreads 0.01–0.33, median 0.08) 0.03 and 0.05 gave the same readings as no floor, but one.
 SPREAD_FLOOR = 0.03
+#: A name the deck cannot check must clear the whole-card threshold by this much (ZNCC): a label the
+#: mark count does not judge (a face card: :meth:`Deck.judges_marks` False) on a card that cannot be
+#: aligned to the label's mean (:meth:`Deck.unaligned`, so :meth:`Deck.within_examples` passes it
+#: unjudged) has the whole-card threshold alone to name it; under
+#: ``threshold + UNCHECKED_MARGIN`` it is "unknown" (:func:`_final_label`). Stop 45 (``margin45``),
+#: from why45's trace of real draw 25 (``bench/real_cards.py --seed 25``): cam_image44's shaded ace
+#: read "king" at 0.726 over the threshold 0.7205, its score from one king example of fur and rug
+#: (IMG_2510, enrolled whole); offline 0.03 and 0.05 made it "unknown" and cost no right name on
+#: draws 25, 0 and 1 (dev).
+UNCHECKED_MARGIN = 0.03
 #: The check on a label's examples looks at *where* a card differs from its nearest example too
 #: (:meth:`Deck._locally_within`): the squared difference, blurred by ``LOCAL_SIGMA`` fine px (about
 #: a symbol's stroke and fill), must stay within ``LOCAL_FACTOR`` times what the label's own examples
@@ -1188,6 +1198,13 @@ class Deck:
             return True
         ci, ei = np.unravel_index(int(np.argmax(zncc)), zncc.shape)
         return self._locally_within(crops[ci], self._unit_examples(label)[ei], label)
+
+    def unaligned(self, image: np.ndarray, quad: np.ndarray, label: int) -> bool:
+        """Whether the card in ``quad`` fails to align to ``label``'s mean fine template
+        (:meth:`_align`), so :meth:`within_examples` passes it unjudged. False for a label without
+        fine templates (nothing tried)."""
+        return self._has_fine(label) and \
+            self._align(_fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT), label) is None
 
     def _local_spread(self, label: int) -> np.ndarray | None:
         """(FINE_H, FINE_W) float32: at each place, the most any of ``label``'s examples differs
@@ -2199,6 +2216,11 @@ def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.nda
     :meth:`Deck.marks_agree`."""
     if not deck.marks_agree(image, quad, scores, label, bounded):
         return deck.counted_label(image, quad, scores, label)
+    # A name nothing after the threshold can check (a face card, not aligned) must clear it by a
+    # margin (UNCHECKED_MARGIN; why45: draw 25's ace read "king" 0.005 over it). Only ever "unknown".
+    if not deck.judges_marks(label) and scores[label] < deck.threshold + UNCHECKED_MARGIN \
+            and deck.unaligned(image, quad, label):
+        return -1
     if deck.within_examples(image, quad, label) and deck.exposure_apart(image, quad, scores, label):
         return label
     return -1
