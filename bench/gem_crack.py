@@ -144,6 +144,12 @@ def _grid_specs(rng: np.random.Generator, values, size_px: float):
                     float(rng.uniform(0, 360)), size_px) for i in range(8)]
 
 
+def _axes(rot: float) -> tuple[np.ndarray, np.ndarray]:
+    """A die turned ``rot`` degrees: its edge directions across and along (image px, unit)."""
+    a = math.radians(rot)
+    return np.array([math.cos(a), -math.sin(a)]), np.array([math.sin(a), math.cos(a)])
+
+
 def _pairs(rng: np.random.Generator, value: int, size_px: float):
     """Four pairs of touching dice showing ``value``, each pair one turn, slid ±0.45 of an edge
     along the side they share (as ``random_dice_specs`` pushes dice together)."""
@@ -153,9 +159,7 @@ def _pairs(rng: np.random.Generator, value: int, size_px: float):
     for i in range(4):
         c = np.array([250.0 + 520 * (i % 2) + rng.uniform(-30, 30), 260.0 + 440 * (i // 2) + rng.uniform(-30, 30)])
         rot = float(rng.uniform(0, 360))
-        a = math.radians(rot)
-        ax = np.array([math.cos(a), -math.sin(a)])
-        ay = np.array([math.sin(a), math.cos(a)])
+        ax, ay = _axes(rot)
         d = size_px + 0.5
         slide = float(rng.uniform(-0.45, 0.45)) * size_px
         other = c + d * ax + slide * ay
@@ -183,9 +187,7 @@ def _review_photo(case: str, seed: int):
         for i in range(4):
             c = np.array([260.0 + 520 * (i % 2) + rng.uniform(-30, 30), 250.0 + 440 * (i // 2) + rng.uniform(-30, 30)])
             rot = float(rng.uniform(0, 360))
-            a = math.radians(rot)
-            ax = np.array([math.cos(a), -math.sin(a)])
-            ay = np.array([math.sin(a), math.cos(a)])
+            ax, ay = _axes(rot)
             d = size_px + 0.5
             if rng.random() < 0.4:
                 body, pip = REVIEW_PLAIN[int(rng.integers(len(REVIEW_PLAIN)))]

@@ -27,7 +27,7 @@ def _enroll(args: argparse.Namespace) -> int:
     from companion.vision.deck import EnrollError, enroll_folder
     from companion.vision.imageio import ImageReadError
 
-    uncropped: list = []
+    uncropped: list = []  # the pictures enrolled whole (enroll_folder fills it)
     try:
         deck = enroll_folder(args.deck, uncropped=uncropped)
     except (EnrollError, ImageReadError) as exc:

@@ -936,7 +936,6 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     window and a window lying sideways over it and its neighbour are close, the better-screened of the
     two can take the place; on stop 43's drawn mat scenes the sideways one, read in full, named a
     tableau chopsticks "sashimi" (``TURN_APART``)."""
-
     limit = OVERLAP_MAX * cw * ch
     (x, y), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
     long_dir = ang if w > h else ang + 90.0
@@ -1001,7 +1000,6 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
         screen: the search's unblurred :class:`companion.vision.window_screen.Screen`.
         cw, ch: the photo's card size (short, long side), px.
     """
-
     if reading.score >= deck.threshold + TURN_CHECK:
         return False
     a0 = long_dir - 90.0  # a window (cw, ch) at angle a has its long side along a + 90

@@ -2418,14 +2418,17 @@ def classify_image(image: np.ndarray, deck: Deck, scale: float = 1.0) -> Classif
 _CANON_W, _CANON_H = 4 * PATCH_W, 4 * PATCH_H
 
 
-def _canonical(image: np.ndarray, whole: list[bool] | None = None) -> np.ndarray:
+def _canonical(image: np.ndarray) -> np.ndarray:
     """The card in a one-card image (where :func:`crop_quad` finds it) warped upright to
-    ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR. ``whole``, if given, gets True appended where
-    no card was found and the whole picture was taken (:func:`_crop_quad`), else False."""
+    ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR."""
+    return _canonical_found(image)[0]
+
+
+def _canonical_found(image: np.ndarray) -> tuple[np.ndarray, bool]:
+    """:func:`_canonical`, and whether a card was found in the image (False: the whole picture was
+    taken, :func:`_crop_quad`)."""
     quad, found = _crop_quad(image)
-    if whole is not None:
-        whole.append(not found)
-    return _upright(image, quad)
+    return _upright(image, quad), found
 
 
 def _upright(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -2600,16 +2603,16 @@ def _check_counts(counts: dict[str, int]) -> None:
                           "(one or two a card is enough)")
 
 
-def _canonical_example(label: str, img: np.ndarray, whole: list[bool] | None = None) -> np.ndarray:
-    """:func:`_canonical` of one example, refused (EnrollError naming the label) unless it is an
-    (H, W, 3) uint8 picture that is not blank; ``whole`` as :func:`_canonical`'s."""
+def _canonical_example(label: str, img: np.ndarray) -> tuple[np.ndarray, bool]:
+    """:func:`_canonical_found` of one example, refused (EnrollError naming the label) unless it is
+    an (H, W, 3) uint8 picture that is not blank."""
     img = np.asarray(img)
     if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 1:
         raise EnrollError(f"label {label!r}: an example is not an (H, W, 3) uint8 BGR picture "
                           f"(got {img.dtype} {img.shape})")
     if float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < MIN_EXAMPLE_SPREAD:
         raise EnrollError(f"label {label!r}: an example picture is blank (one flat colour): no card in it")
-    return _canonical(img, whole)
+    return _canonical_found(img)
 
 
 def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
@@ -2629,7 +2632,7 @@ def enroll_images(examples: dict[str, list[np.ndarray]], seed: int = 0) -> Deck:
             labels or ``MAX_EXAMPLES`` images, or an image that is not (H, W, 3) uint8 or is blank.
     """
     _check_counts({label: len(imgs) for label, imgs in examples.items()})
-    return _enroll_canonical({label: [_canonical_example(label, img) for img in examples[label]]
+    return _enroll_canonical({label: [_canonical_example(label, img)[0] for img in examples[label]]
                               for label in sorted(examples)}, seed)
 
 
@@ -2713,12 +2716,12 @@ def enroll_folder(folder: Path | str, seed: int = 0, uncropped: list[Path] | Non
         canons[name] = []
         for f in files:
             img = read_working(f, CLASSIFY_MAX_SIDE).image
-            whole: list[bool] = []
             try:
-                canons[name].append(_canonical_example(name, img, whole))
+                canon, found = _canonical_example(name, img)
             except EnrollError as exc:
                 raise EnrollError(f"{f}: {exc}") from None
-            if uncropped is not None and whole and whole[0]:
+            canons[name].append(canon)
+            if uncropped is not None and not found:
                 uncropped.append(Path(f))
     return _enroll_canonical(canons, seed)
 
