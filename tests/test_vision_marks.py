@@ -619,3 +619,37 @@ def test_a_face_card_name_that_cannot_be_aligned_must_clear_the_threshold_by_a_m
         scores[king] = deck.threshold + over
         reading = Classification("king", 0.6, float(scores[king]), quad, scores)
         assert checked(img, reading, deck).label == named
+
+
+@pytest.mark.parametrize("paper", [245, 175])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_bare_paper_or_plate_is_no_card_of_a_label_whose_examples_show_many_marks(paper, seed):
+    # IMG_2452 (bench/real_cards.py, test half, never-run enrolment draws 26 and 27): the bare
+    # grey plate of a box beside a certificate read "ten" (whole card 0.84, 0 marks at all three
+    # ink levels). No rival's examples agree on 0, so the count refused nothing before stop 46.
+    deck = _one_ten_nine_deck()
+    ten = deck.labels.index("ten")
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[ten] = 0.84  # far ahead: no rival within MARK_BAND
+    photo, quad = _photo(np.full((315, 220, 3), paper, np.uint8), seed)
+    assert not deck.marks_agree(photo, quad, scores, ten)
+    assert deck.counted_label(photo, quad, scores, ten) == -1  # 0 marks name nothing either
+    # A ten that shows its pips keeps the name.
+    photo, quad = _photo(_pip_card(10, RED, "diamond"), seed)
+    assert deck.marks_agree(photo, quad, scores, ten)
+
+
+def test_a_bare_face_keeps_a_one_mark_label():
+    # The ace of spades' large ornate pip is over MARK_AREA's top and counts 0 at every ink level
+    # (cam_image8 of the real photos, test half, draw 26: read "ace", right): a label of one mark
+    # is not refused for a face that shows none (BARE_MIN_MARKS).
+    deck = enroll_images({
+        "one": [_pip_card(1, c, s) for c, s in ((RED, "diamond"), (BLUE, "circle"), (GREEN, "triangle"))],
+        "ten": [_pip_card(10, c, s) for c, s in ((RED, "diamond"), (GREEN, "triangle"), (BLUE, "circle"))],
+    })
+    one = deck.labels.index("one")
+    assert deck._agreed_marks(one) == {1}
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[one] = 0.84
+    photo, quad = _photo(np.full((315, 220, 3), 245, np.uint8))
+    assert deck.marks_agree(photo, quad, scores, one)
