@@ -423,9 +423,11 @@ MERGED_PIP_TOL = 0.3
 #: ... and a part so counted as two pips or more is pips run together only where it lies in a row or
 #: a column: its bounding box no wider across (its shorter side, on the upright face) than this many
 #: lone pips (the median of their boxes' larger sides). cam_image41's columns of four: 25 px across,
-#: its lone pip 25 × 32 px (0.8); on ``bench/blur_pips.py`` (draw 0, seeds 10000-10001) a nine with
-#: a cable over its pips, blurred (IMG_2471, IMG_2472), ran into one part 94-108 px across against
-#: lone pips 31-44 px (2.5-3.5), which by area counted 10-12 lone pips. Pips run together side by
+#: its lone pip 25 × 32 px (0.8). ``bench/real_cards.py``, never-run draws 28 and 29, dev: a quad
+#: below IMG_2472's nine (a cable across it) read "ten", was refused by its count and kept by area,
+#: a part 65 × 48 px against a lone part 10 × 25 (1.9) counting 9 lone pips; on ``bench/blur_pips.py``
+#: (draw 0, seeds 10000-10001) the nine blurred ran into parts 94-108 px across against lone pips'
+#: 34-44 (2.5-3), counted 10-12 by area. Pips run together side by
 #: side (a ten's middle pip with a column's, two columns) are wider and are not counted so: the
 #: card stays refused (stop 46, ``blob46``).
 MERGED_LINE = 1.5
