@@ -1,7 +1,7 @@
 """Pip cards whose pips run together (blur, a bridge of ink): is any named a rank it is not?
 
     .venv/bin/python bench/blur_pips.py [--draw 0] [--seeds 10000-10001] [--kind blur|bridge]
-                                        [--ranks nine,ten,ace] [--leave-out RANK] [--drawn] [-v]
+                                        [--ranks nine,ten,ace] [--leave-out RANK] [--blur LO,HI] [--drawn] [-v]
 
 Issue #6 forbids a wrong name outright. Out of focus, a real card's pips run into one part of ink
 (cam_image41 of ``bench/real_cards.py``: a nine whose two columns of four pips each ran together,
@@ -279,6 +279,17 @@ def run_drawn(seeds: list[int], verbose: bool = False) -> Counter:
     return tot
 
 
+def _blur_range(text: str) -> tuple[float, float]:
+    """``"LO,HI"`` → (LO, HI), σ in card widths, 0 ≤ LO ≤ HI ≤ 0.2."""
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        lo, hi = 1.0, 0.0
+    if not 0.0 <= lo <= hi <= 0.2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a blur range LO,HI in card widths with 0 <= LO <= HI <= 0.2")
+    return lo, hi
+
+
 def _ranks(text: str) -> list[str]:
     ranks = [r for r in text.split(",") if r]
     if not ranks:
@@ -292,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=seed_list, default="10000-10001", help="seeds of the blur drawn, A or A-B")
     p.add_argument("--kind", choices=("blur", "bridge"), default="blur")
     p.add_argument("--ranks", type=_ranks, default="nine,ten,ace")
+    p.add_argument("--blur", type=_blur_range, default=BLUR,
+                   help=f"--kind blur's σ range, LO,HI in card widths (default {BLUR[0]},{BLUR[1]})")
     p.add_argument("--leave-out", default=None, help="enrol without this rank; its cards must not be named")
     p.add_argument("--per-rank", type=int, default=10)
     p.add_argument("--drawn", action="store_true", help="the tests' drawn pip cards, not the real photos")
@@ -299,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.per_rank < 1:
         p.error(f"--per-rank {a.per_rank} is not a whole number ≥ 1")
+    globals()["BLUR"] = a.blur  # read by run() as the module's range
     _spy_on_the_count()
     if a.drawn:
         t = run_drawn(a.seeds, a.v)

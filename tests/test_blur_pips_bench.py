@@ -49,7 +49,7 @@ def test_a_card_showing_under_two_marks_gets_no_bridge():
 
 
 @pytest.mark.parametrize("args", [["--seeds", "5-2"], ["--seeds", "x"], ["--per-rank", "0"], ["--ranks", ","],
-                                  ["--kind", "smudge"]])
+                                  ["--kind", "smudge"], ["--blur", "0.05,0.01"], ["--blur", "x"]])
 def test_a_bad_argument_is_a_named_error(args, capsys):
     with pytest.raises(SystemExit) as e:
         load_bench("blur_pips").main(args)
