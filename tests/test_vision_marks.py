@@ -653,3 +653,50 @@ def test_a_bare_face_keeps_a_one_mark_label():
     scores[one] = 0.84
     photo, quad = _photo(np.full((315, 220, 3), 245, np.uint8))
     assert deck.marks_agree(photo, quad, scores, one)
+
+
+@pytest.mark.parametrize("bar", [10, 14])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_an_eight_never_enrolled_with_a_bar_across_its_pips_is_not_counted_a_nine(bar, seed):
+    # Stop 46 (blob46): a thing lying across a card's pips (a cable, a hair, a pen) runs them into
+    # one part of any area, and an area within MERGED_PIP_TOL of a whole number of pips is 60 % of
+    # areas. An eight, never enrolled, blurred, with a dark bar across both its columns: the plain
+    # count is 1 (the lone middle pip: the ones'), and by area alone the bar and seven pips made 8
+    # lone pips, + 1 = 9, the nine's count: the refused "nine" was kept (main before blob46). The
+    # part is three pips wide, no row or column of pips: not counted by area, and the eight stays
+    # "unknown".
+    from companion.vision.deck import _upright, classify_quads, merged_mark_count
+
+    deck = _big_pip_deck()
+    nine = deck.labels.index("nine")
+    face = _big_pips(8, RED, "diamond", eight=True)
+    cv2.rectangle(face, (40, 90), (180, 90 + bar), (30, 30, 30), -1)  # across both columns' 2nd pips
+    photo, quad = _blurred(face, 2.0, seed)
+    assert mark_count(_upright(photo, quad)) == 1
+    assert merged_mark_count(_upright(photo, quad)) is None
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[nine] = 0.96
+    assert not deck.marks_agree(photo, quad, scores, nine)
+    assert classify_quads(photo, [quad], deck)[0].label == "unknown"
+
+
+def test_two_pips_bridged_into_three_pips_area_are_not_counted_three(monkeypatch):
+    # A crumb of a pip's area bridging two pips of a column: a part of three lone pips' area but two
+    # pips' length is not pips run together (MERGED_ALONG); five pips run into a column are.
+    import companion.vision.deck as deck_module
+    from companion.vision.deck import merged_mark_count
+
+    face = np.full((_CANON[1], _CANON[0], 3), 240, np.uint8)
+    for x, y in ((30, 40), (90, 40), (30, 130), (90, 130)):  # lone pips, 20 x 26 px
+        cv2.rectangle(face, (x - 10, y - 13), (x + 9, y + 12), (30, 30, 30), -1)
+    column = face.copy()
+    cv2.rectangle(column, (50, 20), (69, 150), (30, 30, 30), -1)  # five pips long, one wide: 5 pips' area
+    assert merged_mark_count(column) == 9  # 4 lone + 5: a column of five pips
+    bridged = face.copy()
+    cv2.rectangle(bridged, (50, 60), (69, 116), (30, 30, 30), -1)  # two pips and the bridge: 57 px long
+    cv2.rectangle(bridged, (45, 66), (74, 107), (30, 30, 30), -1)  # ... the bridge wider: 3 pips' area
+    # (the part is 3.0 lone pips by area and 30 px across, under MERGED_LINE's 1.5 pips: its length
+    # alone, 57 px against three pips' 78, tells it from three pips in a column)
+    assert merged_mark_count(bridged) is None
+    monkeypatch.setattr(deck_module, "MERGED_ALONG", 0.0)
+    assert merged_mark_count(bridged) == 7

@@ -426,6 +426,22 @@ MARK_INK_LEVELS = (0.6, 0.84)
 #: between pips and so some area: cam_image41 of the real photos (a nine, focus blur, enrolment
 #: seeds 0 and 1) has two columns of four pips merged, 4.1 and 4.0 pips.
 MERGED_PIP_TOL = 0.3
+#: ... and a part so counted as two pips or more is pips run together only where it lies in a row or
+#: a column: its bounding box no wider across (its shorter side, on the upright face) than this many
+#: lone pips (the median of their boxes' larger sides). cam_image41's columns of four: 25 px across,
+#: its lone pip 25 × 32 px (0.8). ``bench/real_cards.py``, never-run draws 28 and 29, dev: a quad
+#: below IMG_2472's nine (a cable across it) read "ten", was refused by its count and kept by area,
+#: a part 65 × 48 px against a lone part 10 × 25 (1.9) counting 9 lone pips; on ``bench/blur_pips.py``
+#: (draw 0, seeds 10000-10001) the nine blurred ran into parts 94-108 px across against lone pips'
+#: 34-44 (2.5-3), counted 10-12 by area. Pips run together side by
+#: side (a ten's middle pip with a column's, two columns) are wider and are not counted so: the
+#: card stays refused (stop 46, ``blob46``).
+MERGED_LINE = 1.5
+#: ... and at least this share of k lone pips long (their boxes' median height, or width for a
+#: row): cam_image41's columns of four are 134-135 px long against a lone pip 32 px high (1.05 of
+#: four); a crumb or a bar bridging two pips gives a part of three pips' area but two pips' length
+#: (``tests/test_vision_marks``; stop 46, ``blob46``).
+MERGED_ALONG = 0.9
 #: Where the marks lie (:func:`_layout_fit`, :meth:`Deck.counted_label`): a card's marks, each as
 #: its centroid on the upright face (in face widths from the face's centre) and the square root of
 #: its area (in face widths too), fit an example's when every mark of each lies within ``LAYOUT_TOL``
@@ -2478,7 +2494,9 @@ def merged_mark_count(face: np.ndarray) -> int | None:
     a part within that band may still be two pips run together). None where no part is larger
     than ``MARK_AREA``'s top (nothing clearly ran together), no part gives a pip's area, or a part
     is no whole number of pips within ``MERGED_PIP_TOL`` (a face card's frame or art, a shadow, a
-    thing lying on the card: not pips run together).
+    thing lying on the card: not pips run together), or a part of two pips or more is wider across
+    than ``MERGED_LINE`` lone pips or shorter than ``MERGED_ALONG`` of as many lone pips in a line
+    (not pips in a row or a column: a cable, a hair or a crumb over them).
 
     Args:
         face: (_CANON_H, _CANON_W, 3) uint8 BGR, the card warped upright (:func:`_upright`).
@@ -2486,18 +2504,35 @@ def merged_mark_count(face: np.ndarray) -> int | None:
     Returns:
         The count, ≥ 2, or None.
     """
-    area = _mark_areas(face, (MARK_INK,))[0]
-    lone = area[(area >= MARK_AREA[0]) & (area <= MARK_AREA[1])]
-    big = area[area > MARK_AREA[1]]
-    if len(big) == 0 or len(lone) == 0:
+    (stats, _), = _ink_parts(face, (MARK_INK,))
+    h, w = face.shape[:2]
+    area = stats[1:, cv2.CC_STAT_AREA] / float(h * w)
+    in_band = (area >= MARK_AREA[0]) & (area <= MARK_AREA[1])
+    if not np.any(area > MARK_AREA[1]) or not np.any(in_band):
         return None
     # Every part is counted by its area, not only those over MARK_AREA's top: that band is 10x
     # wide, so two pips run into one small part lie within it (stop 44's review: a ten at blur 1 px,
     # parts 1, 1, 1, 1, 1, 2.0 and 3.0 lone pips, counted 9 when the 2.0 counted one).
-    pips = area[area >= MARK_AREA[0]] / float(np.median(lone))
+    parts = area >= MARK_AREA[0]
+    pips = area[parts] / float(np.median(area[in_band]))
     if np.any(np.abs(pips - np.rint(pips)) > MERGED_PIP_TOL):
         return None
-    return int(np.rint(pips).sum())
+    # ... and a part counted as several pips must be pips in a row or a column, as a card's pips
+    # stand: no wider across than ``MERGED_LINE`` lone pips (the larger side of their box, median).
+    # A thing lying over pips (a cable, a hair, a shadow) runs them into a part of any area, and
+    # within ``MERGED_PIP_TOL`` of a whole number is 60 % of areas (stop 46, ``blob46``).
+    # It must also be as long as so many pips stand in a line (``MERGED_ALONG`` of k lone pips'
+    # heights, or widths for a row): a crumb bridging two pips adds area, not length, and two
+    # pips and a bridge of a pip's area would count three.
+    bw, bh = stats[1:, cv2.CC_STAT_WIDTH][parts], stats[1:, cv2.CC_STAT_HEIGHT][parts]
+    lone_w = float(np.median(stats[1:, cv2.CC_STAT_WIDTH][in_band]))
+    lone_h = float(np.median(stats[1:, cv2.CC_STAT_HEIGHT][in_band]))
+    k = np.rint(pips)
+    across = np.minimum(bw, bh)
+    along = np.where(bh >= bw, bh / lone_h, bw / lone_w)
+    if np.any((k >= 2) & ((across > MERGED_LINE * max(lone_w, lone_h)) | (along < MERGED_ALONG * k))):
+        return None
+    return int(k.sum())
 
 
 def _mark_counts(face: np.ndarray, levels) -> list[int]:
