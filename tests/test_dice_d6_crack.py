@@ -160,3 +160,13 @@ def test_a_crack_through_a_threes_middle_pip_is_no_two():
     for centre in ((826, 737), (1164, 746)):
         got = _read_at(readings, centre, 25)
         assert "2" not in got, f"the three at {centre} read {got}"
+
+
+def test_simulated_seed_1853_gives_no_phantom_two():
+    # gem45's second review (bench/sim_d6.py seed 1853): three touching green dice 5, 2, 3 on wood,
+    # the seam's ends free; gem45's aac2576 cleared a phantom 2 of the 3's bottom pip and the 2's
+    # top pip (every colour bound passed) and lost the 3 (18 of 20 right, 1 spurious). Its outline
+    # is no one die's: nothing spurious or wrong, and the 3 is read.
+    shot = sim_d6.scene(1853)
+    right, wrong, _unread, spurious = sim_d6.score(shot.dice, read_d6(shot.image))
+    assert (wrong, spurious) == (0, 0) and right >= 19
