@@ -1787,8 +1787,8 @@ def inner_edge(face: Face, grad) -> float:
 #: gradient is at least ``ONE_DIE_MIN_ALIGN`` across the side (parallel to it within ~37°), and
 #: (2) nothing inside it but its pips and the line (:func:`inner_edge` at most
 #: ``ONE_DIE_MAX_INNER`` grey levels per px). Measured (stop 46) on the two-pip faces refused as
-#: "seam" on bench/gem_crack.py 0–15 and 100–115 (all ten cases) and bench/sim_d6.py 0–29: 552 of
-#: cracked and glossed twos, 200 phantoms (touching like dice in pairs, free or in a plus, white
+#: "seam" on bench/gem_crack.py 0–15 and 100–115 (all ten cases) and bench/sim_d6.py 0–29: 552
+#: faces of cracked and glossed twos, 200 phantoms (touching like dice in pairs, free or in a plus, white
 #: twos, a pip and a spot, touching mixed dice). Phantoms whose inner edge is at most 8 have 4
 #: places or fewer on some side (a phantom's sides run at an angle to the dice's edges, or over the
 #: table past the seam's free ends); phantoms with 6 places or more have an inner edge of 18.1 or
@@ -2125,7 +2125,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
     pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
-    refuses); ``"paired"``: a face with one round pip whose alike group mate lies off it across
+    refuses; not where :func:`_one_die_outline` finds one die's square round both pips, nothing
+    inside it and no middle pip: a two split by a crack or a gloss); ``"paired"``: a face with one round pip whose alike group mate lies off it across
     no seam (:func:`_two_mate`: a two's pip whose partner a group's split put apart, read as a
     one; asked after the verifier, so the verifier's examples are as before); ``"doubt"``: the
     learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds the reading
