@@ -1711,131 +1711,6 @@ def outline_strength(face: Face, grad) -> float:
     return float(np.sort(sides)[1]) / 8.0  # Sobel 3×3 gives 8× the grey step per px
 
 
-#: Where :func:`square_outline` looks for a two's face edge, in face coordinates of its fit
-#: (:func:`_fit`: the pips at (−0.5, −0.5) and (0.5, 0.5), the face's edge at ±1 where the pips lie
-#: a quarter of the face in from its corners): on each of the four sides (outward normals
-#: ``_OUTLINE_NORMALS``), ``_SQUARE_T`` places along the side, from near one corner to near the
-#: other, and at each ``_SQUARE_RHO`` distances out along the normal (a two's fitted size is only
-#: approximate: its pips are not always a quarter in).
-_SQUARE_T = np.linspace(-0.8, 0.8, 9)
-_SQUARE_RHO = np.linspace(0.7, 1.4, 15)
-_SQUARE_POINTS = np.array([[[rho * n + t * np.array([-n[1], n[0]]) for rho in _SQUARE_RHO] for t in _SQUARE_T]
-                           for n in _OUTLINE_NORMALS])  # (4, T, R, 2)
-
-
-def square_outline(face: Face, grad) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The face's square outline as the image's gradients show it: for each of its four sides and
-    each of ``_SQUARE_T`` places along it, the strongest grey-level step across the side (its
-    component along the side's normal) between ``_SQUARE_RHO`` 0.7 and 1.4 half-widths out:
-    ``(step, rho, align)``, each (4, T) float64: ``step`` in grey levels per px, signed (positive
-    where the grey level rises outwards), ``rho`` where it
-    lies (half-widths from the centre), ``align`` the share of the gradient there that is across
-    the side (|g · n| / |g|, 1 for an edge parallel to the side). ``grad`` is :func:`_gradients`'
-    (gx, gy) Sobel pair of the working image's grey levels. One die's top face meets its side
-    faces or the table along four straight edges at its pips' size, each parallel to a side; the
-    union of two touching dice does not: its edges run at an angle to a phantom two's sides or
-    stop short of them, and the table lies beyond the seam's ends."""
-    gx, gy = grad
-    h, w = gx.shape
-    pts = face.to_image(_SQUARE_POINTS.reshape(-1, 2))
-    xs = _clamp(np.round(pts[:, 0]).astype(int), 0, w - 1)
-    ys = _clamp(np.round(pts[:, 1]).astype(int), 0, h - 1)
-    nd = _OUTLINE_NORMALS @ face.frame[:, :2].T
-    nd = nd / np.maximum(np.linalg.norm(nd, axis=1, keepdims=True), 1e-9)
-    shape = _SQUARE_POINTS.shape[:3]
-    gxs = gx[ys, xs].reshape(shape).astype(np.float64)
-    gys = gy[ys, xs].reshape(shape).astype(np.float64)
-    out = gxs * nd[:, None, None, :1][..., 0] + gys * nd[:, None, None, 1:][..., 0]  # outward
-    mag = np.hypot(gxs, gys)
-    best = np.abs(out).argmax(axis=2)  # (4, T)
-    step = np.take_along_axis(out, best[..., None], axis=2)[..., 0]
-    align = np.abs(step) / np.maximum(np.take_along_axis(mag, best[..., None], axis=2)[..., 0], 1e-9)
-    return step / 8.0, _SQUARE_RHO[best], align  # Sobel 3×3 gives 8× the grey step per px
-
-
-#: Where :func:`inner_edge` looks inside a two's face, in face coordinates of its fit (the pips
-#: at (−0.5, −0.5) and (0.5, 0.5), the bare diagonal x = −y): an 18 × 18 grid over |x|, |y| ≤ 0.85,
-#: leaving out the band within ``_INNER_BAND`` of the bare diagonal (where a crack, a gloss or a
-#: seam runs: a gloss is up to 0.14 of the edge wide, 0.28 face units, and soft) and the discs
-#: within ``_INNER_PIP`` of either pip (a two's pip has a radius of about 0.19, its blur round it).
-_INNER_BAND = 0.25
-_INNER_PIP = 0.4
-_INNER_GRID = np.stack([g.ravel() for g in np.meshgrid(np.linspace(-0.85, 0.85, 18), np.linspace(-0.85, 0.85, 18))], axis=1)
-_INNER_POINTS = _INNER_GRID[(np.abs(_INNER_GRID.sum(axis=1)) / math.sqrt(2) > _INNER_BAND)
-                            & (np.minimum(np.linalg.norm(_INNER_GRID - 0.5, axis=1),
-                                          np.linalg.norm(_INNER_GRID + 0.5, axis=1)) > _INNER_PIP)]
-
-
-def inner_edge(face: Face, grad) -> float:
-    """The strongest grey-level step (gradient magnitude, grey levels per px) inside a two's face
-    away from its pips and its bare diagonal (``_INNER_POINTS``). ``grad`` is :func:`_gradients`'
-    (gx, gy) pair. One die's top face is plain there, a crack or a gloss along the bare diagonal
-    left out; a phantom two across the seam of touching dice holds their edges and corners (the
-    dice end where the seam's ends are free: half-way to the phantom's bare corners)."""
-    gx, gy = grad
-    h, w = gx.shape
-    pts = face.to_image(_INNER_POINTS)
-    xs = _clamp(np.round(pts[:, 0]).astype(int), 0, w - 1)
-    ys = _clamp(np.round(pts[:, 1]).astype(int), 0, h - 1)
-    return float(np.hypot(gx[ys, xs].astype(np.float64), gy[ys, xs].astype(np.float64)).max()) / 8.0
-
-
-#: A two refused as a phantom across a seam (:func:`_seam_between`) is one die split by a line
-#: between its pips (a crack, a gloss streak) only on evidence that it is one die: (1) its face's
-#: square all round (:func:`square_outline`): on every side at least ``ONE_DIE_MIN_PLACES`` of the
-#: nine places along it hold an edge of at least ``ONE_DIE_MIN_STEP`` grey levels per px whose
-#: gradient is at least ``ONE_DIE_MIN_ALIGN`` across the side (parallel to it within ~37°), and
-#: (2) nothing inside it but its pips and the line (:func:`inner_edge` at most
-#: ``ONE_DIE_MAX_INNER`` grey levels per px). Measured (stop 46) on the two-pip faces refused as
-#: "seam" on bench/gem_crack.py 0–15 and 100–115 (all ten cases) and bench/sim_d6.py 0–29: 552
-#: faces of cracked and glossed twos, 200 phantoms (touching like dice in pairs, free or in a plus, white
-#: twos, a pip and a spot, touching mixed dice). Phantoms whose inner edge is at most 8 have 4
-#: places or fewer on some side (a phantom's sides run at an angle to the dice's edges, or over the
-#: table past the seam's free ends); phantoms with 6 places or more have an inner edge of 18.1 or
-#: more (the dice's edges and corners within it). Both bounds together clear 452 of the 552 twos' faces.
-ONE_DIE_MIN_STEP = 3.0
-ONE_DIE_MIN_ALIGN = 0.8
-ONE_DIE_MIN_PLACES = 6
-ONE_DIE_MAX_INNER = 8.0
-
-
-#: Where :func:`middle_ink` looks: the face's centre and 16 places round it at 0.06 and 0.12 face
-#: units (within a middle pip: a pip's radius is about 0.19 of a two's half-width).
-_MIDDLE_POINTS = np.vstack([np.zeros((1, 2))] + [r * np.stack([np.cos(np.arange(8) * np.pi / 4), np.sin(np.arange(8) * np.pi / 4)], axis=1)
-                                                 for r in (0.06, 0.12)])
-#: A two cleared by :func:`_one_die_outline` has no middle pip: the most ink at its centre
-#: (:func:`middle_ink`) is below this. A line through a three's middle pip along its bare diagonal
-#: hides that pip from the pip finder and leaves a cracked two's face (never-run bench/gem_crack.py
-#: crack-other 10004: two threes read 2 without this check; their centres' ink 0.97–0.98, the pip's
-#: halves either side of the line). Cracked and glossed twos' faces refused as "seam" on gem_crack
-#: 0–15 and 100–115 (549): 0.59 at most (a gloss through the centre 0.37).
-MIDDLE_MAX_INK = 0.75
-
-
-def middle_ink(face: Face, sample) -> float:
-    """How much the centre of a two's face looks like its pips: the most over ``_MIDDLE_POINTS``
-    of (grey − body) / (pips − body), grey levels as ``sample`` (:func:`_sampler`, 3 × 3 px means)
-    gives them, the pips at their centres, the body the median over ``_INNER_POINTS``. About 0 for
-    a plain centre (a two's), 1 for a pip there (a three's or a five's, a line through it or not)."""
-    grey = sample(face.to_image(_MIDDLE_POINTS), 1.0)
-    body = float(np.median(sample(face.to_image(_INNER_POINTS), 1.0)))
-    pip = float(np.mean(sample(np.array([(p.x, p.y) for p in face.pips]), 1.0)))
-    contrast = pip - body if abs(pip - body) > 1.0 else 1.0
-    return float(np.max((grey - body) / contrast))
-
-
-def _one_die_outline(f: Face, grad, sample) -> bool:
-    """Whether a two's face shows one die (``ONE_DIE_*``, :func:`square_outline`,
-    :func:`inner_edge`) and no middle pip (``MIDDLE_MAX_INK``, :func:`middle_ink`): the evidence
-    that clears a two refused as ``"seam"``, where the line between its pips is a crack or a gloss
-    on one die and not the seam between two touching dice."""
-    step, _rho, align = square_outline(f, grad)
-    hit = (np.abs(step) >= ONE_DIE_MIN_STEP) & (align >= ONE_DIE_MIN_ALIGN)
-    if hit.sum(axis=1).min() < ONE_DIE_MIN_PLACES:
-        return False
-    return inner_edge(f, grad) <= ONE_DIE_MAX_INNER and middle_ink(f, sample) < MIDDLE_MAX_INK
-
-
 def _pips_inside(f: Face, pips: list[Pip], xy: np.ndarray | None = None, polarity: np.ndarray | None = None) -> list[Pip]:
     """The pips of the face's polarity, other than its own, that lie on the face (``xy`` (N, 2)
     float64 px and ``polarity`` (N,) are the pips' centres and polarities, in order: given when
@@ -2125,8 +2000,7 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
     pip of each of two touching dice, a phantom die; asked last, so only of a two nothing else
-    refuses; not where :func:`_one_die_outline` finds one die's square round both pips, nothing
-    inside it and no middle pip: a two split by a crack or a gloss); ``"paired"``: a face with one round pip whose alike group mate lies off it across
+    refuses); ``"paired"``: a face with one round pip whose alike group mate lies off it across
     no seam (:func:`_two_mate`: a two's pip whose partner a group's split put apart, read as a
     one; asked after the verifier, so the verifier's examples are as before); ``"doubt"``: the
     learned verifier (:mod:`companion.vision.dice_verify`, or None for none) finds the reading
@@ -2164,8 +2038,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
         return "paired"  # a two's pip whose partner was grouped apart: no one (nor its side faces' 2 or 3)
     # Last, so that "seam" names a two every other check (the verifier's too) lets through: such a
     # phantom still hides what it hid before (_choose_faces), it only is not reported.
-    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img) and not _one_die_outline(f, grad, sample):
-        return "seam"  # one pip of each of two touching dice: a phantom die (no one die's square round both)
+    if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
+        return "seam"  # one pip of each of two touching dice: a phantom die
     return None
 
 
