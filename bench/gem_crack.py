@@ -33,6 +33,13 @@ random streams, so seed for seed the same photos; not on wood only, and not eigh
 * ``white-twos``: ten opaque white dice with black pips (six in ten twos, else threes and fives),
   nine in ten pushed against another, as ``sim_d6`` draws them, on the same eight tables.
 
+Stop 46 (``gem46``) adds the second review of ``gem45``'s free touching pairs:
+
+* ``free-pairs``: four pairs of touching like dice whose seam's ends are free (nothing against
+  them), ones and twos (1–1, 1–2, 2–1, 2–2), the second die turned up to ±25° against the first
+  and slid ±0.45 of an edge along the side they share, 40–120 px faces, gem (0.3–0.7 translucent)
+  or opaque plastic (black, ivory, red, brown), on the review's eight tables by seed.
+
 Prints per case right, wrong, unread, missed, spurious (scored as ``bench/sim_d6.py``). The lines
 and streaks are drawn into the face's art (``companion.sim.dice_art.draw_pips``, patched for the
 run, as ``gem_probe.py`` patches it), so they are seen through, blurred and compressed as the pips
@@ -57,7 +64,7 @@ from gem_d6 import GEMS  # noqa: E402
 from sim_d6 import notes, score  # noqa: E402
 
 CASES = ("crack-two", "crack-other", "gloss-two", "like-dark-ones", "like-dark-twos", "spot-one", "touching-low",
-         "plus", "white-twos")
+         "plus", "white-twos", "free-pairs")
 
 #: The review's tables for ``plus`` and ``white-twos`` (kind, BGR; ``None``: wood of a random red),
 #: taken in turn by seed.
@@ -168,6 +175,42 @@ def _pairs(rng: np.random.Generator, value: int, size_px: float):
     return specs
 
 
+def _free_pairs_photo(seed: int):
+    """The ``free-pairs`` photo for ``seed`` (see the module doc; the stream 78000 + 1000 · seed)."""
+    from companion.sim.dice import DieSpec, render_dice
+    from companion.sim.table import ShotConditions
+
+    rng = np.random.default_rng(78000 + 1000 * seed)
+    size_px = float(rng.uniform(40, 120))
+    cond = ShotConditions.random(rng)
+    kind, col = REVIEW_TABLES[seed % len(REVIEW_TABLES)]
+    if col is None:
+        red = float(rng.uniform(130, 200))
+        col = (int(red * rng.uniform(0.3, 0.5)), int(red * rng.uniform(0.6, 0.75)), int(red))
+    cond = dataclasses.replace(cond, background=kind, background_bgr=col)
+    specs = []
+    for i in range(4):
+        c = np.array([290.0 + 700 * (i % 2) + rng.uniform(-30, 30), 250.0 + 440 * (i // 2) + rng.uniform(-30, 30)])
+        rot = float(rng.uniform(0, 360))
+        turn = float(rng.uniform(-25, 25))
+        ax, ay = _axes(rot)
+        # The turned die's half-extent across the shared side: 0.5 (cos + sin) of an edge.
+        t = math.radians(abs(turn))
+        d = size_px * (0.5 + 0.5 * (math.cos(t) + math.sin(t))) + 0.5
+        slide = float(rng.uniform(-0.45, 0.45)) * size_px
+        if rng.random() < 0.4:
+            body, pip = REVIEW_PLAIN[int(rng.integers(len(REVIEW_PLAIN)))]
+            look = dict(body_bgr=body, pip_bgr=pip, translucency=0.0)
+        else:
+            body, pip = GEMS[int(rng.integers(len(GEMS)))]
+            look = dict(body_bgr=body, pip_bgr=pip, translucency=float(rng.uniform(0.3, 0.7)))
+        faces = [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")][int(rng.integers(4))]
+        other = c + d * ax + slide * ay
+        specs += [DieSpec("d6", faces[0], (float(c[0]), float(c[1])), rot, size_px, **look),
+                  DieSpec("d6", faces[1], (float(other[0]), float(other[1])), rot + turn, size_px, **look)]
+    return render_dice(specs, size=(1280, 960), rng=rng, conditions=cond)
+
+
 def _review_photo(case: str, seed: int):
     """The review's ``plus`` or ``white-twos`` photo for ``seed`` (its ``adv.py`` ``photo``, seed
     for seed: the stream 77000 + 1000 · seed + 1 or + 6)."""
@@ -218,6 +261,8 @@ def photo(case: str, seed: int):
         raise BenchError(f"unknown case {case!r}; use one of {', '.join(CASES)}")
     if case in ("plus", "white-twos"):
         return _review_photo(case, seed)
+    if case == "free-pairs":
+        return _free_pairs_photo(seed)
     rng = np.random.default_rng(1000 * seed + 100 + CASES.index(case))
     size_px = float(rng.uniform(40, 80))
     cond = ShotConditions.random(rng)
