@@ -147,14 +147,15 @@ PAPER_COLOURS = ((60, 215, 235), (90, 190, 110), (50, 150, 240), (190, 160, 245)
 
 def _dotted_face(rng: np.random.Generator, wh: tuple[int, int]) -> tuple[str, np.ndarray]:
     """(kind, (h, w, 3) uint8 BGR) a coloured paper (``PAPER_COLOURS``, a little texture) with one
-    dark dot (a round or square mark 0.08-0.22 of its width across, anywhere in its middle 0.6):
-    an ace's blank face and one pip, to a reader that takes any colour for ink."""
+    dark dot where an ace's pip lies (a round or square mark 0.12-0.35 of its width across, within
+    0.1 of its size of its centre): an ace's blank face and one pip, to a reader that takes any
+    colour for ink."""
     w, h = wh
     colour = np.float32(PAPER_COLOURS[int(rng.integers(len(PAPER_COLOURS)))]) + rng.uniform(-15, 15, 3)
     face = np.ones((h, w, 3), np.float32) * colour[None, None, :]
     face += cv2.GaussianBlur(rng.normal(0, 5, (h, w)).astype(np.float32), (0, 0), 1.5)[..., None]
-    r = max(2, int(0.5 * rng.uniform(0.08, 0.22) * w))
-    cx, cy = int(rng.uniform(0.2, 0.8) * w), int(rng.uniform(0.2, 0.8) * h)
+    r = max(2, int(0.5 * rng.uniform(0.12, 0.35) * w))
+    cx, cy = int(rng.uniform(0.4, 0.6) * w), int(rng.uniform(0.4, 0.6) * h)
     ink = tuple(float(v) for v in rng.uniform(10, 70, 3))
     if rng.random() < 0.5:
         cv2.circle(face, (cx, cy), r, ink, -1, cv2.LINE_AA)
@@ -166,7 +167,7 @@ def _dotted_face(rng: np.random.Generator, wh: tuple[int, int]) -> tuple[str, np
 def scene(seed: int, faces, tables, long_range=(135, 165), dotted: bool = False):
     """(kind, (H, W, 3) uint8 BGR photo, [(rank, quad (4, 2) float32)], cover kind) of one seed
     (module doc: Scenes; ``dotted``: every scene a ``paper`` one, the paper a coloured one with a
-    dot, :func:`_dotted_face`, of a card's shape, 1.3-1.55 as long as wide, cut by a cable)."""
+    dot, :func:`_dotted_face`, of a card's shape, 1.35-1.5 as long as wide, cut by a cable)."""
     from real_fans import _rect
     from test_vision_synth import paste, photometric
 
@@ -198,7 +199,7 @@ def scene(seed: int, faces, tables, long_range=(135, 165), dotted: bool = False)
     quads = [_rect(*(rot @ c), long_px, a + turn) for c, a in rel]
     paper_q = None
     if kind == "paper":
-        ratio = rng.uniform(1.3, 1.55) if dotted else rng.uniform(1.1, 1.9)
+        ratio = rng.uniform(1.35, 1.5) if dotted else rng.uniform(1.1, 1.9)
         pl = long_px * rng.uniform(0.85, 1.15)
         c = rot @ np.float32([sep / 2, 0])
         hw, hh = 0.5 * pl / ratio, 0.5 * pl

@@ -765,22 +765,22 @@ def outline_share(frame: np.ndarray, quad: np.ndarray, per_side: int = 40, reach
     q = q - np.float32([x0, y0])
     centre = q.mean(axis=0)
     ts = np.linspace(0.1, 0.9, per_side, dtype=np.float32)[:, None]
-    hits = []
+    ks = np.arange(-reach, reach + 1, dtype=np.float32)[:, None, None]  # (R, 1, 1) offsets
+    pts = []
     for i in range(4):
         a, b = q[i], q[(i + 1) % 4]
         d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
         n = np.float32([-d[1], d[0]])
         if float(np.dot(centre - (a + b) / 2, n)) > 0:
             n = -n  # outward
-        best = np.zeros(per_side, np.float32)
-        for k in range(-reach, reach + 1):
-            p = a[None] + ts * (b - a)[None] + k * n[None]
-            both = np.concatenate([p + 2 * n[None], p - 2 * n[None]]).astype(np.float32)
-            v = cv2.remap(g, both[:, 0][None], both[:, 1][None], cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)[0]
-            best = np.maximum(best, np.abs(v[per_side:] - v[:per_side]))
-        hits.append(best >= OUTLINE_STEP)
-    return float(np.concatenate(hits).mean())
+        p = (a[None] + ts * (b - a)[None])[None] + ks * n  # (R, per_side, 2)
+        pts.append(np.stack([p + 2 * n, p - 2 * n]))  # (2, R, per_side, 2): outside, inside
+    pts = np.stack(pts).astype(np.float32)  # (4, 2, R, per_side, 2)
+    # Every side, offset and point in one remap (some 28 calls of one row each cost ~1 ms a quad).
+    v = cv2.remap(g, pts[..., 0].reshape(1, -1), pts[..., 1].reshape(1, -1), cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_REPLICATE).reshape(pts.shape[:4])
+    best = np.abs(v[:, 0] - v[:, 1]).max(axis=1)  # (4, per_side): the best offset of each point
+    return float((best >= OUTLINE_STEP).mean())
 
 
 def _long_side(q: np.ndarray) -> float:
