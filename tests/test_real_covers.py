@@ -171,3 +171,20 @@ def test_a_drawn_pip_card_never_enrolled_cut_by_a_cover_is_not_named_one(seed):
     for rank, quad in truth:
         on_it = [o.label for o in readings if _iou(o.quad, quad) >= 0.3]
         assert all(label in (rank, "unknown") for label in on_it), (rank, on_it)
+
+
+@needs_data
+def test_a_coloured_paper_with_one_dot_cut_by_a_cable_is_not_named(draw0):
+    # Stop 45's review: card-shaped yellow or green papers with one dark dot, cut by a cable, read
+    # "ace" through cover45's unscreened join (its ink guard took the paper's colour for ink).
+    # bench/real_covers.py --dotted scene 10662: a coloured paper, a dot where an ace's pip lies, a
+    # cable across it, beside a real card: cover45 named the paper "ace", main does not.
+    from companion.vision.cards import read_cards
+
+    from companion.rules.sushi_go.cards import UNKNOWN
+
+    deck, _, faces, tables = draw0
+    _, img, truth, cover = _bench("real_covers").scene(10662, faces, tables, dotted=True)
+    assert cover == "cable" and len(truth) == 1
+    off_the_card = [o.label for o in read_cards(img, deck) if o.label != UNKNOWN and _iou(o.quad, truth[0][1]) < 0.3]
+    assert off_the_card == []

@@ -18,7 +18,8 @@ from it. This module completes such a region to a card and names it on the visib
    taken as one region, read first, and reported only if named (step 3). A joined region that no
    label's centroid reads near (the screen of step 3) is read in full all the same, on the quads
    that lie on a card's outline (``JOIN_UNSCREENED``, :func:`outline_share`), and named only where
-   its pieces bear ink (:func:`ink_share`): a rank's centroid mixes its suits (stop 45, ``cover45``).
+   its pieces bear ink (:func:`ink_share`), and never as a label the mark count judges (a pip
+   card's: stop 46, ``cover46``): a rank's centroid mixes its suits (stop 45, ``cover45``).
 2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
    that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
    several short edges a few degrees apart), the hull is framed in that side's direction (a
@@ -110,7 +111,9 @@ OUTLINE_STEP = 30.0
 #: ... and only where at least this share of its pieces' paper is ink (:func:`ink_share`), measured
 #: on bench/real_covers.py draw 0 seeds 0-299: the aces its unscreened joins named right 0.010-0.68,
 #: a blank tile cut by a shadow band (seed 284, read "ace" 0.97 on an outline of 0.97) 0.0. Half
-#: the least ace's: an ace shows little more ink than a tile, so this is a thin margin.
+#: the least ace's: an ace shows little more ink than a tile, so this is a thin margin. (Measured
+#: with cover45's ink, any chroma counted; stop 46 measures it against the paper's colour, and an
+#: ace, a label the mark count judges, is no longer named by such a join at all.)
 JOIN_INK = 0.005
 
 #: A region's own area must fill at least this fraction of its hull: paper, not a ragged texture
