@@ -1,7 +1,7 @@
 """Real playing cards cut by a thin cover (a cable, a strap, a pen, a handle's shadow), pasted on
 real tables: never a wrong or spurious name (issue #6, stop 45 ``cover45``).
 
-    .venv/bin/python bench/real_covers.py [--draw 0] [--seeds 0-59] [--keep DIR] [-v]
+    .venv/bin/python bench/real_covers.py [--draw 0] [--seeds 0-59] [--drawn | --dotted] [--keep DIR] [-v]
 
 ``bench/real_cards.py``'s photos lose cards under a cable or a handle (IMG_2589, IMG_2621,
 IMG_2537); :mod:`companion.vision.covered` joins two pieces of paper across such a cover. This
@@ -33,8 +33,16 @@ paper-like things cut by a cable.
   as either card's rank counts right only where it is that card's rank and is 0.3 of the
   reading's area; any other name there is *wrong*.
 
+``--drawn`` (stop 46, ``cover46``): the same scenes of the drawn pip deck
+(:func:`real_fans.drawn_sources`: "one", "nine", "ten" enrolled from drawn faces, twos and threes
+never: any name on them is wrong) on drawn tables: stop 45's review read its cards under covers
+and found a two or a three cut by a cable read "one". ``--dotted`` (stop 46): every scene a real
+card beside a coloured paper (yellow, green, orange, pink, pale blue) of a card's shape with one
+dark dot, cut by a cable: the review's spurious "ace"s.
+
 Seeds (stop 45): tuned on enrolment draw 0, scene seeds 0-299; held out, run once each way:
-draw 3, seeds 5000-5299.
+draw 3, seeds 5000-5299. Stop 46: ``--drawn`` and ``--dotted`` on seeds 10000-10399 (draw 0),
+the default scenes held out on draw 3, seeds 10300-10499.
 """
 
 from __future__ import annotations
@@ -56,12 +64,14 @@ KINDS = ("one", "two", "paper")
 COVERS = ("cable", "strap", "pen", "shadow")
 
 
-def _cover(img: np.ndarray, a: np.ndarray, b: np.ndarray, long_px: float, rng: np.random.Generator) -> str:
+def _cover(img: np.ndarray, a: np.ndarray, b: np.ndarray, long_px: float, rng: np.random.Generator,
+           kind: str | None = None) -> str:
     """Draw a thin cover on ``img`` (in place) along the line through ``a`` and ``b`` (image px);
-    its kind's name. A cable or strap runs across the whole photo, slightly bent; a pen is a
-    segment centred between ``a`` and ``b``; a shadow darkens a soft band."""
+    its kind's name (``kind``, else drawn from ``COVERS``). A cable or strap runs across the whole
+    photo, slightly bent; a pen is a segment centred between ``a`` and ``b``; a shadow darkens a
+    soft band."""
     h, w = img.shape[:2]
-    kind = COVERS[int(rng.integers(len(COVERS)))]
+    kind = COVERS[int(rng.integers(len(COVERS)))] if kind is None else kind
     d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
     n = np.float32([-d[1], d[0]])
     mid = (a + b) / 2
@@ -129,14 +139,40 @@ def _paper_face(rng: np.random.Generator, wh: tuple[int, int]) -> tuple[str, np.
     return kind, np.clip(face, 0, 255).astype(np.uint8)
 
 
-def scene(seed: int, faces, tables, long_range=(135, 165)):
+#: Colours (BGR) of the coloured papers of ``--dotted`` (stop 45's review: green or yellow
+#: card-shaped papers with one dark dot, cut by a cable, read "ace"): yellow, green, orange, pink,
+#: pale blue.
+PAPER_COLOURS = ((60, 215, 235), (90, 190, 110), (50, 150, 240), (190, 160, 245), (235, 200, 150))
+
+
+def _dotted_face(rng: np.random.Generator, wh: tuple[int, int]) -> tuple[str, np.ndarray]:
+    """(kind, (h, w, 3) uint8 BGR) a coloured paper (``PAPER_COLOURS``, a little texture) with one
+    dark dot where an ace's pip lies (a round or square mark 0.12-0.35 of its width across, within
+    0.1 of its size of its centre): an ace's blank face and one pip, to a reader that takes any
+    colour for ink."""
+    w, h = wh
+    colour = np.float32(PAPER_COLOURS[int(rng.integers(len(PAPER_COLOURS)))]) + rng.uniform(-15, 15, 3)
+    face = np.ones((h, w, 3), np.float32) * colour[None, None, :]
+    face += cv2.GaussianBlur(rng.normal(0, 5, (h, w)).astype(np.float32), (0, 0), 1.5)[..., None]
+    r = max(2, int(0.5 * rng.uniform(0.12, 0.35) * w))
+    cx, cy = int(rng.uniform(0.4, 0.6) * w), int(rng.uniform(0.4, 0.6) * h)
+    ink = tuple(float(v) for v in rng.uniform(10, 70, 3))
+    if rng.random() < 0.5:
+        cv2.circle(face, (cx, cy), r, ink, -1, cv2.LINE_AA)
+    else:
+        cv2.rectangle(face, (cx - r, cy - r), (cx + r, cy + r), ink, -1)
+    return "dotted", np.clip(face, 0, 255).astype(np.uint8)
+
+
+def scene(seed: int, faces, tables, long_range=(135, 165), dotted: bool = False):
     """(kind, (H, W, 3) uint8 BGR photo, [(rank, quad (4, 2) float32)], cover kind) of one seed
-    (module doc: Scenes)."""
+    (module doc: Scenes; ``dotted``: every scene a ``paper`` one, the paper a coloured one with a
+    dot, :func:`_dotted_face`, of a card's shape, 1.35-1.5 as long as wide, cut by a cable)."""
     from real_fans import _rect
     from test_vision_synth import paste, photometric
 
     rng = np.random.default_rng(seed)
-    kind = KINDS[seed % len(KINDS)]
+    kind = "paper" if dotted else KINDS[seed % len(KINDS)]
     img = tables[int(rng.integers(len(tables)))].copy()
     h, w = img.shape[:2]
     long_px = rng.uniform(*long_range)
@@ -163,7 +199,7 @@ def scene(seed: int, faces, tables, long_range=(135, 165)):
     quads = [_rect(*(rot @ c), long_px, a + turn) for c, a in rel]
     paper_q = None
     if kind == "paper":
-        ratio = rng.uniform(1.1, 1.9)
+        ratio = rng.uniform(1.35, 1.5) if dotted else rng.uniform(1.1, 1.9)
         pl = long_px * rng.uniform(0.85, 1.15)
         c = rot @ np.float32([sep / 2, 0])
         hw, hh = 0.5 * pl / ratio, 0.5 * pl
@@ -184,7 +220,7 @@ def scene(seed: int, faces, tables, long_range=(135, 165)):
         paper_q = paper_q + shift
         pw = int(np.linalg.norm(paper_q[1] - paper_q[0]))
         ph = int(np.linalg.norm(paper_q[3] - paper_q[0]))
-        _, pface = _paper_face(rng, (max(pw, 8), max(ph, 8)))
+        _, pface = (_dotted_face if dotted else _paper_face)(rng, (max(pw, 8), max(ph, 8)))
         paste(img, pface, paper_q)
         centre = paper_q.mean(axis=0)
         through = [centre + rng.uniform(-0.25, 0.25, 2).astype(np.float32) * cw]
@@ -194,27 +230,34 @@ def scene(seed: int, faces, tables, long_range=(135, 165)):
     if len(through) == 1:
         ang = rng.uniform(0, np.pi)
         through.append(through[0] + np.float32([np.cos(ang), np.sin(ang)]) * 10)
-    cover = _cover(img, through[0], through[1], long_px, rng)
+    cover = _cover(img, through[0], through[1], long_px, rng, "cable" if dotted else None)
     img = photometric(img, rng, blur=0.5, noise=2.0, jpeg=90)
     return kind, img, truth, cover
 
 
-def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, keep: str | None = None) -> Counter:
-    """Counts over the scenes of ``seeds`` for the deck of enrolment draw ``draw``; per scene kind
-    too (keys ``"<kind> <count>"``)."""
+def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, keep: str | None = None,
+        drawn: bool = False, dotted: bool = False) -> Counter:
+    """Counts over the scenes of ``seeds`` for the deck of enrolment draw ``draw`` (or the drawn pip
+    deck, ``drawn``: :func:`real_fans.drawn_sources`); per scene kind too (keys ``"<kind> <count>"``).
+    ``dotted``: the paper-like thing is a coloured paper with a dot (:func:`scene`)."""
     import real_cards
-    from real_fans import card_sources, score
+    from real_fans import card_sources, drawn_sources, score
 
     from companion.vision.cards import read_cards
 
-    boxes = real_cards.load_boxes()
-    chosen, _ = real_cards.split(boxes, per_rank, draw)
-    deck = real_cards.enrol(boxes, chosen)
-    faces, tables = card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
+    if drawn:
+        deck, faces, tables = drawn_sources()
+        long_range = (200, 240)  # tests/test_vision_marks' drawn ten and nine: 229 px
+    else:
+        boxes = real_cards.load_boxes()
+        chosen, _ = real_cards.split(boxes, per_rank, draw)
+        deck = real_cards.enrol(boxes, chosen)
+        faces, tables = card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
+        long_range = (135, 165)
     tot: Counter = Counter()
     notes: list[str] = []
     for seed in seeds:
-        kind, img, truth, cover = scene(seed, faces, tables)
+        kind, img, truth, cover = scene(seed, faces, tables, long_range, dotted)
         if keep:
             cv2.imwrite(f"{keep}/cover_{draw}_{seed}.png", img)
         one: Counter = Counter()
@@ -237,17 +280,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-rank", type=int, default=10)
     p.add_argument("--keep", help="write each scene as a PNG into this folder")
     p.add_argument("-v", action="store_true", help="list every card not read right")
+    p.add_argument("--drawn", action="store_true",
+                   help="the drawn pip deck (real_fans.drawn_sources: one, nine, ten enrolled; twos and "
+                        "threes never) on drawn tables, in place of the real cards (--draw unused)")
+    p.add_argument("--dotted", action="store_true",
+                   help="every scene a card beside a coloured paper with one dark dot, cut by a cable")
     a = p.parse_args(argv)
-    if not real_cards.DATA.is_dir():
+    if not a.drawn and not real_cards.DATA.is_dir():
         print(f"skipped: {real_cards.DATA} is missing (the shared datasets sit beside the repo)", file=sys.stderr)
         return 0
     if a.keep and not Path(a.keep).is_dir():
         p.error(f"--keep {a.keep!r} is not a folder")
-    t = run(a.draw, a.seeds, a.per_rank, a.v, a.keep)
+    t = run(a.draw, a.seeds, a.per_rank, a.v, a.keep, a.drawn, a.dotted)
     for k in KINDS:
         print(f"  {k}: right {t[k + ' right']}, wrong {t[k + ' wrong']}, unknown {t[k + ' unknown']}, "
               f"not found {t[k + ' not found']}, spurious {t[k + ' spurious']}")
-    print(f"draw {a.draw}, seeds {a.seeds[0]}-{a.seeds[-1]}: cards {t['cards']}: right {t['right']}, "
+    print(f"{'drawn' if a.drawn else f'draw {a.draw}'}{' dotted' if a.dotted else ''}, seeds {a.seeds[0]}-{a.seeds[-1]}: cards {t['cards']}: right {t['right']}, "
           f"wrong {t['wrong']}, unknown {t['unknown']}, not found {t['not found']}; spurious {t['spurious']}, "
           f"named twice {t['twice']}")
     return 0
