@@ -663,3 +663,35 @@ def test_a_bare_tile_is_no_card_of_one_mark_but_a_large_ornate_pip_is(paper):
     from companion.vision.deck import MARK_INK, MARK_INK_LEVELS, _mark_counts, _upright
     assert _mark_counts(_upright(photo, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS)) == [0, 0, 0]
     assert deck.marks_agree(photo, quad, scores, one)
+
+
+@pytest.mark.parametrize("shown", [0, 2, 3])
+def test_a_face_showing_a_third_of_a_ten_s_pips_or_fewer_is_no_ten(shown):
+    # Real draw 14 (dev) of bench/real_cards.py: an embossed white towel beside IMG_2472's nine read
+    # "ten" (0.82) with 1, 0 and 3 marks at the three ink levels; that draw's aces agree on no
+    # count, so no rival claimed 1 and the name stood. A card showing at most a third of its
+    # label's count at every level is no card of that label (SCARCE_MIN_MARKS, SCARCE_SHARE).
+    deck = _one_ten_nine_deck()
+    ten = deck.labels.index("ten")
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[ten] = 0.82
+    face = np.full((315, 220, 3), 245, np.uint8)
+    for x, y in [(60, 70), (160, 250), (110, 160)][:shown]:
+        cv2.circle(face, (x, y), 17, (200, 90, 30), -1)
+    photo, quad = _photo(face)
+    assert not deck.marks_agree(photo, quad, scores, ten)
+    assert deck.counted_label(photo, quad, scores, ten) == -1
+
+
+def test_a_ten_showing_more_than_a_third_of_its_pips_keeps_its_name():
+    # The bound is a third: a ten with four or more pips in sight (a card under a cup, a cable)
+    # is not refused by it.
+    deck = _one_ten_nine_deck()
+    ten = deck.labels.index("ten")
+    scores = np.zeros(len(deck.labels), np.float32)
+    scores[ten] = 0.82
+    face = np.full((315, 220, 3), 245, np.uint8)
+    for x, y in [(60, 70), (160, 70), (60, 250), (160, 250)]:
+        cv2.circle(face, (x, y), 17, (200, 90, 30), -1)
+    photo, quad = _photo(face)
+    assert deck.marks_agree(photo, quad, scores, ten)

@@ -412,6 +412,12 @@ MARK_BAND = 0.3
 #: ace of spades' large ornate pip is over ``MARK_AREA``'s top and counts 0 at every level
 #: (cam_image8 of the real photos, test half, draw 26).
 BARE_MIN_MARKS = 2
+#: ... and a card whose count at every ink level is at most 1 / ``SCARCE_SHARE`` of the count a
+#: label's examples agree on, where that is ``SCARCE_MIN_MARKS`` or more (the real deck's nines
+#: and tens; no symbol card shows more than 3, no sushi label agrees on a count), is refused that
+#: label: an embossed towel read "ten" with 0-3 marks (real draw 14, dev, IMG_2472; stop 46).
+SCARCE_MIN_MARKS = 6
+SCARCE_SHARE = 3
 #: ... and only if the lax level of these (the last, which takes paler ink for marks) does not give
 #: the name's count: a pip split by glare or a broken outline is not one to refuse by, while a
 #: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol
@@ -1332,6 +1338,14 @@ class Deck:
         if (max(count, *others) == 0 and 0 not in agreed
                 and (self._majority_mark(label) >= BARE_MIN_MARKS
                      or not any(np.any(a >= MARK_AREA[0]) for a in areas))):
+            return False
+        # ... and a face that shows at most a third of a many-marked label's count at every ink
+        # level is no card of it either, whatever else claims the count: real draw 14 (dev) named
+        # an embossed white towel beside IMG_2472's nine "ten" (0.82; 1, 0 and 3 marks), and the
+        # aces' examples of that draw agree on no count, so nothing refused it.
+        if (self._majority_mark(label) >= SCARCE_MIN_MARKS
+                and max(count, *others) * SCARCE_SHARE <= self._majority_mark(label)
+                and not any(c in agreed for c in (count, *others))):
             return False
         if not counted:
             return True
