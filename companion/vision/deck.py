@@ -412,6 +412,12 @@ MARK_BAND = 0.3
 #: ace of spades' large ornate pip is over ``MARK_AREA``'s top and counts 0 at every level
 #: (cam_image8 of the real photos, test half, draw 26).
 BARE_MIN_MARKS = 2
+#: ... and a card whose count at every ink level is at most 1 / ``SCARCE_SHARE`` of the count a
+#: label's examples agree on, where that is ``SCARCE_MIN_MARKS`` or more (the real deck's nines
+#: and tens; no symbol card shows more than 3, no sushi label agrees on a count), is refused that
+#: label: an embossed towel read "ten" with 0-3 marks (real draw 14, dev, IMG_2472; stop 46).
+SCARCE_MIN_MARKS = 6
+SCARCE_SHARE = 3
 #: ... and only if the lax level of these (the last, which takes paler ink for marks) does not give
 #: the name's count: a pip split by glare or a broken outline is not one to refuse by, while a
 #: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol
@@ -1329,7 +1335,8 @@ class Deck:
             return True  # (nothing below can refuse it: no count taken)
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         face = _upright(image, quad)
-        count, *others = _mark_counts(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        areas = _mark_areas(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        count, *others = [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1]))) for a in areas]
         # More marks at every ink level than two of the label's cards show, and than any of its
         # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
         # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
@@ -1340,9 +1347,21 @@ class Deck:
         # more marks and at most one of them shows none, is no card of that label: never-run
         # enrolment draws 26 and 27 of bench/real_cards.py named a bare grey plate in IMG_2452
         # "ten" (score 0.84, 0 marks at all three levels); no rival agrees on 0, so the rule
-        # below kept the name. A card washed out so far that no pip shows is "unknown".
+        # below kept the name. A card washed out so far that no pip shows is "unknown". A label
+        # of one mark is refused only a face with no part of ink of a mark's size or more at any
+        # level: the ace of spades' ornate pip is one part over MARK_AREA's top (counted 0), while
+        # a bare tile or paper read "ace" shows none (Known limits: a tiled floor's tiles).
         if (max(count, *others) == 0 and 0 not in agreed
-                and self._majority_mark(label) >= BARE_MIN_MARKS):
+                and (self._majority_mark(label) >= BARE_MIN_MARKS
+                     or not any(np.any(a >= MARK_AREA[0]) for a in areas))):
+            return False
+        # ... and a face that shows at most a third of a many-marked label's count at every ink
+        # level is no card of it either, whatever else claims the count: real draw 14 (dev) named
+        # an embossed white towel beside IMG_2472's nine "ten" (0.82; 1, 0 and 3 marks), and the
+        # aces' examples of that draw agree on no count, so nothing refused it.
+        if (self._majority_mark(label) >= SCARCE_MIN_MARKS
+                and max(count, *others) * SCARCE_SHARE <= self._majority_mark(label)
+                and not any(c in agreed for c in (count, *others))):
             return False
         if not counted:
             return True
