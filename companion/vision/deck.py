@@ -1335,8 +1335,7 @@ class Deck:
             return True  # (nothing below can refuse it: no count taken)
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         face = _upright(image, quad)
-        areas = _mark_areas(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
-        count, *others = [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1]))) for a in areas]
+        count, *others = _mark_counts(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
         # More marks at every ink level than two of the label's cards show, and than any of its
         # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
         # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
@@ -1347,13 +1346,9 @@ class Deck:
         # more marks and at most one of them shows none, is no card of that label: never-run
         # enrolment draws 26 and 27 of bench/real_cards.py named a bare grey plate in IMG_2452
         # "ten" (score 0.84, 0 marks at all three levels); no rival agrees on 0, so the rule
-        # below kept the name. A card washed out so far that no pip shows is "unknown". A label
-        # of one mark is refused only a face with no part of ink of a mark's size or more at any
-        # level: the ace of spades' ornate pip is one part over MARK_AREA's top (counted 0), while
-        # a bare tile or paper read "ace" shows none (Known limits: a tiled floor's tiles).
+        # below kept the name. A card washed out so far that no pip shows is "unknown".
         if (max(count, *others) == 0 and 0 not in agreed
-                and (self._majority_mark(label) >= BARE_MIN_MARKS
-                     or not any(np.any(a >= MARK_AREA[0]) for a in areas))):
+                and self._majority_mark(label) >= BARE_MIN_MARKS):
             return False
         # ... and a face that shows at most a third of a many-marked label's count at every ink
         # level is no card of it either, whatever else claims the count: real draw 14 (dev) named
