@@ -1511,6 +1511,23 @@ class Deck:
             self._layouts[label] = out
         return self._layouts[label]
 
+    def rival_count_claims(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
+        """Whether the card in ``quad`` shows, at every ink level (``MARK_INK``,
+        ``MARK_INK_LEVELS``), one count greater than 0 that the examples of a label other than
+        ``label`` agree on (:meth:`_agreed_marks`), that label scoring within ``MARK_BAND`` of
+        ``label`` (whole-card ZNCC, ``scores``: (L,) float32): what the eye counts names the rival.
+        Asked of a name the count cannot judge (a face card's); False where no such rival scores
+        near (no face is warped then)."""
+        rivals = [k for k in range(len(self.labels))
+                  if k != label and self._agreed_marks(k) is not None and scores[k] >= scores[label] - MARK_BAND]
+        if not rivals:
+            return False
+        counts = set(_mark_counts(_upright(image, quad), (MARK_INK,) + tuple(MARK_INK_LEVELS)))
+        if len(counts) != 1:
+            return False
+        (count,) = counts
+        return count > 0 and any(count in self._agreed_marks(k) for k in rivals)
+
     def judges_marks(self, label: int) -> bool:
         """Whether the mark count judges ``label`` (an index into ``labels``): its examples agree on
         a count (:meth:`_agreed_marks`; a pip card on paper, not a face card's art)."""
@@ -2266,6 +2283,14 @@ def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.nda
     # A name nothing after the threshold can check (a face card, not aligned) must clear it by a
     # margin (UNCHECKED_MARGIN; why45: draw 25's ace read "king" 0.005 over it). Only ever "unknown".
     if not deck.judges_marks(label) and scores[label] < deck.threshold + UNCHECKED_MARGIN \
+            and deck.unaligned(image, quad, label):
+        return -1
+    # ... and over the margin, such a name is not kept where the card shows, at every ink level,
+    # the count a rival's examples agree on and the rival scores within MARK_BAND: the card is, to
+    # the eye, the rival (never-run draw 30 of bench/real_cards.py: cam_image44's ace read "king"
+    # 0.726, 0.048 over the threshold, ace 0.682, one pip at every level; its score from the king
+    # example IMG_2510, a whole crop of fur and rug, as on draw 25). Only ever "unknown".
+    if not deck.judges_marks(label) and deck.rival_count_claims(image, quad, scores, label) \
             and deck.unaligned(image, quad, label):
         return -1
     if deck.within_examples(image, quad, label) and deck.exposure_apart(image, quad, scores, label):
