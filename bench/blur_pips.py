@@ -180,7 +180,6 @@ def _score(obs, box, rank: str, enrolled: bool) -> tuple[str, str | None]:
 def run(draw: int, seeds: list[int], kind: str, ranks: list[str], leave_out: str | None,
         per_rank: int = 10, verbose: bool = False) -> Counter:
     """The real deck's cards of ``ranks`` blurred or bridged (module docstring); a Counter of outcomes."""
-    from companion.vision.cards import read_cards
     from companion.vision.deck import _upright, crop_quad
     from companion.vision.imageio import read_image
 
@@ -215,24 +214,34 @@ def run(draw: int, seeds: list[int], kind: str, ranks: list[str], leave_out: str
                 made, sigma = img, rng.uniform(*BLUR) * width
             made = _blur(made, sigma)
             merged = _merged(_upright(made, quad))
-            _REFUSED.clear()
-            _BY_AREA.clear()
-            t0 = time.process_time()
-            obs = read_cards(made, deck)
-            tot["cpu_s"] += time.process_time() - t0
-            out, label = _score(obs, box, rank, rank != leave_out)
-            refused = _refused_in(box)
-            tot[f"refused {out}"] += bool(refused)
-            tot[f"by area {out}"] += any(v is not None for v in _BY_AREA)
-            tot[out] += 1
-            tot[f"{rank} {out}"] += 1
-            tot["cards"] += 1
-            tot["merged"] += merged
-            tot[f"merged {out}"] += merged
+            out, label, refused = _read_and_count(tot, made, deck, box, rank, rank != leave_out, merged)
             if verbose and out != "right":
                 print(f"seed {seed} {name} {rank}: σ {sigma:.1f} px{' merged' if merged else ''} -> {out} {label or ''}"
                       f" {refused}{f' (counted by area: {_BY_AREA})' if _BY_AREA else ''}")
     return tot
+
+
+def _read_and_count(tot: Counter, img: np.ndarray, deck, box, rank: str, enrolled: bool, merged: bool):
+    """Read ``img`` ((H, W, 3) uint8 BGR) with ``read_cards``, add its CPU time (s) and the card's
+    outcome (right / unknown / wrong / not found, by rank, refused, counted by area, merged) to
+    ``tot``; returns (outcome, label read, the refusals inside ``box``)."""
+    from companion.vision.cards import read_cards
+
+    _REFUSED.clear()
+    _BY_AREA.clear()
+    t0 = time.process_time()
+    obs = read_cards(img, deck)
+    tot["cpu_s"] += time.process_time() - t0
+    out, label = _score(obs, box, rank, enrolled)
+    refused = _refused_in(box)
+    tot[f"refused {out}"] += bool(refused)
+    tot[f"by area {out}"] += any(v is not None for v in _BY_AREA)
+    tot[out] += 1
+    tot[f"{rank} {out}"] += 1
+    tot["cards"] += 1
+    tot["merged"] += merged
+    tot[f"merged {out}"] += merged
+    return out, label, refused
 
 
 def run_drawn(seeds: list[int], verbose: bool = False) -> Counter:
@@ -240,7 +249,6 @@ def run_drawn(seeds: list[int], verbose: bool = False) -> Counter:
     from test_vision_marks import BLUE, GREEN, RED, _big_pip_deck, _big_pips
     from test_vision_synth import background, paste, photometric
 
-    from companion.vision.cards import read_cards
     from companion.vision.deck import _upright
 
     deck = _big_pip_deck()
@@ -258,21 +266,8 @@ def run_drawn(seeds: list[int], verbose: bool = False) -> Counter:
             sigma = float(rng.uniform(*DRAWN_BLUR))
             img = photometric(img, rng, blur=sigma, noise=3.0, jpeg=90)
             merged = _merged(_upright(img, quad))
-            _REFUSED.clear()
-            _BY_AREA.clear()
-            t0 = time.process_time()
-            obs = read_cards(img, deck)
-            tot["cpu_s"] += time.process_time() - t0
             box = (quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max())
-            out, label = _score(obs, box, rank, rank != "eight")
-            refused = _refused_in(box)
-            tot[f"refused {out}"] += bool(refused)
-            tot[f"by area {out}"] += any(v is not None for v in _BY_AREA)
-            tot[out] += 1
-            tot[f"{rank} {out}"] += 1
-            tot["cards"] += 1
-            tot["merged"] += merged
-            tot[f"merged {out}"] += merged
+            out, label, refused = _read_and_count(tot, img, deck, box, rank, rank != "eight", merged)
             if verbose and out != "right":
                 print(f"seed {seed} {rank} {shape}: σ {sigma:.1f} px{' merged' if merged else ''} -> {out} {label or ''}"
                       f" {refused}{f' (counted by area: {_BY_AREA})' if _BY_AREA else ''}")
