@@ -412,6 +412,11 @@ MARK_BAND = 0.3
 #: ace of spades' large ornate pip is over ``MARK_AREA``'s top and counts 0 at every level
 #: (cam_image8 of the real photos, test half, draw 26).
 BARE_MIN_MARKS = 2
+#: ... and a one-mark label is refused a face bare also of faint ink (:func:`_faint_marked`): no
+#: part of a mark's size darker than this times the paper or further than this from its colour
+#: (an over-exposed green open oval's outline, tests/test_vision_deck_cast.py, is faint ink).
+FAINT_LEVEL = 0.9
+FAINT_CHROMA = 15.0
 #: ... and a card whose count at every ink level is at most 1 / ``SCARCE_SHARE`` of the count a
 #: label's examples agree on, where that is ``SCARCE_MIN_MARKS`` or more (the real deck's nines
 #: and tens; no symbol card shows more than 3, no sushi label agrees on a count), is refused that
@@ -1335,7 +1340,8 @@ class Deck:
             return True  # (nothing below can refuse it: no count taken)
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         face = _upright(image, quad)
-        count, *others = _mark_counts(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        areas = _mark_areas(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        count, *others = [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1]))) for a in areas]
         # More marks at every ink level than two of the label's cards show, and than any of its
         # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
         # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
@@ -1348,7 +1354,8 @@ class Deck:
         # "ten" (score 0.84, 0 marks at all three levels); no rival agrees on 0, so the rule
         # below kept the name. A card washed out so far that no pip shows is "unknown".
         if (max(count, *others) == 0 and 0 not in agreed
-                and self._majority_mark(label) >= BARE_MIN_MARKS):
+                and (self._majority_mark(label) >= BARE_MIN_MARKS
+                     or not (any(np.any(a >= MARK_AREA[0]) for a in areas) or _faint_marked(face)))):
             return False
         # ... and a face that shows at most a third of a many-marked label's count at every ink
         # level is no card of it either, whatever else claims the count: real draw 14 (dev) named
@@ -2610,6 +2617,31 @@ def _ink_parts(face: np.ndarray, levels) -> list[tuple[np.ndarray, np.ndarray]]:
         _, _, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
         out.append((stats, centroids))
     return out
+
+
+def _faint_marked(face: np.ndarray) -> bool:
+    """Whether a face shows a part of faint ink of a mark's size or more (``MARK_AREA``'s
+    minimum): darker than ``FAINT_LEVEL`` times the paper round it, or further than
+    ``FAINT_CHROMA`` from the paper's colour, inside the ``MARK_INSET`` margin. A washed-out
+    outline (an over-exposed pale green open oval of the symbol deck) shows one where a bare paper
+    or tile shows none.
+
+    Args:
+        face: (_CANON_H, _CANON_W, 3) uint8 BGR, the card warped upright (:func:`_upright`).
+    """
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2Lab)
+    light = lab[..., 0]
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MARK_PAPER_PX, MARK_PAPER_PX))
+    paper = cv2.morphologyEx(light, cv2.MORPH_CLOSE, disc).astype(np.float32)
+    ab = lab[..., 1:].astype(np.float32)
+    ref = np.median(ab[light >= np.percentile(light, 75)], axis=0)
+    h, w = light.shape
+    mx, my = int(MARK_INSET * w), int(MARK_INSET * h)
+    ink = (light.astype(np.float32) < FAINT_LEVEL * paper) | (np.linalg.norm(ab - ref, axis=-1) > FAINT_CHROMA)
+    ink[:my] = ink[h - my:] = False
+    ink[:, :mx] = ink[:, w - mx:] = False
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    return bool(np.any(stats[1:, cv2.CC_STAT_AREA] >= MARK_AREA[0] * h * w))
 
 
 def _mark_layout(face: np.ndarray, level: float = MARK_INK) -> np.ndarray:
