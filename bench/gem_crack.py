@@ -175,19 +175,26 @@ def _pairs(rng: np.random.Generator, value: int, size_px: float):
     return specs
 
 
-def _free_pairs_photo(seed: int):
-    """The ``free-pairs`` photo for ``seed`` (see the module doc; the stream 78000 + 1000 · seed)."""
-    from companion.sim.dice import DieSpec, render_dice
+def _review_table(rng: np.random.Generator, seed: int):
+    """The review's shot conditions on its table for ``seed`` (``REVIEW_TABLES``; a wood of a random
+    warm colour where the table names none), drawn from ``rng`` in the review's order."""
     from companion.sim.table import ShotConditions
 
-    rng = np.random.default_rng(78000 + 1000 * seed)
-    size_px = float(rng.uniform(40, 120))
     cond = ShotConditions.random(rng)
     kind, col = REVIEW_TABLES[seed % len(REVIEW_TABLES)]
     if col is None:
         red = float(rng.uniform(130, 200))
         col = (int(red * rng.uniform(0.3, 0.5)), int(red * rng.uniform(0.6, 0.75)), int(red))
-    cond = dataclasses.replace(cond, background=kind, background_bgr=col)
+    return dataclasses.replace(cond, background=kind, background_bgr=col)
+
+
+def _free_pairs_photo(seed: int):
+    """The ``free-pairs`` photo for ``seed`` (see the module doc; the stream 78000 + 1000 · seed)."""
+    from companion.sim.dice import DieSpec, render_dice
+
+    rng = np.random.default_rng(78000 + 1000 * seed)
+    size_px = float(rng.uniform(40, 120))
+    cond = _review_table(rng, seed)
     specs = []
     for i in range(4):
         c = np.array([290.0 + 700 * (i % 2) + rng.uniform(-30, 30), 250.0 + 440 * (i // 2) + rng.uniform(-30, 30)])
@@ -215,16 +222,10 @@ def _review_photo(case: str, seed: int):
     """The review's ``plus`` or ``white-twos`` photo for ``seed`` (its ``adv.py`` ``photo``, seed
     for seed: the stream 77000 + 1000 · seed + 1 or + 6)."""
     from companion.sim.dice import DieSpec, random_dice_specs, render_dice
-    from companion.sim.table import ShotConditions
 
     rng = np.random.default_rng(77000 + 1000 * seed + (1 if case == "plus" else 6))
     size_px = float(rng.uniform(40, 80))
-    cond = ShotConditions.random(rng)
-    kind, col = REVIEW_TABLES[seed % len(REVIEW_TABLES)]
-    if col is None:
-        red = float(rng.uniform(130, 200))
-        col = (int(red * rng.uniform(0.3, 0.5)), int(red * rng.uniform(0.6, 0.75)), int(red))
-    cond = dataclasses.replace(cond, background=kind, background_bgr=col)
+    cond = _review_table(rng, seed)
     specs = []
     if case == "plus":
         for i in range(4):

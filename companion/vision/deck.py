@@ -1341,7 +1341,7 @@ class Deck:
         # (All levels at once: the paper, a closing by a wide disc, is the cost, found once.)
         face = _upright(image, quad)
         areas = _mark_areas(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
-        count, *others = [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1]))) for a in areas]
+        count, *others = _counted(areas)
         # More marks at every ink level than two of the label's cards show, and than any of its
         # examples shows: the outline holds more than one card (IMG_2601 of the real photos: a
         # ten and the queen it half covers, 10-12 marks, read "ace", whose examples show 0-5).
@@ -2583,21 +2583,27 @@ def merged_mark_count(face: np.ndarray) -> int | None:
 
 def _mark_counts(face: np.ndarray, levels) -> list[int]:
     """:func:`mark_count` of one face at each ink level of ``levels`` (the paper found once)."""
-    return [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1])))
-            for a in _mark_areas(face, levels)]
+    return _counted(_mark_areas(face, levels))
 
 
-def _mark_areas(face: np.ndarray, levels) -> list[np.ndarray]:
+def _counted(areas: list[np.ndarray]) -> list[int]:
+    """Per ink level, how many parts of ink (areas as parts of the face's area) are marks: within
+    ``MARK_AREA``."""
+    return [int(np.count_nonzero((a >= MARK_AREA[0]) & (a <= MARK_AREA[1]))) for a in areas]
+
+
+def _mark_areas(face: np.ndarray, levels, chroma: float = MARK_CHROMA) -> list[np.ndarray]:
     """The areas of a face's parts of ink (parts of the face's area, float) at each ink level of
-    ``levels`` (:func:`mark_count`; the paper found once)."""
+    ``levels`` (:func:`mark_count`; the paper found once; ``chroma``: see :func:`_ink_parts`)."""
     h, w = face.shape[:2]
-    return [stats[1:, cv2.CC_STAT_AREA] / float(h * w) for stats, _ in _ink_parts(face, levels)]
+    return [stats[1:, cv2.CC_STAT_AREA] / float(h * w) for stats, _ in _ink_parts(face, levels, chroma)]
 
 
-def _ink_parts(face: np.ndarray, levels) -> list[tuple[np.ndarray, np.ndarray]]:
+def _ink_parts(face: np.ndarray, levels, chroma: float = MARK_CHROMA) -> list[tuple[np.ndarray, np.ndarray]]:
     """The connected parts of ink of a face at each ink level of ``levels`` (:func:`mark_count`;
     the paper found once): per level, OpenCV's (K+1, 5) int32 stats and (K+1, 2) float64 centroids
-    (px), row 0 the background."""
+    (px), row 0 the background. ``chroma``: a pixel further than this from the paper's colour (CIE
+    a, b, OpenCV's 8-bit units) is ink too (``MARK_CHROMA``; ``FAINT_CHROMA`` for faint ink)."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2Lab)
     light = lab[..., 0]
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MARK_PAPER_PX, MARK_PAPER_PX))
@@ -2606,7 +2612,7 @@ def _ink_parts(face: np.ndarray, levels) -> list[tuple[np.ndarray, np.ndarray]]:
     # a, b): a webcam washes red pips out to a pink nearly as light as the paper.
     ab = lab[..., 1:].astype(np.float32)
     ref = np.median(ab[light >= np.percentile(light, 75)], axis=0)
-    coloured = np.linalg.norm(ab - ref, axis=-1) > MARK_CHROMA
+    coloured = np.linalg.norm(ab - ref, axis=-1) > chroma
     h, w = light.shape
     mx, my = int(MARK_INSET * w), int(MARK_INSET * h)
     inner = np.zeros((h, w), bool)
@@ -2629,19 +2635,8 @@ def _faint_marked(face: np.ndarray) -> bool:
     Args:
         face: (_CANON_H, _CANON_W, 3) uint8 BGR, the card warped upright (:func:`_upright`).
     """
-    lab = cv2.cvtColor(face, cv2.COLOR_BGR2Lab)
-    light = lab[..., 0]
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (MARK_PAPER_PX, MARK_PAPER_PX))
-    paper = cv2.morphologyEx(light, cv2.MORPH_CLOSE, disc).astype(np.float32)
-    ab = lab[..., 1:].astype(np.float32)
-    ref = np.median(ab[light >= np.percentile(light, 75)], axis=0)
-    h, w = light.shape
-    mx, my = int(MARK_INSET * w), int(MARK_INSET * h)
-    ink = (light.astype(np.float32) < FAINT_LEVEL * paper) | (np.linalg.norm(ab - ref, axis=-1) > FAINT_CHROMA)
-    ink[:my] = ink[h - my:] = False
-    ink[:, :mx] = ink[:, w - mx:] = False
-    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
-    return bool(np.any(stats[1:, cv2.CC_STAT_AREA] >= MARK_AREA[0] * h * w))
+    (areas,) = _mark_areas(face, (FAINT_LEVEL,), FAINT_CHROMA)
+    return bool(np.any(areas >= MARK_AREA[0]))
 
 
 def _mark_layout(face: np.ndarray, level: float = MARK_INK) -> np.ndarray:
