@@ -1310,7 +1310,10 @@ class Deck:
         level than two of ``label``'s cards show (:meth:`_most_marks`: a quad round two cards, or
         a card and what lies on it), where ``bounded``, or the card shows no mark at any ink
         level where ``label``'s examples agree on ``BARE_MIN_MARKS`` or more and at most one
-        of them shows none (a bare paper or plate). A
+        of them shows none (a bare paper or plate; for a one-mark label, only where the face
+        shows no part of ink of a mark's size or more, faint ink included: :func:`_faint_marked`),
+        or it shows at every ink level at most 1 / ``SCARCE_SHARE`` of a count of
+        ``SCARCE_MIN_MARKS`` or more that ``label``'s examples agree on. A
         label whose examples do not agree, or a deck without counts, is not judged (True). It can
         only make a name "unknown".
 
