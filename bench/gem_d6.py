@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from seedargs import frame_size, seed_span
 from sim_d6 import read_all, summary
 
 #: (body, pips) BGR of common translucent dice: red, blue, green, purple, orange, smoke (white
@@ -70,15 +71,14 @@ def run(seeds: range, size: tuple[int, int], save: Path | None = None, show: boo
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", default="400:420", help="FIRST:END (END excluded)")
-    ap.add_argument("--size", default="4032x3024", help="WxH px")
+    ap.add_argument("--seeds", type=seed_span, default="400:420", help="FIRST:END (END excluded)")
+    ap.add_argument("--size", type=frame_size, default="4032x3024", help="WxH px")
     ap.add_argument("--save", type=Path, help="write each photo here as gem_SEED.jpg")
     ap.add_argument("--show", action="store_true", help="print every die not read right")
     a = ap.parse_args(argv)
-    first, end = (int(v) for v in a.seeds.split(":"))
-    w, h = (int(v) for v in a.size.lower().split("x"))
-    r = run(range(first, end), (w, h), a.save, a.show)
-    print(f"gem dice, seeds {a.seeds}, {w}×{h}: {r['frames']} photos, {summary(r)}, "
+    w, h = a.size
+    r = run(a.seeds, (w, h), a.save, a.show)
+    print(f"gem dice, seeds {a.seeds.start}:{a.seeds.stop}, {w}×{h}: {r['frames']} photos, {summary(r)}, "
           f"{r['ms']:.0f} ms per photo (median)")
     return 0
 

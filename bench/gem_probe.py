@@ -40,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gem_d6 import GEMS  # noqa: E402
+from seedargs import seed_span  # noqa: E402
 from sim_d6 import score  # noqa: E402
 
 #: case: (top value, indices of its pips drawn faint in ``draw_pips``' order, or "touching").
@@ -134,14 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     from companion.vision.dice_d6 import read_d6
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", default="0:20", help="FIRST:END (END excluded)")
+    ap.add_argument("--seeds", type=seed_span, default="0:20", help="FIRST:END (END excluded)")
     ap.add_argument("--case", nargs="*", default=list(CASES), choices=list(CASES))
     ap.add_argument("--show", action="store_true", help="print every die not read right")
     a = ap.parse_args(argv)
-    first, end = (int(v) for v in a.seeds.split(":"))
     for case in a.case:
         tally = np.zeros(5, int)  # dice, right, wrong, unread, spurious
-        for seed in range(first, end):
+        for seed in a.seeds:
             shot = photo(case, seed)
             obs = read_d6(shot.image)
             r, w, u, s = score(shot.dice, obs)

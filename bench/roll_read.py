@@ -41,7 +41,7 @@ import time
 from collections import Counter
 
 import numpy as np
-from seedargs import seed_span
+from seedargs import frame_size, seed_span
 
 FACE_PX = 128
 MATCH_MM = 8.0
@@ -220,7 +220,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=seed_span, default="5000:5040", help="first:last (exclusive), default 5000:5040")
-    ap.add_argument("--size", default="2028x1520", help="frame WxH, default 2028x1520 (the Pi's main stream)")
+    ap.add_argument("--size", type=frame_size, default="2028x1520", help="frame WxH, default 2028x1520 (the Pi's main stream)")
     ap.add_argument("--style", default="ours", choices=("ours", "second"))
     ap.add_argument("--ppm", type=float, default=None, help="tile scale, px/mm (default the reader's)")
     ap.add_argument("--actions", type=int, default=0, metavar="N",
@@ -228,7 +228,7 @@ def main(argv=None) -> int:
     ap.add_argument("--show", action="store_true", help="print each seed's failures")
     args = ap.parse_args(argv)
     a, b = args.seeds.start, args.seeds.stop
-    size = tuple(int(v) for v in args.size.lower().split("x"))
+    size = args.size
     dice = enrol(args.style)
     total: Counter = Counter()
     complete = 0

@@ -7,6 +7,8 @@ Two spellings are in use, kept as the benches document them:
 - ``seed_span``: the dice benches' half-open spans, ``"300:320"`` (320 excluded), as Python's
   ``range``.
 
+``frame_size`` parses the dice benches' ``--size WxH`` the same way.
+
 A bench script imports this module from beside it (``bench/`` is ``sys.path[0]`` when a script
 runs, and ``tests/benches.py`` puts it there while it loads one).
 """
@@ -51,3 +53,19 @@ def seed_span(text: str) -> range:
         raise argparse.ArgumentTypeError(f"{text!r} is not a span of seeds FIRST:END with 0 <= FIRST < END "
                                          "(END excluded, e.g. 300:320)")
     return range(a, b)
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``"WxH"`` (px, e.g. ``"4032x3024"``) → ``(W, H)``.
+
+    Raises:
+        argparse.ArgumentTypeError: not two whole numbers ≥ 1 joined by an ``x``.
+    """
+    w, x, h = text.lower().partition("x")
+    try:
+        size = int(w), int(h)
+    except ValueError:
+        size = 0, 0
+    if not x or min(size) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a frame size WxH in px (e.g. 4032x3024)")
+    return size

@@ -41,9 +41,29 @@ def test_seed_span_names_a_bad_span(text):
     ("loose_scenes", "40-x"), ("sim_games", "8-1"), ("turned_cards", "a"), ("real_fans", "1:4"),
     ("icon_dice", "8000"), ("roll_read", "x:y"), ("sim_d6", "320:300"),
     ("real_covers", "9-2"), ("crumb_nines", "x"), ("gem_crack", "7"), ("blur_pips", "3-1"),
+    ("gem_d6", "20:10"), ("gem_probe", "0-20"),
 ])
 def test_a_bench_given_bad_seeds_exits_2_naming_the_argument(bench, bad):
     r = subprocess.run([sys.executable, str(ROOT / "bench" / f"{bench}.py"), "--seeds", bad],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 2, r.stderr
     assert "--seeds" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_frame_size_is_width_by_height():
+    assert seedargs.frame_size("4032x3024") == (4032, 3024)
+    assert seedargs.frame_size("640X480") == (640, 480)
+
+
+@pytest.mark.parametrize("text", ["4032", "0x480", "640x", "x480", "axb", "640x480x3", "-640x480", ""])
+def test_frame_size_names_a_bad_size(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="not a frame size"):
+        seedargs.frame_size(text)
+
+
+@pytest.mark.parametrize("bench", ["gem_d6", "roll_read"])
+def test_a_dice_bench_given_a_bad_size_exits_2_naming_the_argument(bench):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / f"{bench}.py"), "--size", "640by480"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2, r.stderr
+    assert "--size" in r.stderr and "Traceback" not in r.stderr
