@@ -105,3 +105,16 @@ def test_a_refused_card_gives_way_to_any_reading_on_its_place():
     assert cards._with_refused([named], [near]) == [named]
     # Two refused finds of one place: one reported.
     assert len(cards._with_refused([], [free, _reading(UNKNOWN, SQUAT + np.float32([410, 5]))])) == 1
+
+
+def test_a_refused_find_far_smaller_than_the_named_cards_is_not_reported():
+    named = _reading("nine", SQUAT)  # 220 x 275 px
+    centre = np.float32([800, 200])
+    # A patch a tenth of the card's area (a square of a glass table top, IMG_2460) is no card...
+    patch = _reading(UNKNOWN, centre + (SQUAT - SQUAT.mean(axis=0)) * np.float32(0.3))
+    assert cards._with_refused([named], [patch]) == [named]
+    # ... a card foreshortened to 0.75 of its neighbours' area is.
+    squat = _reading(UNKNOWN, centre + (SQUAT - SQUAT.mean(axis=0)) * np.float32([1.0, 0.75]))
+    assert cards._with_refused([named], [squat])[-1] is squat
+    # With no card named there is no size to go by: the patch is reported.
+    assert cards._with_refused([], [patch]) == [patch]
