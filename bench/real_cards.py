@@ -1,6 +1,6 @@
 """Card reading on real photos of a real deck: ``../shared/datasets/edje-cards`` (issue #6).
 
-    .venv/bin/python bench/real_cards.py [--per-rank 10] [--seed 0] [--part dev|test|all] [--show]
+    .venv/bin/python bench/real_cards.py [--per-rank 10] [--seed 0] [--part dev|test|all] [--show] [--misses DIR]
 
 Protocol (``../shared/README.md``): the deck is enrolled, as a user would, from a few photos of
 each rank showing one card (``--per-rank`` of the 210 one-card photos, chosen by ``--seed``; the

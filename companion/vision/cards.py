@@ -1455,7 +1455,17 @@ def _with_refused(readings: list, refused: list) -> list:
     least ``_REFUSED_AREA`` of the named cards' (where any is named). Only "unknown"s are
     added and no reading is changed or dropped: a card found but not named is counted found, never
     named (issue #6, branch ``miss47``: IMG_2570's queen on a tiled floor, too square as found,
-    read queen 0.92 but refused by its mark count, was reported as nothing)."""
+    read queen 0.92 but refused by its mark count, was reported as nothing).
+
+    Args:
+        readings: :class:`companion.vision.deck.Classification` objects, quads (4, 2) float32
+            working-image px (as :func:`read_card_results` and :func:`_with_covered` give them).
+        refused: the unknown readings :func:`classify_groups` collected, quads in the same px.
+
+    Returns:
+        ``readings`` itself if nothing is added, else a new list sorted as :func:`_one_per_place`
+        sorts (top to bottom, then left to right; a stable sort, so ``readings`` keep their order).
+    """
     from companion.vision.card_search import card_size, overlap_area
 
     size = card_size(readings)
