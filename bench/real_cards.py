@@ -225,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--misses", type=Path, metavar="DIR",
                    help="save a PNG crop round every card not found (its box green, readings red) in DIR")
     a = p.parse_args(argv)
+    if a.misses is not None and a.misses.exists() and not a.misses.is_dir():
+        p.error(f"--misses: {a.misses} is not a folder")
     if not DATA.is_dir():
         print(f"skipped: {DATA} is missing (the shared datasets sit beside the repo)", file=sys.stderr)
         return 0
