@@ -1,6 +1,6 @@
 """Card reading on real photos of a real deck: ``../shared/datasets/edje-cards`` (issue #6).
 
-    .venv/bin/python bench/real_cards.py [--per-rank 10] [--seed 0] [--part dev|test|all] [--show]
+    .venv/bin/python bench/real_cards.py [--per-rank 10] [--seed 0] [--part dev|test|all] [--show] [--misses DIR]
 
 Protocol (``../shared/README.md``): the deck is enrolled, as a user would, from a few photos of
 each rank showing one card (``--per-rank`` of the 210 one-card photos, chosen by ``--seed``; the
@@ -23,6 +23,8 @@ named reading is still judged: where the labelled box it matches best (by IoU) i
 overlapping ten and queen, IMG_2601, and a ten lying on a king read "nine", IMG_2622, were neither
 wrong nor spurious to the counts above). A right covered card whose labelled box shows only a
 sliver of it can count here too, so each such reading is listed with ``--show``.
+An "unknown" reading on no labelled box is counted apart (*unknown on no card*: no wrong name, but
+a thing on the table the reader reports as a card).
 Two named readings that cover one place (their quads overlapping by half the smaller's area) are
 counted as *twice*, scored or not: a card named twice is a fault, whatever the boxes say.
 
@@ -116,13 +118,35 @@ def _cut(box, shape) -> bool:
     return box[0] <= 2 or box[1] <= 2 or box[2] >= shape[1] - 3 or box[3] >= shape[0] - 3
 
 
-def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False) -> dict:
+def _save_miss(out: Path, name: str, img: np.ndarray, box, truth, obs) -> None:
+    """Write a crop round a card not found (its box plus a card's width of context) to ``out``:
+    the labelled box green, every other labelled box blue, every reading's quad red. PNG."""
+    import cv2
+
+    x0, y0, x1, y1 = box
+    m = max(x1 - x0, y1 - y0)
+    h, w = img.shape[:2]
+    cx0, cy0, cx1, cy1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
+    view = img.copy()
+    for _, b in truth:
+        if tuple(b) != tuple(box):
+            cv2.rectangle(view, b[:2], b[2:], (255, 0, 0), 1)
+    for o in obs:
+        cv2.polylines(view, [np.int32(o.quad)], True, (0, 0, 255), 1)
+    cv2.rectangle(view, (x0, y0), (x1, y1), (0, 255, 0), 1)
+    out.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(out / f"{Path(name).stem}_{x0}_{y0}.png"), np.hstack(
+        [view[cy0:cy1, cx0:cx1], img[cy0:cy1, cx0:cx1]]))
+
+
+def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False,
+             misses: Path | None = None) -> dict:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.card_search import overlap_area
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
-    n = found = right = wrong = spurious = unknown_reads = twice = off = 0
+    n = found = right = wrong = spurious = unknown_reads = twice = off = stray = 0
     ms = []
     mistakes = []
     for name in held:
@@ -149,6 +173,9 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
                 if o.label != UNKNOWN and not any(_overlaps(ob, b) for _, b in truth):
                     spurious += 1
                     mistakes.append(f"{name}: spurious {o.label}")
+                elif o.label == UNKNOWN and not any(_overlaps(ob, b) for _, b in truth):
+                    stray += 1  # an "unknown" on no card: no wrong name, but a thing the user sees
+                    mistakes.append(f"{name}: unknown on no card at {[int(v) for v in ob]}")
                 elif o.label != UNKNOWN and (ious[j] < OFF_IOU or o.label != truth[j][0]):
                     off += 1
                     mistakes.append(f"{name}: {o.label} named off the labels (best box {truth[j][0]}, "
@@ -169,11 +196,13 @@ def evaluate(deck, boxes, held: list[str], data: Path = DATA, show: bool = False
         n += len(clear)
         for j in clear:
             if j not in used:
-                mistakes.append(f"{name}: {truth[j][0]} not found")
+                mistakes.append(f"{name}: {truth[j][0]} not found at {list(truth[j][1])}")
+                if misses is not None:
+                    _save_miss(misses, name, img, truth[j][1], truth, obs)
     if show:
         print("\n".join(mistakes))
     return {"cards": n, "found": found, "right": right, "wrong": wrong, "unknown": unknown_reads,
-            "spurious": spurious, "twice": twice, "off": off,
+            "spurious": spurious, "twice": twice, "off": off, "stray": stray,
             "ms_median": float(np.median(ms)) if ms else 0.0, "photos": len(held)}
 
 
@@ -193,18 +222,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--part", choices=("dev", "test", "all"), default="test")
     p.add_argument("--show", action="store_true", help="list every miss")
+    p.add_argument("--misses", type=Path, metavar="DIR",
+                   help="save a PNG crop round every card not found (its box green, readings red) in DIR")
     a = p.parse_args(argv)
+    if a.misses is not None and a.misses.exists() and not a.misses.is_dir():
+        p.error(f"--misses: {a.misses} is not a folder")
     if not DATA.is_dir():
         print(f"skipped: {DATA} is missing (the shared datasets sit beside the repo)", file=sys.stderr)
         return 0
     boxes = load_boxes()
     chosen, held = split(boxes, a.per_rank, a.seed)
     deck = enrol(boxes, chosen)
-    r = evaluate(deck, boxes, part_of(held, a.part), show=a.show)
+    r = evaluate(deck, boxes, part_of(held, a.part), show=a.show, misses=a.misses)
     pct = lambda k: 100.0 * r[k] / max(r["cards"], 1)  # noqa: E731
     print(f"{a.part}: held-out photos {r['photos']}, fully visible cards {r['cards']}: found {pct('found'):.1f} %, "
           f"right {pct('right'):.1f} %, wrong {r['wrong']}, unknown {r['unknown']}, spurious {r['spurious']}, "
-          f"named twice {r['twice']}, named off the labels {r['off']}, {r['ms_median']:.0f} ms per photo (median)")
+          f"named twice {r['twice']}, named off the labels {r['off']}, unknown on no card {r['stray']}, {r['ms_median']:.0f} ms per photo (median)")
     return 0
 
 

@@ -361,8 +361,8 @@ def test_a_named_cards_own_panel_is_not_searched_and_the_cards_only_the_search_f
     deck = illustrated_deck()
     real = cards.classify_groups
 
-    def with_panels(frame, groups, deck_):
-        readings, unread = real(frame, groups, deck_)
+    def with_panels(frame, groups, deck_, refused=None):
+        readings, unread = real(frame, groups, deck_, refused)
         own = [np.float32((np.asarray(r.quad, np.float32) - r.quad.mean(axis=0)) * 0.75 + r.quad.mean(axis=0))
                for r in readings if r.label != UNKNOWN]
         return readings, list(unread) + own
