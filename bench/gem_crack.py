@@ -64,7 +64,7 @@ from gem_d6 import GEMS  # noqa: E402
 from sim_d6 import notes, score  # noqa: E402
 
 CASES = ("crack-two", "crack-other", "gloss-two", "like-dark-ones", "like-dark-twos", "spot-one", "touching-low",
-         "plus", "white-twos", "free-pairs")
+         "plus", "white-twos", "free-pairs", "gloss-other")
 
 #: The review's tables for ``plus`` and ``white-twos`` (kind, BGR; ``None``: wood of a random red),
 #: taken in turn by seed.
@@ -97,15 +97,24 @@ def parse_seeds(text: str) -> range:
     return range(first, end)
 
 
+#: Additive glare for ``gloss-other`` (grey levels added at the streak's middle, per photo): a
+#: light reflection over the face, which lightens the body and dark pips and leaves white pips white.
+GLARE_ADD = (60.0, 150.0)
+
+
 def _line_painter(kind: str, rng: np.random.Generator):
     """A function ``paint(img)`` drawing this photo's line on a face's square art ``img`` (in
-    place, after its pips): ``kind`` "crack" (dark, thin) or "gloss" (light, soft, wide); along the
+    place, after its pips): ``kind`` "crack" (dark, thin), "gloss" (light, soft, wide: the body's
+    colour mixed towards white over pips and body alike) or "glare" (as wide and soft, but
+    ``GLARE_ADD`` added to every channel, clipped); along the
     bare diagonal of a two (from the art's top-right to bottom-left corner) or, with ``angle``
     given per call, through the centre at that angle."""
     import cv2
 
     if kind == "crack":
         width, mix, target = rng.uniform(0.02, 0.05), rng.uniform(0.5, 0.9), np.zeros(3)
+    elif kind == "glare":
+        width, mix, target = rng.uniform(0.06, 0.14), rng.uniform(*GLARE_ADD), np.zeros(3)
     else:
         width, mix, target = rng.uniform(0.06, 0.14), rng.uniform(0.3, 0.6), np.full(3, 255.0)
     off = rng.uniform(-0.08, 0.08)
@@ -124,11 +133,14 @@ def _line_painter(kind: str, rng: np.random.Generator):
         p, q = ((a + shift) * s).astype(int), ((b + shift) * s).astype(int)
         layer = img.copy()
         cv2.line(layer, tuple(int(v) for v in p), tuple(int(v) for v in q), col, max(1, int(round(width * s))), cv2.LINE_AA)
-        if kind == "gloss":  # soft edges: the streak fades into the body
+        if kind in ("gloss", "glare"):  # soft edges: the streak fades into the body
             mask = np.zeros(img.shape[:2], np.float32)
             cv2.line(mask, tuple(int(v) for v in p), tuple(int(v) for v in q), 1.0, max(1, int(round(width * s))), cv2.LINE_AA)
             mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, 0.3 * width * s))[..., None]
-            img[:] = np.clip(img * (1 - mask) + np.array(col) * mask, 0, 255).astype(np.uint8)
+            if kind == "glare":  # mix is the grey levels added at the streak's middle
+                img[:] = np.clip(img + mix * mask, 0, 255).astype(np.uint8)
+            else:
+                img[:] = np.clip(img * (1 - mask) + np.array(col) * mask, 0, 255).astype(np.uint8)
         else:
             img[:] = layer
 
@@ -273,6 +285,9 @@ def photo(case: str, seed: int):
     if case in ("crack-two", "gloss-two"):
         specs = _grid_specs(rng, [2], size_px)
         paint = _line_painter("crack" if case == "crack-two" else "gloss", rng)
+    elif case == "gloss-other":
+        specs = _grid_specs(rng, [1, 3, 3, 5, 5], size_px)
+        paint = _line_painter("gloss" if rng.random() < 0.5 else "glare", rng)
     elif case == "crack-other":
         specs = _grid_specs(rng, [3, 4, 5, 6], size_px)
         paint = _line_painter("crack", rng)
@@ -320,7 +335,7 @@ def photo(case: str, seed: int):
 
     def draw(img, v, pip):
         original(img, v, pip)
-        paint(img, None if v == 2 else angle)
+        paint(img, None if v == 2 or case == "gloss-other" else angle)
 
     dice_art.draw_pips = draw
     sim_dice._face_cached.cache_clear()
