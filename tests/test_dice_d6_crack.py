@@ -10,7 +10,11 @@ seed 1810), so it was not merged. These tests hold main's behaviour on the revie
 and ``bench/sim_d6.py`` seed 1810. Stop 46 (``gem46``, clearing a cracked two only on evidence of one
 die, not merged: its review's glossed clear threes and fives read 2) added the tests at the end, kept
 on main's code: touching pairs, free-pairs among them, give no phantom; a crack hiding a three's
-middle pip gives no 2; simulated 1853 reads clean.
+middle pip gives no 2; simulated 1853 reads clean. Stop 47 (``gem47``, gem46's clearing only where
+the line between the two's pips is dark, not merged: its review's wider cracks and glosses with a dark
+line in them made clear threes and fives read 2) added the light-streak test, kept on main's code: a
+light streak along a three's bare diagonal (``gem_crack.py`` gloss-other, which gem46 read 2) never
+reads 2.
 """
 
 from __future__ import annotations
@@ -122,6 +126,21 @@ def test_simulated_seed_1810_reads_its_touching_twos():
 
 def _read_at(readings, centre, radius):
     return [o.face for o in readings if math.dist(o.center, centre) < radius]
+
+
+@pytest.mark.parametrize("seed,centres", [(0, ((786, 712),)), (3, ((1130, 713), (806, 246))), (115, ((814, 227),))])
+def test_a_light_streak_along_a_threes_diagonal_is_no_two(seed, centres):
+    # bench/gem_crack.py gloss-other (gem46's review): ones, threes and fives, a gloss or glare
+    # streak along the diagonal a two leaves bare, through the middle pip. On these threes the
+    # streak hides the middle pip and the corner pips make a two split by a light line, one die all
+    # round, no ink at its centre: gem46's clearing read each 2 (main leaves them unread or missed).
+    # None reads 2.
+    shot = gem_crack.photo("gloss-other", seed)
+    readings = read_d6(shot.image)
+    for centre in centres:
+        assert _on(shot, centre) == ["3"], f"gloss-other seed {seed}: {centre} is a three's centre"
+        got = _read_at(readings, centre, 25)
+        assert "2" not in got, f"gloss-other seed {seed}: the three at {centre} read {got}"
 
 
 @pytest.mark.parametrize("case,seed", [("free-pairs", 112), ("touching-low", 111), ("free-pairs", 10), ("free-pairs", 1)])
