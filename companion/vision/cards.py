@@ -1475,6 +1475,11 @@ def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
             casts[i] = c
     out = list(readings)
     for i, c in casts.items():
+        # Only a face that is mostly paper is refused by its paper: a face card's lighter half holds
+        # its art, whose colour moved a real king's "paper" 25 from a pale paper's beside it
+        # (real_covers --dotted, draw 0, scene 12161: the king, not the paper, was refused).
+        if not deck.mostly_paper(deck.labels.index(readings[i].label)):
+            continue
         if any(float(np.hypot(*(c - d))) >= PAPER_APART and float(np.hypot(*c)) > float(np.hypot(*d))
                for j, d in casts.items() if j != i):
             out[i] = replace(readings[i], label=UNKNOWN, confidence=0.5)

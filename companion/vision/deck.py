@@ -444,6 +444,10 @@ PAPER_APART = 20.0
 #: (draws 0, 1 and 30), and taking them out moved casts of one photo's real cards up to 22.9
 #: apart (IMG_2571, dev, draw 1; 15.2 as photographed). A cream or pastel stock's median is over it.
 PAPER_STOCK_MIN = 10.0
+#: Only a label whose examples show at most this many marks (median) is refused by its paper
+#: (``cards.read_cards``): a face card's lighter half is its art (real_covers --dotted, draw 0,
+#: scene 12161: a king's "paper" cast 25 from the pale paper beside it, and the king was refused).
+PAPER_BARE_MARKS = 1
 #: ... and only if the lax level of these (the last, which takes paler ink for marks) does not give
 #: the name's count: a pip split by glare or a broken outline is not one to refuse by, while a
 #: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol
@@ -1443,6 +1447,15 @@ class Deck:
                         stock = np.zeros(2, np.float32)
             self._stocks[label] = stock
         return self._stocks[label]
+
+    def mostly_paper(self, label: int) -> bool:
+        """Whether ``label``'s face is mostly bare paper: most of its examples show at most
+        ``PAPER_BARE_MARKS`` marks (:func:`mark_count`; an ace's one pip), so the lighter half of
+        its face is its paper and not its art. False for a deck without counts."""
+        if self.marks is None or self.fine_label is None:
+            return False
+        counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
+        return len(counts) > 0 and float(np.median(counts)) <= PAPER_BARE_MARKS
 
     def paper_cast(self, image: np.ndarray, quad: np.ndarray, label: int) -> np.ndarray | None:
         """How the photo's light (and the thing's own colour) casts the paper of a card named
