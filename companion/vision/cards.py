@@ -1480,7 +1480,13 @@ def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
         # (real_covers --dotted, draw 0, scene 12161: the king, not the paper, was refused).
         if not deck.mostly_paper(deck.labels.index(readings[i].label)):
             continue
+        # Apart as photographed and apart less their labels' stocks: a stock taken out that was the
+        # enrolment's light (the symbol deck) moves casts apart that the photo shows alike, and a
+        # coloured stock kept (noir's tempura) shows papers apart that the stocks explain.
+        seen = {j: d + deck._paper_stock(deck.labels.index(readings[j].label)) for j, d in casts.items()}
         if any(float(np.hypot(*(c - d))) >= PAPER_APART and float(np.hypot(*c)) > float(np.hypot(*d))
+               and float(np.hypot(*(seen[i] - seen[j]))) >= PAPER_APART
+               and float(np.hypot(*seen[i])) > float(np.hypot(*seen[j]))
                for j, d in casts.items() if j != i):
             out[i] = replace(readings[i], label=UNKNOWN, confidence=0.5)
     return out
