@@ -119,3 +119,71 @@ def test_a_coloured_paper_with_one_dot_cut_by_a_cable_is_not_named(draw0):
     assert cover == "cable" and len(truth) == 1
     off_the_card = [o.label for o in read_cards(img, deck) if o.label != UNKNOWN and _iou(o.quad, truth[0][1]) < 0.3]
     assert off_the_card == []
+
+
+@needs_data
+@pytest.mark.parametrize("seed", [10600, 10742, 10751])
+def test_a_coloured_paper_with_a_dot_beside_a_white_card_is_no_ace(draw0, seed):
+    # bench/real_covers.py --dotted, draw 0: a green (10600, 10751) or pink (10742) card-shaped
+    # paper with one dark dot, cut by a cable, beside a real card; main named each paper "ace"
+    # through its ordinary finder. Its paper is cast otherwise than the white card's beside it
+    # under one light (stop 47, paper47: deck.PAPER_APART), so it is no ace. The real card keeps
+    # its name: 10742's is a white ace of clubs, still "ace".
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.cards import read_cards
+
+    deck, _, faces, tables = draw0
+    _, img, truth, cover = _bench("real_covers").scene(seed, faces, tables, dotted=True)
+    assert cover == "cable" and len(truth) == 1
+    obs = read_cards(img, deck)
+    assert [o.label for o in obs if o.label != UNKNOWN and _iou(o.quad, truth[0][1]) < 0.3] == []
+    assert [o.label for o in obs if _iou(o.quad, truth[0][1]) >= 0.5] == [truth[0][0]]
+    if seed == 10742:
+        assert truth[0][0] == "ace"
+
+
+@needs_data
+def test_a_deck_enrolled_on_pink_stock_keeps_its_names_beside_a_white_card(draw0):
+    # A deck whose aces are printed on pink stock (the enrolment's ace photos tinted so, B 0.85,
+    # G 0.72, R 1.0 of the paper): a pink ace beside a white ten is what the deck's own aces look
+    # like, so the paper look (judged against each label's own examples' paper) must keep both
+    # names, where judged against white it would take the ace.
+    from companion.vision.cards import read_cards
+    from companion.vision.deck import enroll_images
+    from companion.vision.imageio import read_image
+    from test_vision_synth import paste, photometric
+
+    real_cards = _bench("real_cards")
+    real_fans = _bench("real_fans")
+    _, boxes, faces, tables = draw0
+    chosen, _ = real_cards.split(boxes, 10, 0)  # draw 0's photos, the aces tinted
+    pink = np.float32([0.85, 0.72, 1.0])
+    examples = {}
+    for rank, names in chosen.items():
+        crops = []
+        for n in names:
+            im = read_image(real_cards.DATA / "images" / n)
+            x0, y0, x1, y1 = boxes[n][0][1]
+            m = int(0.08 * max(x1 - x0, y1 - y0))
+            crop = im[max(0, y0 - m):y1 + m, max(0, x0 - m):x1 + m]
+            crops.append(np.clip(crop * pink, 0, 255).astype(np.uint8) if rank == "ace" else crop)
+        examples[rank] = crops
+    deck = enroll_images(examples)
+    # The aces' stock is taken out (over deck.PAPER_STOCK_MIN), the other labels' taken as white.
+    stock = deck._paper_stock(deck.labels.index("ace"))
+    assert stock is not None and np.hypot(*stock) > 0 and not deck._paper_stock(deck.labels.index("ten")).any()
+    ace = next(f for r, f in faces if r == "ace")
+    ten = next(f for r, f in faces if r == "ten")
+    rng = np.random.default_rng(4701)
+    img = cv2.resize(tables[0], (378, 504)).copy()
+    quads = [real_fans._rect(110, 250, 150, 3), real_fans._rect(270, 250, 150, -4)]
+    paste(img, np.clip(ace * pink, 0, 255).astype(np.uint8), quads[0])
+    paste(img, ten, quads[1])
+    img = photometric(img, rng, blur=0.5, noise=2.0, jpeg=90)
+    obs = read_cards(img, deck)
+    got = [next((o.label for o in obs if _iou(o.quad, q) >= 0.5), None) for q in quads]
+    assert got == ["ace", "ten"]
+    # ... and the same pink ace beside the white ten, read with the white deck, is refused "ace".
+    white, *_ = draw0
+    got_white = [next((o.label for o in read_cards(img, white) if _iou(o.quad, q) >= 0.5), None) for q in quads]
+    assert got_white[0] != "ace"

@@ -175,9 +175,10 @@ def test_look_alike_templates_round_trip_and_an_old_deck_without_them_still_load
     again = Deck.load(path)
     assert np.array_equal(again.fine, deck.fine) and np.array_equal(again.fine_label, deck.fine_label)
     assert np.array_equal(again.fine_mean, deck.fine_mean) and deck.fine_mean.shape == (len(deck.fine), 3)
+    assert np.array_equal(again.paper, deck.paper) and deck.paper.shape == (len(deck.fine), 2)
     assert again.lookalikes() == deck.lookalikes()
     with np.load(path) as z:
-        fields = {k: z[k] for k in z.files if k not in ("fine", "fine_label", "fine_mean", "marks")}
+        fields = {k: z[k] for k in z.files if k not in ("fine", "fine_label", "fine_mean", "marks", "paper")}
     old = tmp_path / "old.npz"
     np.savez(old, **fields)
     assert Deck.load(old).lookalikes() == []
@@ -186,6 +187,14 @@ def test_look_alike_templates_round_trip_and_an_old_deck_without_them_still_load
         fields = {k: z[k] for k in z.files if k != "fine_mean"}
     np.savez(old, **fields)
     assert Deck.load(old).fine_mean is None and Deck.load(old).lookalikes() == deck.lookalikes()
+    # A deck from before the papers' colours judges no paper (stop 47, paper47), and loads.
+    with np.load(path) as z:
+        nopaper = {k: z[k] for k in z.files if k != "paper"}
+    np.savez(old, **nopaper)
+    assert Deck.load(old).paper is None and Deck.load(old)._paper_stock(0) is None
+    np.savez(old, **nopaper, paper=np.zeros((len(fields["fine"]) - 1, 2), np.float32))
+    with pytest.raises(DeckError, match="paper"):
+        Deck.load(old)
     # Means that do not go with the examples are refused, naming the field.
     for bad in (fields["fine"][:, :, 0, 0][:-1], np.full((len(fields["fine"]), 3), np.nan, np.float32)):
         np.savez(old, **fields, fine_mean=bad.astype(np.float32))

@@ -1448,6 +1448,50 @@ _REFUSED_FREE = 0.25
 _REFUSED_AREA = 0.4
 
 
+def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
+    """``readings`` with a name made "unknown" (confidence 0.5, quad and score kept) where its
+    face's paper is cast otherwise than another named card's of the photo (:meth:`Deck.paper_cast`,
+    ``deck.PAPER_APART``) and more so: one photo's light casts alike on every card, so a yellow,
+    green, pink or pale-blue paper with one dark dot, read "ace" beside a white card
+    (``bench/real_covers.py --dotted``), is no ace. Only labels printed on one plain stock are
+    judged (``deck.PAPER_GREY``), each against its own examples' paper, so a deck on cream or
+    coloured stock keeps its names; a photo with one named card judges nothing. Only ever "unknown".
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, the image the readings' quads are in.
+        deck: the enrolled deck (a deck enrolled before ``paper`` judges nothing).
+        readings: :class:`companion.vision.deck.Classification` list.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.deck import PAPER_APART
+
+    named = [i for i, r in enumerate(readings) if r.label != UNKNOWN]
+    if len(named) < 2 or getattr(deck, "paper", None) is None:
+        return readings
+    casts = {}
+    for i in named:
+        c = deck.paper_cast(frame, readings[i].quad, deck.labels.index(readings[i].label))
+        if c is not None:
+            casts[i] = c
+    out = list(readings)
+    for i, c in casts.items():
+        # Only a face that is mostly paper is refused by its paper: a face card's lighter half holds
+        # its art, whose colour moved a real king's "paper" 25 from a pale paper's beside it
+        # (real_covers --dotted, draw 0, scene 12161: the king, not the paper, was refused).
+        if not deck.mostly_paper(deck.labels.index(readings[i].label)):
+            continue
+        # Apart as photographed and apart less their labels' stocks: a stock taken out that was the
+        # enrolment's light (the symbol deck) moves casts apart that the photo shows alike, and a
+        # coloured stock kept (noir's tempura) shows papers apart that the stocks explain.
+        seen = {j: d + deck._paper_stock(deck.labels.index(readings[j].label)) for j, d in casts.items()}
+        if any(float(np.hypot(*(c - d))) >= PAPER_APART and float(np.hypot(*c)) > float(np.hypot(*d))
+               and float(np.hypot(*(seen[i] - seen[j]))) >= PAPER_APART
+               and float(np.hypot(*seen[i])) > float(np.hypot(*seen[j]))
+               for j, d in casts.items() if j != i):
+            out[i] = replace(readings[i], label=UNKNOWN, confidence=0.5)
+    return out
+
+
 def _with_refused(readings: list, refused: list) -> list:
     """``readings`` plus each of ``refused`` (unknown readings of :func:`classify_groups`: a partial
     find whose face reads as a card but that no check let be named) on a place no reading, nor an
@@ -1515,6 +1559,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
         with one_blas_thread(), one_opencv_thread():
             refused: list = []
             results = _with_refused(_with_covered(work, deck, read_card_results(work, deck, refused)), refused)
+            results = _without_foreign_paper(work, deck, results)
     finally:
         _remember_holes(None)
     return [CardObservation(c.label, c.confidence,

@@ -117,6 +117,8 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
                    deck without it has no exposure look, :meth:`Deck.exposure_apart`)
 ``marks``          (E,) int64, each row of ``fine``'s mark count, 0..``MAX_MARKS`` (:func:`mark_count`;
                    optional: a deck without it has no mark check, :meth:`Deck.marks_agree`)
+``paper``          (E, 2) float32, CIE a, b of each example's paper as photographed, not white-balanced
+                   (:func:`paper_lab`; optional: a deck without it has no paper look, :meth:`Deck.paper_apart`)
 
 :meth:`Deck.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`:
 member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
@@ -423,6 +425,34 @@ FAINT_CHROMA = 15.0
 #: label: an embossed towel read "ten" with 0-3 marks (real draw 14, dev, IMG_2472; stop 46).
 SCARCE_MIN_MARKS = 6
 SCARCE_SHARE = 3
+#: A label is judged by its paper (:meth:`Deck.paper_cast`) only where each of its examples' papers,
+#: white-balanced (:func:`white_balance`), lies within this CIE chroma of grey: a card printed on
+#: one plain stock, which the balance takes for white (a white, cream or pastel card; a full-bleed
+#: coloured card is not judged). Measured (stop 47, ``paper47``, ``bench/paper_colour.py``): the
+#: real deck's examples at most 7.6 on enrolment draws 0, 1 and 30 (the aces 1.4-5.4).
+PAPER_GREY = 10.0
+#: Two named cards of one photo whose papers' casts (each paper's CIE a, b as photographed, less
+#: its label's examples' median, ``Deck.paper``) lie this far apart are not both what they were
+#: named: one photo's light casts alike on every card, so the card of the larger cast is "unknown"
+#: (``cards.read_cards``). Measured (stop 47, ``paper47``): real right readings of one photo
+#: (``bench/real_cards.py`` dev, draws 0 and 1, 309 pairs) at most 15.2 apart as photographed; the
+#: dotted coloured papers read "ace" (``bench/real_covers.py --dotted``, draws 0 and 30) 17-59
+#: from the real card beside them.
+PAPER_APART = 20.0
+#: A label's examples' median paper (CIE chroma, as photographed) under this is white stock under
+#: the enrolment's lights, taken as grey: the real deck's labels' medians lie within 5.5 of grey
+#: (draws 0, 1 and 30), and taking them out moved casts of one photo's real cards up to 22.9
+#: apart (IMG_2571, dev, draw 1; 15.2 as photographed). Over it, a stock may still be the
+#: enrolment's lights (the symbol deck's, 5 photos a card under cast lights, reach 18.2) or a
+#: coloured stock (the loose scenes' noir tempura and wasabi, 10-24): so a name is refused only
+#: where the papers lie ``PAPER_APART`` apart both as photographed and less their stocks
+#: (``cards._without_foreign_paper``; at 24 alone noir lost 8 right names, at 10 alone the
+#: symbol boards 2152 and 2155 lost 7).
+PAPER_STOCK_MIN = 10.0
+#: Only a label whose examples show at most this many marks (median) is refused by its paper
+#: (``cards.read_cards``): a face card's lighter half is its art (real_covers --dotted, draw 0,
+#: scene 12161: a king's "paper" cast 25 from the pale paper beside it, and the king was refused).
+PAPER_BARE_MARKS = 1
 #: ... and only if the lax level of these (the last, which takes paler ink for marks) does not give
 #: the name's count: a pip split by glare or a broken outline is not one to refuse by, while a
 #: strict level losing a pale mark is no reason to keep a name (stop 28's review). On the symbol
@@ -499,6 +529,7 @@ _DECK_FIELDS = {
     "white_balance": Field("bool", (), required=False),
     "fine_mean": Field("float", ("E", 3), required=False, itemsize=4),
     "marks": Field("int", ("E",), required=False),
+    "paper": Field("float", ("E", 2), required=False, itemsize=4),
 }
 
 
@@ -951,12 +982,14 @@ class Deck:
     balanced: bool = False  # templates made from white-balanced patches (every deck enrolled now)
     fine_mean: np.ndarray | None = None  # (E, 3) float32, the Lab mean taken out of each row of fine
     marks: np.ndarray | None = None  # (E,) int64, each example's mark count (mark_count)
+    paper: np.ndarray | None = None  # (E, 2) float32, each example's paper's CIE a, b, not balanced (paper_lab)
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
         self._spreads: dict[int, float | None] = {}  # label → its examples' spread, made when needed
         self._local_spreads: dict[int, np.ndarray | None] = {}  # label → (FH, FW) spread map, when needed
         self._agreed: dict[int, set[int] | None] = {}  # label → the mark counts its examples agree on
+        self._stocks: dict[int, np.ndarray | None] = {}  # label → its examples' paper (_paper_stock), when needed
         self._layouts: dict[int, list[np.ndarray]] = {}  # label → its examples' marks (_example_layouts), when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
@@ -1399,6 +1432,56 @@ class Deck:
         merged = merged_mark_count(face)
         return (merged == self._majority_mark(label)
                 and not any(merged in self._agreed_marks(k) for k in counted))
+
+    def _paper_stock(self, label: int) -> np.ndarray | None:
+        """(2,) float32 CIE a, b: the median of ``label``'s examples' papers as photographed
+        (``paper``; grey where it lies within ``PAPER_STOCK_MIN`` of grey), or None where the label is not judged by its paper: a deck without papers
+        (enrolled before them) or one of its examples' balanced papers more than ``PAPER_GREY``
+        from grey (a full-bleed coloured card: its lighter half is no paper)."""
+        if label not in self._stocks:
+            stock = None
+            if self.paper is not None and self.fine is not None and self.fine_mean is not None:
+                rows = np.flatnonzero(np.asarray(self.fine_label) == label)
+                grey = [float(np.hypot(*paper_lab(self.fine[r] + self.fine_mean[r][:, None, None])[1:]))
+                        for r in rows]
+                if len(rows) and max(grey) <= PAPER_GREY:
+                    stock = np.median(np.asarray(self.paper)[rows], axis=0).astype(np.float32)
+                    # A white deck's examples' median is the enrolment lights' noise, not a stock:
+                    # taken out, it moved two real cards' casts of one photo apart (IMG_2571).
+                    if float(np.hypot(*stock)) < PAPER_STOCK_MIN:
+                        stock = np.zeros(2, np.float32)
+            self._stocks[label] = stock
+        return self._stocks[label]
+
+    def mostly_paper(self, label: int) -> bool:
+        """Whether ``label``'s face is mostly bare paper: most of its examples show at most
+        ``PAPER_BARE_MARKS`` marks (:func:`mark_count`; an ace's one pip), so the lighter half of
+        its face is its paper and not its art. False for a deck without counts."""
+        if self.marks is None or self.fine_label is None:
+            return False
+        counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
+        return len(counts) > 0 and float(np.median(counts)) <= PAPER_BARE_MARKS
+
+    def paper_cast(self, image: np.ndarray, quad: np.ndarray, label: int) -> np.ndarray | None:
+        """How the photo's light (and the thing's own colour) casts the paper of a card named
+        ``label``: (2,) float32 CIE a, b, its face's paper as photographed (:func:`paper_lab`, not
+        white-balanced) less ``label``'s examples' (:meth:`_paper_stock`); None where the label is
+        not judged by its paper. Two cards of one photo are lit alike, so their casts agree where
+        both are what they were named; a coloured paper named "ace" beside a white card does not
+        (``PAPER_APART``). Relative to the label's own examples, so a deck on cream or pink stock
+        reads as its examples did.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, the card's outline (any corner first).
+            label: the label index the card was given.
+        """
+        stock = self._paper_stock(label)
+        if stock is None:
+            return None
+        s = FINE_SHIFT
+        lab = _fine_lab(fine_patch(image, np.asarray(quad, np.float32)), balance=False)
+        return (paper_lab(lab[:, s:s + FINE_H, s:s + FINE_W])[1:] - stock).astype(np.float32)
 
     def counted_label(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> int:
         """The label the card's mark count names where it refuses ``label`` (:meth:`marks_agree`
@@ -2056,6 +2139,7 @@ class Deck:
                                                  "fine_label": np.asarray(self.fine_label, np.int64)}),
                 **({} if self.fine_mean is None else {"fine_mean": self.fine_mean.astype(np.float32)}),
                 **({} if self.marks is None else {"marks": np.asarray(self.marks, np.int64)}),
+                **({} if self.paper is None else {"paper": np.asarray(self.paper, np.float32)}),
             )
 
     @classmethod
@@ -2137,7 +2221,15 @@ class Deck:
                 raise error("marks", "must give one mark count per row of fine")
             if marks.size and (marks.min() < 0 or marks.max() > MAX_MARKS):
                 raise error("marks", f"counts must lie in 0..{MAX_MARKS}")
-        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced, fine_mean, marks)
+        paper = None
+        if "paper" in data:
+            paper = data["paper"].astype(np.float32, copy=False)
+            if fine is None or len(paper) != len(fine):
+                raise error("paper", "must give one paper colour per row of fine")
+            check_finite("paper", paper, error)
+            if paper.size and np.abs(paper).max() > 256.0:
+                raise error("paper", "values beyond ±256: not CIE a, b")
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced, fine_mean, marks, paper)
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray, quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -2642,6 +2734,25 @@ def _faint_marked(face: np.ndarray) -> bool:
     return bool(np.any(areas >= MARK_AREA[0]))
 
 
+def paper_lab(lab: np.ndarray) -> np.ndarray:
+    """A face's paper colour: the median CIE L, a, b of its lighter half (by L), inside the
+    ``MARK_INSET`` margin (the outline's table and the rounded corners left out), as
+    :func:`companion.vision.covered.ink_share` takes a face's paper.
+
+    Args:
+        lab: (3, h, w) float32 CIE Lab (OpenCV's float scale: L 0..100, a, b about ±127), a face
+            as :func:`_fine_lab` makes it (white-balanced on the card's own paper where the deck is).
+
+    Returns:
+        (3,) float32: L, a, b.
+    """
+    _, h, w = lab.shape
+    dy, dx = int(round(MARK_INSET * h)), int(round(MARK_INSET * w))
+    inner = lab[:, dy:h - dy, dx:w - dx].reshape(3, -1)
+    light = inner[:, inner[0] >= np.median(inner[0])]
+    return np.median(light, axis=1).astype(np.float32)
+
+
 def _mark_layout(face: np.ndarray, level: float = MARK_INK) -> np.ndarray:
     """Where a face's marks (:func:`mark_count`) lie: (N, 3) float32, each mark's centroid x, y and
     the square root of its area, all in units of the face's width (``_CANON_W`` px), x and y from
@@ -2761,11 +2872,13 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
     """:func:`enroll_images` from each example's :func:`_canonical` view (labels in sorted order)."""
     rng = np.random.default_rng(seed)
     labels = tuple(sorted(canons))
-    patches, plabel, held, hlabel, fine, fmean, flabel, marks = [], [], [], [], [], [], [], []
+    patches, plabel, held, hlabel, fine, fmean, flabel, marks, paper = [], [], [], [], [], [], [], [], []
     whole = np.array([[0, 0], [_CANON_W, 0], [_CANON_W, _CANON_H], [0, _CANON_H]], np.float32)
     for li, label in enumerate(labels):
         for canon in canons[label]:
-            lab = _fine_lab(fine_patch(canon, whole, margin=False))
+            raw = fine_patch(canon, whole, margin=False)
+            lab = _fine_lab(raw)
+            paper.append(paper_lab(_fine_lab(raw, balance=False))[1:])
             fine.append(_zero_mean(lab))
             fmean.append(lab.mean(axis=(1, 2)))
             flabel.append(li)
@@ -2779,7 +2892,8 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
     counts = np.array([len(canons[lb]) for lb in labels], np.int64)
     deck = Deck(labels, templates, np.array(plabel, np.int64), 0.0, counts,
                 np.stack(fine).astype(np.float32), np.array(flabel, np.int64), balanced=True,
-                fine_mean=np.stack(fmean).astype(np.float32), marks=np.array(marks, np.int64))
+                fine_mean=np.stack(fmean).astype(np.float32), marks=np.array(marks, np.int64),
+                paper=np.stack(paper).astype(np.float32))
     deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
     return deck
 
