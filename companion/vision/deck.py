@@ -118,7 +118,7 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``marks``          (E,) int64, each row of ``fine``'s mark count, 0..``MAX_MARKS`` (:func:`mark_count`;
                    optional: a deck without it has no mark check, :meth:`Deck.marks_agree`)
 ``paper``          (E, 2) float32, CIE a, b of each example's paper as photographed, not white-balanced
-                   (:func:`paper_lab`; optional: a deck without it has no paper look, :meth:`Deck.paper_apart`)
+                   (:func:`paper_lab`; optional: a deck without it has no paper look, :meth:`Deck.paper_cast`, ``cards._without_foreign_paper``)
 
 :meth:`Deck.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`:
 member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
