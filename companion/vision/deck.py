@@ -2206,14 +2206,20 @@ class Deck:
             if len(fine_label) and (fine_label.min() < 0 or fine_label.max() >= len(labels)):
                 raise error("fine_label", f"must give a label index 0..{len(labels) - 1} for every row of fine")
         balanced = bool(data["white_balance"]) if "white_balance" in data else False
-        fine_mean = None
-        if "fine_mean" in data:
-            fine_mean = data["fine_mean"].astype(np.float32, copy=False)
-            if fine is None or len(fine_mean) != len(fine):
-                raise error("fine_mean", "must give one Lab mean per row of fine")
-            check_finite("fine_mean", fine_mean, error)
-            if fine_mean.size and np.abs(fine_mean).max() > 256.0:
-                raise error("fine_mean", "values beyond ±256: not CIE Lab")
+
+        def per_fine_row(name: str, what: str, space: str) -> np.ndarray | None:
+            # An optional float32 member with one Lab value per row of fine (fine_mean, paper).
+            if name not in data:
+                return None
+            values = data[name].astype(np.float32, copy=False)
+            if fine is None or len(values) != len(fine):
+                raise error(name, f"must give one {what} per row of fine")
+            check_finite(name, values, error)
+            if values.size and np.abs(values).max() > 256.0:
+                raise error(name, f"values beyond ±256: not {space}")
+            return values
+
+        fine_mean = per_fine_row("fine_mean", "Lab mean", "CIE Lab")
         marks = None
         if "marks" in data:
             marks = data["marks"].astype(np.int64, copy=False)
@@ -2221,14 +2227,7 @@ class Deck:
                 raise error("marks", "must give one mark count per row of fine")
             if marks.size and (marks.min() < 0 or marks.max() > MAX_MARKS):
                 raise error("marks", f"counts must lie in 0..{MAX_MARKS}")
-        paper = None
-        if "paper" in data:
-            paper = data["paper"].astype(np.float32, copy=False)
-            if fine is None or len(paper) != len(fine):
-                raise error("paper", "must give one paper colour per row of fine")
-            check_finite("paper", paper, error)
-            if paper.size and np.abs(paper).max() > 256.0:
-                raise error("paper", "values beyond ±256: not CIE a, b")
+        paper = per_fine_row("paper", "paper colour", "CIE a, b")
         return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced, fine_mean, marks, paper)
 
     # ----------------------------------------------------------- classifying
