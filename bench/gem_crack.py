@@ -217,17 +217,23 @@ def _free_pairs_photo(seed: int):
         t = math.radians(abs(turn))
         d = size_px * (0.5 + 0.5 * (math.cos(t) + math.sin(t))) + 0.5
         slide = float(rng.uniform(-0.45, 0.45)) * size_px
-        if rng.random() < 0.4:
-            body, pip = REVIEW_PLAIN[int(rng.integers(len(REVIEW_PLAIN)))]
-            look = dict(body_bgr=body, pip_bgr=pip, translucency=0.0)
-        else:
-            body, pip = GEMS[int(rng.integers(len(GEMS)))]
-            look = dict(body_bgr=body, pip_bgr=pip, translucency=float(rng.uniform(0.3, 0.7)))
+        look = _review_look(rng)
         faces = [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")][int(rng.integers(4))]
         other = c + d * ax + slide * ay
         specs += [DieSpec("d6", faces[0], (float(c[0]), float(c[1])), rot, size_px, **look),
                   DieSpec("d6", faces[1], (float(other[0]), float(other[1])), rot + turn, size_px, **look)]
     return render_dice(specs, size=(1280, 960), rng=rng, conditions=cond)
+
+
+def _review_look(rng: np.random.Generator) -> dict:
+    """A die's look for the review's photos, drawn from ``rng`` (one stream, in this order): opaque
+    plain (``REVIEW_PLAIN``, 0.4 of dice) or clear gem (``GEMS``, translucency 0.3-0.7); the
+    :class:`companion.sim.dice.DieSpec` keywords ``body_bgr``, ``pip_bgr``, ``translucency``."""
+    if rng.random() < 0.4:
+        body, pip = REVIEW_PLAIN[int(rng.integers(len(REVIEW_PLAIN)))]
+        return dict(body_bgr=body, pip_bgr=pip, translucency=0.0)
+    body, pip = GEMS[int(rng.integers(len(GEMS)))]
+    return dict(body_bgr=body, pip_bgr=pip, translucency=float(rng.uniform(0.3, 0.7)))
 
 
 def _review_photo(case: str, seed: int):
@@ -245,12 +251,7 @@ def _review_photo(case: str, seed: int):
             rot = float(rng.uniform(0, 360))
             ax, ay = _axes(rot)
             d = size_px + 0.5
-            if rng.random() < 0.4:
-                body, pip = REVIEW_PLAIN[int(rng.integers(len(REVIEW_PLAIN)))]
-                look = dict(body_bgr=body, pip_bgr=pip, translucency=0.0)
-            else:
-                body, pip = GEMS[int(rng.integers(len(GEMS)))]
-                look = dict(body_bgr=body, pip_bgr=pip, translucency=float(rng.uniform(0.3, 0.7)))
+            look = _review_look(rng)
             pos = [c, c + d * ax, c + 0.5 * d * ax + d * ay, c + 0.5 * d * ax - d * ay]
             faces = ["1", "1", str(int(rng.choice([1, 1, 2, 3, 4, 5, 6]))), str(int(rng.choice([1, 1, 2, 3, 4, 5, 6])))]
             specs += [DieSpec("d6", f, (float(p[0]), float(p[1])), rot, size_px, **look) for p, f in zip(pos, faces)]

@@ -54,22 +54,18 @@ def example_chroma(deck) -> dict[str, np.ndarray]:
 
 
 def covers(draw: int, seeds: list[int]) -> None:
-    import real_cards
     from real_covers import scene
-    from real_fans import card_sources
+    from real_fans import sources
 
     from companion.vision.cards import read_cards
     from companion.vision.deck import _counted, _mark_areas, _upright, MARK_INK, MARK_INK_LEVELS
 
-    boxes = real_cards.load_boxes()
-    chosen, _ = real_cards.split(boxes, 10, draw)
-    deck = real_cards.enrol(boxes, chosen)
+    deck, faces, tables, long_range = sources(draw)
     ex = example_chroma(deck)
     print("examples' paper chroma (max, median):",
           ", ".join(f"{k} {v.max():.1f}/{np.median(v):.1f}" for k, v in ex.items()))
-    faces, tables = card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
     for seed in seeds:
-        kind, img, truth, _ = scene(seed, faces, tables, (135, 165), True)
+        kind, img, truth, _ = scene(seed, faces, tables, long_range, True)
         for o in read_cards(img, deck):
             c = np.float32(o.quad).mean(axis=0)
             on = [r for r, q in truth if cv2.pointPolygonTest(np.float32(q), (float(c[0]), float(c[1])), False) >= 0]
@@ -120,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--draws", type=seed_list, default="0,1")
     p.add_argument("--part", choices=("dev", "test", "all"), default="dev")
     a = p.parse_args(argv)
+    import real_cards
+
+    if not real_cards.DATA.is_dir():
+        print(f"skipped: {real_cards.DATA} is missing (the shared datasets sit beside the repo)", file=sys.stderr)
+        return 0
     if a.mode == "covers":
         covers(a.draw, a.seeds)
     else:

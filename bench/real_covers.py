@@ -240,20 +240,11 @@ def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, 
     """Counts over the scenes of ``seeds`` for the deck of enrolment draw ``draw`` (or the drawn pip
     deck, ``drawn``: :func:`real_fans.drawn_sources`); per scene kind too (keys ``"<kind> <count>"``).
     ``dotted``: the paper-like thing is a coloured paper with a dot (:func:`scene`)."""
-    import real_cards
-    from real_fans import card_sources, drawn_sources, score
+    from real_fans import score, sources
 
     from companion.vision.cards import read_cards
 
-    if drawn:
-        deck, faces, tables = drawn_sources()
-        long_range = (200, 240)  # tests/test_vision_marks' drawn ten and nine: 229 px
-    else:
-        boxes = real_cards.load_boxes()
-        chosen, _ = real_cards.split(boxes, per_rank, draw)
-        deck = real_cards.enrol(boxes, chosen)
-        faces, tables = card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
-        long_range = (135, 165)
+    deck, faces, tables, long_range = sources(draw, per_rank, drawn)
     tot: Counter = Counter()
     notes: list[str] = []
     for seed in seeds:

@@ -226,6 +226,23 @@ def score(obs, truth, shape, tot: Counter, notes: list[str], tag: str) -> None:
             notes.append(f"{tag}: {rank} ({share[j]:.2f} in sight) not found")
 
 
+def sources(draw: int, per_rank: int = 10, drawn: bool = False):
+    """(deck, faces, tables, long_range) for the scenes: the real deck of enrolment draw ``draw``
+    (``per_rank`` one-card photos a rank, ``bench/real_cards.py``) with the other one-card photos'
+    cards and tables (:func:`card_sources`), cards of a long side of 135-165 px as in the photos;
+    or, ``drawn``, :func:`drawn_sources` at 200-240 px (``tests/test_vision_marks``' drawn ten and
+    nine: 229 px)."""
+    if drawn:
+        return (*drawn_sources(), (200, 240))
+    import real_cards
+
+    boxes = real_cards.load_boxes()
+    chosen, _ = real_cards.split(boxes, per_rank, draw)
+    deck = real_cards.enrol(boxes, chosen)
+    faces, tables = card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
+    return deck, faces, tables, (135, 165)
+
+
 def drawn_sources() -> tuple[object, list[tuple[str, np.ndarray]], list[np.ndarray]]:
     """(deck, faces, tables) of the drawn sweep: the README's stop-43 review drew its overlapping
     cards with ``tests/test_vision_deck._pip_card`` and read them with
@@ -250,17 +267,7 @@ def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, 
     drawn sweep, :func:`drawn_sources`)."""
     from companion.vision.cards import read_cards
 
-    if drawn:
-        deck, faces, tables = drawn_sources()
-        long_range = (200, 240)  # tests/test_vision_marks' drawn ten and nine: 229 px
-    else:
-        import real_cards
-
-        boxes = real_cards.load_boxes()
-        chosen, _ = real_cards.split(boxes, per_rank, draw)
-        deck = real_cards.enrol(boxes, chosen)
-        faces, tables = card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
-        long_range = (135, 165)
+    deck, faces, tables, long_range = sources(draw, per_rank, drawn)
     tot: Counter = Counter()
     notes: list[str] = []
     for seed in seeds:

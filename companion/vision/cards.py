@@ -1465,25 +1465,26 @@ def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision.deck import PAPER_APART
 
-    named = [i for i, r in enumerate(readings) if r.label != UNKNOWN]
+    named = {i: deck.labels.index(r.label) for i, r in enumerate(readings) if r.label != UNKNOWN}
     if len(named) < 2 or getattr(deck, "paper", None) is None:
         return readings
     casts = {}
-    for i in named:
-        c = deck.paper_cast(frame, readings[i].quad, deck.labels.index(readings[i].label))
+    for i, label in named.items():
+        c = deck.paper_cast(frame, readings[i].quad, label)
         if c is not None:
             casts[i] = c
+    # Each paper as photographed (its cast plus its label's stock).
+    seen = {j: d + deck._paper_stock(named[j]) for j, d in casts.items()}
     out = list(readings)
     for i, c in casts.items():
         # Only a face that is mostly paper is refused by its paper: a face card's lighter half holds
         # its art, whose colour moved a real king's "paper" 25 from a pale paper's beside it
         # (real_covers --dotted, draw 0, scene 12161: the king, not the paper, was refused).
-        if not deck.mostly_paper(deck.labels.index(readings[i].label)):
+        if not deck.mostly_paper(named[i]):
             continue
         # Apart as photographed and apart less their labels' stocks: a stock taken out that was the
         # enrolment's light (the symbol deck) moves casts apart that the photo shows alike, and a
         # coloured stock kept (noir's tempura) shows papers apart that the stocks explain.
-        seen = {j: d + deck._paper_stock(deck.labels.index(readings[j].label)) for j, d in casts.items()}
         if any(float(np.hypot(*(c - d))) >= PAPER_APART and float(np.hypot(*c)) > float(np.hypot(*d))
                and float(np.hypot(*(seen[i] - seen[j]))) >= PAPER_APART
                and float(np.hypot(*seen[i])) > float(np.hypot(*seen[j]))
