@@ -497,6 +497,31 @@ def test_the_white_balance_paper_level_is_numpys_90th_percentile_bit_for_bit(sha
         got = _percentile90(x)
         assert got.dtype == want.dtype and got.shape == want.shape
         assert np.array_equal(got, want)
+    # Whole numbers (8-bit sums) sorted as uint16 (spd48): still numpy's percentile, bit for bit.
+    whole = rng.integers(0, 766, shape).astype(np.float32)
+    got = _percentile90(whole, whole=True)
+    assert got.dtype == np.float32 and np.array_equal(got, np.percentile(whole, 90, axis=-1))
+
+
+def test_8_bit_patches_are_balanced_as_the_same_values_in_float():
+    # white_balance sorts an 8-bit card's brightness as uint16 (spd48), a float card's as float32:
+    # the two must give the same paper level, so the same pixels, bit for bit (ties at the level,
+    # a clipped half, a reference of other pixels).
+    from companion.vision.deck import white_balance
+
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        p = rng.integers(0, 256, (int(rng.integers(1, 9)), int(rng.integers(1, 45)), int(rng.integers(1, 32)), 3))
+        p = p.astype(np.uint8)
+        if trial % 3 == 0:
+            p = (p // 50 * 50).astype(np.uint8)  # many equal brightnesses
+        if trial % 4 == 0:
+            p[:, : p.shape[1] // 2] = 255
+        p[..., 0] //= 2  # a tint, so the gains are not all 1
+        ref = p[:, ::2] if trial % 2 else None
+        got = white_balance(p, ref)
+        want = white_balance(p.astype(np.float32), None if ref is None else ref.astype(np.float32))
+        assert got.dtype == np.float32 and np.array_equal(got, want)
 
 
 def test_the_channel_maximum_is_the_largest_channel_per_pixel():

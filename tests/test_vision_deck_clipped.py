@@ -169,6 +169,42 @@ def test_the_fine_patch_max_bounds_every_pixel_of_the_patch():
         assert raw.max() <= _fine_patch_max(img, quad)
 
 
+def test_the_fine_patch_max_box_is_the_one_numpy_gives():
+    # spd48 works out the box in Python floats: the same box (so the same maximum) as numpy's
+    # (4, 2) arithmetic, written out here, on ordinary quads, quads far off the image, and quads
+    # so thin that their corners map far away or behind the camera (255: no bound).
+    from companion.vision.deck import _DST_FINE, FINE_H, FINE_SHIFT, FINE_W, _fine_patch_max
+
+    def by_numpy(image, quad):
+        back = cv2.getPerspectiveTransform(_DST_FINE, np.asarray(quad, np.float32)).astype(np.float64)
+        ow, oh = FINE_W + 2 * FINE_SHIFT, FINE_H + 2 * FINE_SHIFT
+        p = np.array([[0.0, 0.0, 1.0], [ow - 1.0, 0.0, 1.0], [ow - 1.0, oh - 1.0, 1.0], [0.0, oh - 1.0, 1.0]]) @ back.T
+        if not np.isfinite(p).all() or not (p[:, 2] > 1e-9).all():
+            return 255
+        xy = p[:, :2] / p[:, 2:]
+        h, w = image.shape[:2]
+        x0 = int(np.clip(np.floor(xy[:, 0].min()) - 3, 0, w - 1))
+        y0 = int(np.clip(np.floor(xy[:, 1].min()) - 3, 0, h - 1))
+        x1 = int(np.clip(np.ceil(xy[:, 0].max()) + 4, x0 + 1, w))
+        y1 = int(np.clip(np.ceil(xy[:, 1].max()) + 4, y0 + 1, h))
+        return int(image[y0:y1, x0:x1].max())
+
+    rng = np.random.default_rng(11)
+    img = rng.integers(0, 200, (240, 320, 3), dtype=np.uint8)
+    img[rng.integers(0, 240, 300), rng.integers(0, 320, 300)] = 255  # specks a box edge may hold or not
+    seen = set()
+    for k in range(3000):
+        if k % 3 == 0:  # thin slivers and near-lines: corners mapped far out, or behind
+            c = rng.uniform(-50, 370, 2)
+            quad = (c + rng.normal(0, 1, (4, 2)) * rng.choice([1e-3, 0.1, 3.0])).astype(np.float32)
+        else:
+            quad = (rng.uniform(-200, 500, 2) + rng.uniform(-120, 120, (4, 2))).astype(np.float32)
+        want, got = by_numpy(img, quad), _fine_patch_max(img, quad)
+        assert got == want, quad
+        seen.add(want == 255)
+    assert seen == {True, False}
+
+
 def test_the_censored_fit_refits_only_changed_rows_with_the_same_result():
     # The fit, every row refitted at every step as first written, and the one that refits only the
     # rows whose set changed: the same values, bit for bit.

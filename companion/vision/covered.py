@@ -158,14 +158,18 @@ def _balanced_on(patches: np.ndarray, masks: np.ndarray) -> np.ndarray:
     k = masks.reshape(n, -1)
     count = k.sum(axis=1)
     bright = flat[..., 0] + flat[..., 1] + flat[..., 2]
-    part = np.sort(np.where(k, bright, np.float32(1024.0)), axis=1)  # hidden last: B + G + R <= 765
+    part = np.where(k, bright, np.float32(1024.0))  # hidden last: B + G + R <= 765
+    # 8-bit patches' sums are whole numbers: sorted as uint16, the same order statistics (numpy's
+    # 16-bit sort is about twice as fast: see deck._percentile90's ``whole``).
+    part = np.sort(part.astype(np.uint16) if patches.dtype == np.uint8 else part, axis=1)
     # The virtual index as numpy's percentile computes it (float64), per row.
     vi = (count - 1) * (np.asarray(90) / 100)
     lo = np.floor(vi).astype(np.intp)
     hi = np.minimum(lo + 1, count - 1)
     t = vi - lo
     rows = np.arange(n)
-    a, b = part[rows, np.maximum(lo, 0)], part[rows, np.maximum(hi, 0)]
+    a = part[rows, np.maximum(lo, 0)].astype(np.float32)
+    b = part[rows, np.maximum(hi, 0)].astype(np.float32)
     diff = b - a
     # The weight a Python float in numpy's lerp, so rounded to float32 (weak promotion).
     level = np.where(t >= 0.5, b - diff * (1 - t).astype(np.float32), a + diff * t.astype(np.float32))
