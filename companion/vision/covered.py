@@ -19,7 +19,9 @@ from it. This module completes such a region to a card and names it on the visib
    label's centroid reads near (the screen of step 3) is read in full all the same, on the quads
    that lie on a card's outline (``JOIN_UNSCREENED``, :func:`outline_share`), and named only where
    its pieces bear ink (:func:`ink_share`), and never as a label the mark count judges (a pip
-   card's: stop 46, ``cover46``): a rank's centroid mixes its suits (stop 45, ``cover45``).
+   card's: stop 46, ``cover46``) nor one whose face is mostly bare paper (an ace's, however its
+   examples' counts agree: stop 48, ``cover48``): a rank's centroid mixes its suits (stop 45,
+   ``cover45``), so the pass is for face cards.
 2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
    that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
    several short edges a few degrees apart), the hull is framed in that side's direction (a
@@ -639,14 +641,21 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
             q = np.roll(q, -2, axis=0) if settled and turn else q
         if joint and not settled:
             continue  # two pieces joined are a card only if they read as one
-        if unscreened[i] and (deck.judges_marks(label) or outline_share(frame, q) < JOIN_OUTLINE
+        if unscreened[i] and (deck.judges_marks(label) or deck.mostly_paper(label)
+                              or outline_share(frame, q) < JOIN_OUTLINE
                               or ink_share(frame, q, pieces[id(hull)]) < JOIN_INK):
             # An unscreened join is named only on a card's outline, with ink on it, and never as a
             # label the mark count judges (a pip card's: stop 45's review, the drawn pip deck under
             # covers: a never-enrolled two or three read "one", whose centroid screened it out on
             # main). A cover hides or halves pips, so the count of what shows cannot confirm such a
             # name (a two with a pip under the cable counts the one's 1); a face card's rank (the
-            # jacks this pass is for: IMG_2621, IMG_2584) is not judged by its count.
+            # jacks this pass is for: IMG_2621, IMG_2584) is not judged by its count. Nor as a
+            # label whose face is mostly bare paper (``Deck.mostly_paper``: most of its examples
+            # show at most one mark, an ace), whatever the enrolment's counts agree on (stop 48,
+            # ``cover48``): such a face has nothing but its paper and one mark to tell it by, and
+            # a cover hides its corners' index, so a blank tile cut by a shadow and a coloured
+            # paper with one dot cut by a cable read as an ace's (cover46's review, enrolment draw
+            # 32, whose aces agree on no count: real_covers scenes 11183 and --dotted 11423).
             continue
         # Nor may it reach over another reading: an "unknown" outline as well as a named card (a
         # completion runs on under the cover, and may run onto a neighbour there).
