@@ -641,7 +641,8 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
             q = np.roll(q, -2, axis=0) if settled and turn else q
         if joint and not settled:
             continue  # two pieces joined are a card only if they read as one
-        if unscreened[i] and (deck.judges_marks(label) or deck.mostly_paper(label)
+        if unscreened[i] and (deck.marks is None or deck.fine_label is None
+                              or deck.judges_marks(label) or deck.mostly_paper(label)
                               or outline_share(frame, q) < JOIN_OUTLINE
                               or ink_share(frame, q, pieces[id(hull)]) < JOIN_INK):
             # An unscreened join is named only on a card's outline, with ink on it, and never as a
@@ -655,7 +656,8 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
             # ``cover48``): such a face has nothing but its paper and one mark to tell it by, and
             # a cover hides its corners' index, so a blank tile cut by a shadow and a coloured
             # paper with one dot cut by a cable read as an ace's (cover46's review, enrolment draw
-            # 32, whose aces agree on no count: real_covers scenes 11183 and --dotted 11423).
+            # 32, whose aces agree on no count: real_covers scenes 11183 and --dotted 11423). A deck
+            # without counts (an old enrolment) cannot tell a face card from an ace: no such join.
             continue
         # Nor may it reach over another reading: an "unknown" outline as well as a named card (a
         # completion runs on under the cover, and may run onto a neighbour there).
