@@ -295,3 +295,28 @@ def test_a_deck_enrolled_on_pink_stock_keeps_its_names_beside_a_white_card(draw0
     white, *_ = draw0
     got_white = [next((o.label for o in read_cards(img, white) if _iou(o.quad, q) >= 0.5), None) for q in quads]
     assert got_white[0] != "ace"
+
+
+@needs_data
+def test_an_unscreened_join_names_no_pip_heavy_label_whose_counts_disagree(draw32):
+    # cover48's review: where a nine's or ten's examples agree on no count (enrolment draws 52 and
+    # 53: a nine's ten examples count 4, 6, 7, 9, 9, 9, 9, 9, 10, 12), neither the mark count nor
+    # the bare-paper screen refuses it, and a join whose cover hides some of its pips could be
+    # named by what is left. The median count (a pip card's 7.5-10, a face card's 1-4) refuses it.
+    from dataclasses import replace
+
+    from companion.vision.covered import _join_may_name
+
+    deck, _, _ = draw32
+    nine, jack = deck.labels.index("nine"), deck.labels.index("jack")
+    marks = np.asarray(deck.marks).copy()
+    rows = np.flatnonzero(np.asarray(deck.fine_label) == nine)
+    assert len(rows) == 10
+    marks[rows] = [4, 6, 7, 9, 9, 9, 9, 9, 10, 12]
+    disagreeing = replace(deck, marks=marks)
+    assert not disagreeing.judges_marks(nine) and not disagreeing.mostly_paper(nine)  # the review's case
+    assert not _join_may_name(disagreeing, nine)
+    # A face card whose examples agree on no count stays open to the joins (the jacks they are for) ...
+    assert not deck.judges_marks(jack) and _join_may_name(deck, jack)
+    # ... and a deck without counts (an old enrolment) names nothing through them.
+    assert not _join_may_name(replace(deck, marks=None), jack)

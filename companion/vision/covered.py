@@ -20,8 +20,9 @@ from it. This module completes such a region to a card and names it on the visib
    that lie on a card's outline (``JOIN_UNSCREENED``, :func:`outline_share`), and named only where
    its pieces bear ink (:func:`ink_share`), and never as a label the mark count judges (a pip
    card's: stop 46, ``cover46``) nor one whose face is mostly bare paper (an ace's, however its
-   examples' counts agree: stop 48, ``cover48``): a rank's centroid mixes its suits (stop 45,
-   ``cover45``), so the pass is for face cards.
+   examples' counts agree: stop 48, ``cover48``) nor one whose examples' median count is a pip
+   card's (``JOIN_PIP_MARKS``, a nine or ten whose examples agree on no count: its review): a
+   rank's centroid mixes its suits (stop 45, ``cover45``), so the pass is for face cards.
 2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
    that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
    several short edges a few degrees apart), the hull is framed in that side's direction (a
@@ -103,6 +104,14 @@ RUN_TOL = 0.01
 #: completed quad's outline shows (``JOIN_OUTLINE``): a rank's centroid mixes its suits, so a
 #: card of a suit the centroid weighs little reads far under it.
 JOIN_UNSCREENED = True
+
+#: An unscreened join names no label whose examples' median mark count is this many or more: a pip
+#: card's (a cover hides or halves its pips, so what shows cannot confirm the rank), even where its
+#: examples agree on no count and the mark count does not judge it. cover48's review counted the
+#: real deck's one-card photos over enrolment draws 0-59 and 100-399: the face cards' medians lie at
+#: 1-4, the nines' at 7.5-9, the tens' at 9-10, and a nine or ten agreed on no count in 20 of 360
+#: draws (draws 52 and 53 among them: nine counts 4, 6, 7, 9, 9, 9, 9, 9, 10, 12).
+JOIN_PIP_MARKS = 5.0
 #: An unscreened join's quad is named only where at least this share of its outline (the middle
 #: 0.8 of each side) is an edge of ``OUTLINE_STEP`` (:func:`outline_share`). Measured: IMG_2621's
 #: jack across two cables 0.97; a plush toy's head joined to a scrap and read "ace" 0.49
@@ -641,8 +650,7 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
             q = np.roll(q, -2, axis=0) if settled and turn else q
         if joint and not settled:
             continue  # two pieces joined are a card only if they read as one
-        if unscreened[i] and (deck.marks is None or deck.fine_label is None
-                              or deck.judges_marks(label) or deck.mostly_paper(label)
+        if unscreened[i] and (not _join_may_name(deck, label)
                               or outline_share(frame, q) < JOIN_OUTLINE
                               or ink_share(frame, q, pieces[id(hull)]) < JOIN_INK):
             # An unscreened join is named only on a card's outline, with ink on it, and never as a
@@ -658,6 +666,7 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
             # paper with one dot cut by a cable read as an ace's (cover46's review, enrolment draw
             # 32, whose aces agree on no count: real_covers scenes 11183 and --dotted 11423). A deck
             # without counts (an old enrolment) cannot tell a face card from an ace: no such join.
+            # Nor as a pip-heavy label whose examples disagree on their count (:func:`_join_may_name`).
             continue
         # Nor may it reach over another reading: an "unknown" outline as well as a named card (a
         # completion runs on under the cover, and may run onto a neighbour there).
@@ -672,6 +681,23 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
                                     0.5 + 0.5 * min(1.0, (score - deck.threshold) / 0.1) if settled else 0.5,
                                     score, q.astype(np.float32), row))
     return found
+
+
+def _join_may_name(deck, label: int) -> bool:
+    """Whether an unscreened join (``JOIN_UNSCREENED``) may be named ``label`` (an index into
+    ``deck.labels``): only a face card's rank, as far as the enrolment's mark counts tell. Not a
+    label the mark count judges (its examples agree on a count: a pip card, stop 46 ``cover46``),
+    nor one whose face is mostly bare paper (an ace, stop 48 ``cover48``), nor one whose examples'
+    median count is ``JOIN_PIP_MARKS`` or more (a nine or ten whose examples agree on no count: the
+    review of ``cover48``); a deck without counts cannot tell them apart: False.
+
+    Args:
+        deck: a :class:`companion.vision.deck.Deck`.
+        label: the label index.
+    """
+    median = deck.marks_median(label)
+    return (median is not None and not deck.judges_marks(label) and not deck.mostly_paper(label)
+            and median < JOIN_PIP_MARKS)
 
 
 #: A named completion is slid along its two sides by up to this many steps of ``SLIDE_STEP`` of its
