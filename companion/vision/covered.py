@@ -15,7 +15,14 @@ from it. This module completes such a region to a card and names it on the visib
    **Joined regions** (:func:`_joined`): a cable or a handle across a card cuts what shows in two
    pieces, neither enough to name the card by; two pieces close together (``JOIN_GAP``) whose
    joined hull is a card's size and nearly fills a card-shaped rectangle (``JOIN_RECT``) are also
-   taken as one region, read first, and reported only if named (step 3).
+   taken as one region, read first, and reported only if named (step 3). A joined region that no
+   label's centroid reads near (the screen of step 3) is read in full all the same, on the quads
+   that lie on a card's outline (``JOIN_UNSCREENED``, :func:`outline_share`), and named only where
+   its pieces bear ink (:func:`ink_share`), and never as a label the mark count judges (a pip
+   card's: stop 46, ``cover46``) nor one whose face is mostly bare paper (an ace's, however its
+   examples' counts agree: stop 48, ``cover48``) nor one whose examples' median count is a pip
+   card's (``JOIN_PIP_MARKS``, a nine or ten whose examples agree on no count: its review): a
+   rank's centroid mixes its suits (stop 45, ``cover45``), so the pass is for face cards.
 2. **Hypotheses**: for each long straight side of a region's convex hull (a run of hull edges
    that stay within ``RUN_TOL`` of one chord: the contour's pixel steps break a card's side into
    several short edges a few degrees apart), the hull is framed in that side's direction (a
@@ -48,7 +55,8 @@ the card's own edge, so a card whose printed band or frame meets its edge (the v
 ends at the band) is completed from the band, a band's height off, and not named; a card cut in
 two by a cover (a cable across its middle) is completed from its two pieces only where the card
 is whole but for the cover, else from the larger piece, and only if that shows ``VISIBLE_MIN`` of
-it; a card cut in three (two cables) is not joined; a card that was never enrolled but whose visible part looks like
+it; a card cut in three (two cables) is joined only where two of its pieces span it (IMG_2621's jack:
+its outer pieces, the middle one merged with the art); a card that was never enrolled but whose visible part looks like
 an enrolled one is named as the whole-card reading would name it (the look-alike stage and the check
 on the label's examples, which need the whole face, are not run).
 """
@@ -90,6 +98,34 @@ QUICK_SLACK = 0.12
 #: A straight run of a region's hull may bend this far (fraction of the hull's span, plus 1 px)
 #: from its chord: the pixel steps of a contour, not a rounded corner.
 RUN_TOL = 0.01
+
+#: Whether a joined region (:func:`_joined`) that no label's centroid reads near (``QUICK_SLACK``)
+#: is read against every template all the same (cover45; main: no), and then named only where its
+#: completed quad's outline shows (``JOIN_OUTLINE``): a rank's centroid mixes its suits, so a
+#: card of a suit the centroid weighs little reads far under it.
+JOIN_UNSCREENED = True
+
+#: An unscreened join names no label whose examples' median mark count is this many or more: a pip
+#: card's (a cover hides or halves its pips, so what shows cannot confirm the rank), even where its
+#: examples agree on no count and the mark count does not judge it. cover48's review counted the
+#: real deck's one-card photos over enrolment draws 0-59 and 100-399: the face cards' medians lie at
+#: 1-4, the nines' at 7.5-9, the tens' at 9-10, and a nine or ten agreed on no count in 20 of 360
+#: draws (draws 52 and 53 among them: nine counts 4, 6, 7, 9, 9, 9, 9, 9, 10, 12).
+JOIN_PIP_MARKS = 5.0
+#: An unscreened join's quad is named only where at least this share of its outline (the middle
+#: 0.8 of each side) is an edge of ``OUTLINE_STEP`` (:func:`outline_share`). Measured: IMG_2621's
+#: jack across two cables 0.97; a plush toy's head joined to a scrap and read "ace" 0.49
+#: (bench/real_covers.py draw 0 seed 9); a whole queen under a drawn shadow's band 0.88.
+JOIN_OUTLINE = 0.8
+#: Grey levels (0-255, blurred by sigma 1 px) between the two sides of an outline, 4 px apart.
+OUTLINE_STEP = 30.0
+#: ... and only where at least this share of its pieces' paper is ink (:func:`ink_share`), measured
+#: on bench/real_covers.py draw 0 seeds 0-299: the aces its unscreened joins named right 0.010-0.68,
+#: a blank tile cut by a shadow band (seed 284, read "ace" 0.97 on an outline of 0.97) 0.0. Half
+#: the least ace's: an ace shows little more ink than a tile, so this is a thin margin. (Measured
+#: with cover45's ink, any chroma counted; stop 46 measures it against the paper's colour, and an
+#: ace, a label the mark count judges, is no longer named by such a join at all.)
+JOIN_INK = 0.005
 
 #: A region's own area must fill at least this fraction of its hull: paper, not a ragged texture
 #: gap. Low because a face card's paper is only the strip between its edge and its printed frame:
@@ -560,6 +596,7 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
     # shown: a face card's pieces are the strips round its printed frame, whose hulls leave out
     # most of the art that shows (IMG_2530 of the real photos: a handle across a queen).
     completions: dict[int, list[np.ndarray]] = {}  # a joined hull's, read twice
+    pieces = {id(hl): parts for hl, parts in joined}
     for joint, hull, shown in ([(True, hl, v) for hl, parts in joined for v in (parts, hl)]
                                + [(False, hl, hl) for hl in holes]):
         if id(hull) not in completions:
@@ -578,9 +615,24 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
         masks = masks[keep]
         patches = card_patches(frame, quads)
         near = masked_scores(deck, patches, masks, quick=True)[0].max(axis=1) >= deck.threshold - QUICK_SLACK
+        # A joined region is read against every template even where no label's centroid comes
+        # near: a rank enrolled from cards of several suits has a centroid that a card of a suit
+        # it weighs little reads far under (IMG_2621's jack of spades across two cables: centroid
+        # 0.46, its own templates 0.98), and joins are few per photo. Such a join is named only
+        # where the card's outline shows all round (:func:`outline_share`) and its paper bears
+        # ink (:func:`ink_share`): unscreened, a pale blob joined to a scrap of paper, or a blank
+        # tile cut by a shadow, reads as an ace's blank face (bench/real_covers.py).
+        unscreened = np.zeros(len(quads), bool)
+        if joint and JOIN_UNSCREENED and not near.all():
+            # Read in full only the quads that lie on a card's outline already (checked again
+            # where the read slides them): most joins are not on one, and a full read costs
+            # some 5 ms a quad on this machine.
+            unscreened = ~near & np.array([outline_share(frame, q) >= JOIN_OUTLINE for q in quads])
+            near = near | unscreened
         if not near.any():
             continue
         quads = [q for q, k in zip(quads, near) if k]
+        unscreened = unscreened[near]
         scores, turned = masked_scores(deck, patches[near], masks[near])
         best_l = scores.argmax(axis=1)
         top = scores.max(axis=1)
@@ -602,6 +654,24 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
             q = np.roll(q, -2, axis=0) if settled and turn else q
         if joint and not settled:
             continue  # two pieces joined are a card only if they read as one
+        if unscreened[i] and (not _join_may_name(deck, label)
+                              or outline_share(frame, q) < JOIN_OUTLINE
+                              or ink_share(frame, q, pieces[id(hull)]) < JOIN_INK):
+            # An unscreened join is named only on a card's outline, with ink on it, and never as a
+            # label the mark count judges (a pip card's: stop 45's review, the drawn pip deck under
+            # covers: a never-enrolled two or three read "one", whose centroid screened it out on
+            # main). A cover hides or halves pips, so the count of what shows cannot confirm such a
+            # name (a two with a pip under the cable counts the one's 1); a face card's rank (the
+            # jacks this pass is for: IMG_2621, IMG_2584) is not judged by its count. Nor as a
+            # label whose face is mostly bare paper (``Deck.mostly_paper``: most of its examples
+            # show at most one mark, an ace), whatever the enrolment's counts agree on (stop 48,
+            # ``cover48``): such a face has nothing but its paper and one mark to tell it by, and
+            # a cover hides its corners' index, so a blank tile cut by a shadow and a coloured
+            # paper with one dot cut by a cable read as an ace's (cover46's review, enrolment draw
+            # 32, whose aces agree on no count: real_covers scenes 11183 and --dotted 11423). A deck
+            # without counts (an old enrolment) cannot tell a face card from an ace: no such join.
+            # Nor as a pip-heavy label whose examples disagree on their count (:func:`_join_may_name`).
+            continue
         # Nor may it reach over another reading: an "unknown" outline as well as a named card (a
         # completion runs on under the cover, and may run onto a neighbour there).
         others = [np.asarray(r.quad, np.float32) for r in readings if r.label == UNKNOWN]
@@ -615,6 +685,23 @@ def read_covered(frame: np.ndarray, deck, readings, min_area_frac: float = 0.001
                                     0.5 + 0.5 * min(1.0, (score - deck.threshold) / 0.1) if settled else 0.5,
                                     score, q.astype(np.float32), row))
     return found
+
+
+def _join_may_name(deck, label: int) -> bool:
+    """Whether an unscreened join (``JOIN_UNSCREENED``) may be named ``label`` (an index into
+    ``deck.labels``): only a face card's rank, as far as the enrolment's mark counts tell. Not a
+    label the mark count judges (its examples agree on a count: a pip card, stop 46 ``cover46``),
+    nor one whose face is mostly bare paper (an ace, stop 48 ``cover48``), nor one whose examples'
+    median count is ``JOIN_PIP_MARKS`` or more (a nine or ten whose examples agree on no count: the
+    review of ``cover48``); a deck without counts cannot tell them apart: False.
+
+    Args:
+        deck: a :class:`companion.vision.deck.Deck`.
+        label: the label index.
+    """
+    median = deck.marks_median(label)
+    return (median is not None and not deck.judges_marks(label) and not deck.mostly_paper(label)
+            and median < JOIN_PIP_MARKS)
 
 
 #: A named completion is slid along its two sides by up to this many steps of ``SLIDE_STEP`` of its
@@ -651,6 +738,93 @@ def _slid(frame: np.ndarray, deck, hull, quad: np.ndarray, label: int
     scores, turned = masked_scores(deck, card_patches(frame, options), _visible_masks(hull, options))
     j = int(np.argmax(scores[:, label]))
     return options[j].astype(np.float32), scores[j], bool(turned[j, label])
+
+
+def ink_share(frame: np.ndarray, quad: np.ndarray, shown) -> float:
+    """Share of the visible part of ``quad``'s patch (``shown``: as :func:`_visible_masks`) that is
+    ink, measured against the paper's own colour: the median Lab of the lighter half of what shows
+    (by lightness: a card's paper, not its print). A pixel is ink where it is darker than that paper
+    by ``INK_DROP`` or lies further than ``INK_CHROMA`` from its colour (Lab a, b; 8-bit): a red
+    pip on white paper is ink, a yellow paper's own yellow is not (cover45 counted any chroma over
+    35 as ink, so a blank yellow or orange paper scored 1.0: stop 45's review). A card's face holds
+    its index and pips; a blank tile or a plain coloured paper none.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        quad: (4, 2) image px.
+        shown: (K, 2) image px hull or a tuple of them.
+
+    Returns:
+        0..1.
+    """
+    from companion.vision.deck import card_patches
+
+    patch = card_patches(frame, [np.asarray(quad, np.float32)])[0]
+    m = _visible_masks(shown, [np.asarray(quad, np.float32)])[0]
+    if not m.any():
+        return 0.0
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)[m]
+    paper = np.median(lab[lab[:, 0] >= np.median(lab[:, 0])], axis=0)
+    ink = (lab[:, 0] < paper[0] - INK_DROP) | (np.hypot(lab[:, 1] - paper[1], lab[:, 2] - paper[2]) > INK_CHROMA)
+    return float(ink.mean())
+
+
+#: Lightness (Lab L, 8-bit) under the paper's that is ink, and distance in colour (Lab a, b) from
+#: the paper's over which a pixel is ink (a red pip, a face card's colours) whatever its lightness.
+INK_DROP = 70.0
+INK_CHROMA = 35.0
+
+
+#: Px round a quad's bounding box that :func:`outline_share` greys and blurs: its samples reach
+#: ``reach`` + 2 px off a side, bilinear 1 px more, and the blur's kernel (sigma 1: 9 taps) 4 px,
+#: so the values it samples are those of the whole frame blurred, bit for bit.
+_OUTLINE_PAD = 16
+
+
+def outline_share(frame: np.ndarray, quad: np.ndarray, per_side: int = 40, reach: int = 3) -> float:
+    """Share of a card quad's outline that is an edge in ``frame``: its four sides sampled at
+    ``per_side`` points each over their middle 0.8 (a card's corners are round), and a point is
+    an edge where the grey level (blurred by sigma 1 px) 2 px outside and 2 px inside the side
+    differ by ``OUTLINE_STEP`` or more at some offset within ``reach`` px of it along the side's
+    normal (a quad a few px off). Only the quad's neighbourhood (``_OUTLINE_PAD``) is greyed and
+    blurred: cover45 blurred the whole frame on each call, some 12 ms a 1280 x 960 photo, ~4.6
+    calls a covered photo (its review: CPU x1.12).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        quad: (4, 2) image px, in order round the quad.
+
+    Returns:
+        0..1.
+    """
+    q = np.asarray(quad, np.float32)
+    fh, fw = frame.shape[:2]
+    x0 = max(int(np.floor(q[:, 0].min())) - _OUTLINE_PAD, 0)
+    y0 = max(int(np.floor(q[:, 1].min())) - _OUTLINE_PAD, 0)
+    x1 = min(int(np.ceil(q[:, 0].max())) + _OUTLINE_PAD + 1, fw)
+    y1 = min(int(np.ceil(q[:, 1].max())) + _OUTLINE_PAD + 1, fh)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    g = cv2.GaussianBlur(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    q = q - np.float32([x0, y0])
+    centre = q.mean(axis=0)
+    ts = np.linspace(0.1, 0.9, per_side, dtype=np.float32)[:, None]
+    ks = np.arange(-reach, reach + 1, dtype=np.float32)[:, None, None]  # (R, 1, 1) offsets
+    pts = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+        n = np.float32([-d[1], d[0]])
+        if float(np.dot(centre - (a + b) / 2, n)) > 0:
+            n = -n  # outward
+        p = (a[None] + ts * (b - a)[None])[None] + ks * n  # (R, per_side, 2)
+        pts.append(np.stack([p + 2 * n, p - 2 * n]))  # (2, R, per_side, 2): outside, inside
+    pts = np.stack(pts).astype(np.float32)  # (4, 2, R, per_side, 2)
+    # Every side, offset and point in one remap (some 28 calls of one row each cost ~1 ms a quad).
+    v = cv2.remap(g, pts[..., 0].reshape(1, -1), pts[..., 1].reshape(1, -1), cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_REPLICATE).reshape(pts.shape[:4])
+    best = np.abs(v[:, 0] - v[:, 1]).max(axis=1)  # (4, per_side): the best offset of each point
+    return float((best >= OUTLINE_STEP).mean())
 
 
 def _long_side(q: np.ndarray) -> float:

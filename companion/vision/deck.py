@@ -1485,10 +1485,16 @@ class Deck:
         """Whether ``label``'s face is mostly bare paper: most of its examples show at most
         ``PAPER_BARE_MARKS`` marks (:func:`mark_count`; an ace's one pip), so the lighter half of
         its face is its paper and not its art. False for a deck without counts."""
+        median = self.marks_median(label)
+        return median is not None and median <= PAPER_BARE_MARKS
+
+    def marks_median(self, label: int) -> float | None:
+        """The median of ``label``'s examples' mark counts (:func:`mark_count`, marks), or None
+        for a deck without counts or a label without examples."""
         if self.marks is None or self.fine_label is None:
-            return False
+            return None
         counts = np.asarray(self.marks)[np.asarray(self.fine_label) == label]
-        return len(counts) > 0 and float(np.median(counts)) <= PAPER_BARE_MARKS
+        return float(np.median(counts)) if len(counts) else None
 
     def paper_cast(self, image: np.ndarray, quad: np.ndarray, label: int) -> np.ndarray | None:
         """How the photo's light (and the thing's own colour) casts the paper of a card named
