@@ -51,6 +51,20 @@ import numpy as np
 
 from companion.rules.sushi_go.cards import UNKNOWN
 
+#: A blob's windows are laid also at the turn of its own edges (:func:`_edge_turn`) where that lies
+#: this many degrees (mod 90) or more off the blob's bounding turn (pat47: the three pattern cards
+#: missed so lay 31-37° off; a card lying about square to its blob, a few degrees off, is found by
+#: the climb's turns already, and a second grid there would only cost).
+EDGE_TURN_APART = 15.0
+#: The edges' turn is trusted where its strength (the magnitude-weighted mean of the gradients'
+#: angle taken four times, 0 for no turn, 1 for all edges square to one turn) is at least this
+#: (pat47: 0.30-0.38 on the blobs of the three missed pattern cards; a bare checker or felt sliver
+#: 0.01-0.10).
+EDGE_TURN_CLEAR = 0.2
+#: ... and only in a blob of this much of a card's area or more (pat47: the missed cards' blobs held
+#: 3.0-4.8 cards; on pattern 2210-2229, 174 of 231 blobs were slivers under half a card, where the
+#: edges' turn cost 3 ms a scene and never gave a second grid).
+EDGE_TURN_AREA = 0.5
 #: Window centres are this many card widths apart.
 STEP = 0.14
 #: About this many windows per region at most (a larger region gets sparser windows).
@@ -502,13 +516,37 @@ def _rects(rects: np.ndarray) -> list[tuple]:
     return [((x, y), (w, h), a) for x, y, w, h, a in rects.tolist()]
 
 
-def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float = STEP
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float = STEP,
+                 edge_turn: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_windows` as arrays: (N, 5) float64 rects ``cx, cy, w, h, angle_deg`` (image px) and
     (N, 3) int64 cells ``turn, row, column``. The window search lays a few thousand windows per
-    photo: a tuple per window cost more than the arithmetic."""
+    photo: a tuple per window cost more than the arithmetic.
+
+    With ``edge_turn`` (degrees, :func:`_edge_turn`), a second grid is laid over the region at that
+    turn (and at it + 90°), its cells' turn 2 and 3, each grid of its own ``MAX_WINDOWS`` at most;
+    the first grid is as without it, window for window."""
+    rects, cells = _grid_at(region, card_wh, step_frac, cv2.minAreaRect(region.points.reshape(-1, 1, 2)))
+    if edge_turn is None:
+        return rects, cells
+    # The region's extent along the edges' turn: its points projected on the turned axes.
+    t = np.deg2rad(edge_turn)
+    along = region.points @ np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    lo, hi = along.min(axis=0), along.max(axis=0)
+    mid = 0.5 * (lo + hi)
+    centre = mid[0] * np.array([np.cos(t), np.sin(t)]) + mid[1] * np.array([-np.sin(t), np.cos(t)])
+    rects2, cells2 = _grid_at(region, card_wh, step_frac,
+                              ((float(centre[0]), float(centre[1])), (float(hi[0] - lo[0]), float(hi[1] - lo[1])),
+                               float(edge_turn)))
+    cells2[:, 0] += 2
+    return np.concatenate([rects, rects2]), np.concatenate([cells, cells2])
+
+
+def _grid_at(region: Region, card_wh: tuple[float, float], step_frac: float, box: tuple
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The grid of :func:`_window_grid` over the rotated box ``((cx, cy), (rw, rh), angle_deg)``
+    that bounds ``region`` (its ``cv2.minAreaRect``, or its extent at another turn)."""
     cw, ch = card_wh
-    (cx, cy), (rw, rh), ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
+    (cx, cy), (rw, rh), ang = box
     # In the frame of the region turned by `ang` (+ 90°), the card lies cw wide along x, ch along y.
     reach = [(abs(rw - cw) / 2.0, abs(rh - ch) / 2.0), (abs(rh - cw) / 2.0, abs(rw - ch) / 2.0)]
     step = step_frac * cw
@@ -530,6 +568,56 @@ def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float 
         rects.append(r)
         cells.append(np.column_stack([np.full(len(c), k), np.rint(dy / step).astype(int), np.rint(dx / step).astype(int)]))
     return np.concatenate(rects), np.concatenate(cells).astype(np.int64)
+
+
+def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> float | None:
+    """The turn (degrees, mod 90) at which a blob's own edges lie, where it is ``EDGE_TURN_APART``
+    or more off the blob's bounding turn (``cv2.minAreaRect``); None otherwise: for a part or an
+    unknown outline (their outline is a card's, and gives its turn), a blob under
+    ``EDGE_TURN_AREA`` of a card, or where the edges have no clear turn (``EDGE_TURN_CLEAR``).
+
+    Why (issue #6, branch ``pat47``): a blob is what is left of the table's differing pixels once
+    the named cards are painted out; where an unnamed card touched its named neighbours, the blob
+    keeps slivers of them and its bounding box lies 30-40° off the card (loose ``pattern`` scenes
+    1293, 1299, 1444: chopsticks and a wasabi, each read 0.94-0.98 on its own quad, not found: every
+    window at the blob's turn screened 0.20-0.37, under a seed's cut). A card's outline and a full-
+    bleed print's rows lie along the card's sides, so the gradients at the blob's points, their
+    angle taken four times (a card's sides are 90° apart; a 90° turn is the grid's second turn)
+    and averaged by magnitude, give the card's turn within about 5°.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        region: a :class:`Region`, points (N, 2) float32 image px.
+        card_wh: (short, long) card side, px.
+
+    Returns:
+        The turn in degrees in [-45, 45), or None.
+    """
+    if region.source != "blob" or len(region.points) < 3 or region.area < EDGE_TURN_AREA * card_wh[0] * card_wh[1]:
+        return None
+    pts = region.points
+    h, w = image.shape[:2]
+    x0, y0 = (max(0, int(np.floor(v)) - 3) for v in pts.min(axis=0))
+    x1, y1 = min(w, int(np.ceil(pts[:, 0].max())) + 4), min(h, int(np.ceil(pts[:, 1].max())) + 4)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    grey = cv2.GaussianBlur(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    xi = np.clip(np.round(pts[:, 0]).astype(int) - x0, 0, x1 - x0 - 1)
+    yi = np.clip(np.round(pts[:, 1]).astype(int) - y0, 0, y1 - y0 - 1)
+    ax, ay = gx[yi, xi].astype(np.float64), gy[yi, xi].astype(np.float64)
+    mag = np.hypot(ax, ay)
+    if mag.sum() <= 0:
+        return None
+    quad_angle = 4.0 * np.arctan2(ay, ax)
+    v = complex((mag * np.cos(quad_angle)).sum(), (mag * np.sin(quad_angle)).sum()) / mag.sum()
+    if abs(v) < EDGE_TURN_CLEAR:
+        return None
+    turn = float(np.degrees(np.angle(v)) / 4.0)
+    ang = cv2.minAreaRect(pts.reshape(-1, 1, 2))[2]
+    if abs((turn - ang + 45.0) % 90.0 - 45.0) < EDGE_TURN_APART:
+        return None
+    return turn
 
 
 def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
@@ -562,8 +650,9 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
     if len(between) == 0:
         return scores
 
-    def key(g, k, r, c):  # one integer per cell (rows and columns are a few hundred at most)
-        return ((g * 2 + k) << 42) + ((r + (1 << 20)) << 21) + (c + (1 << 20))
+    def key(g, k, r, c):  # one integer per cell (rows and columns are a few hundred at most;
+        # turns 0-3: a region's second grid, at its edges' turn, is turns 2 and 3)
+        return ((g * 4 + k) << 42) + ((r + (1 << 20)) << 21) + (c + (1 << 20))
 
     # Each window between is read if none of its nearest coarse neighbours (the grid corners
     # around it, rows r ± r mod 2 and columns c ± c mod 2, as Python's mod) was read, or the best
@@ -818,7 +907,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
-    grids = [_window_grid(reg, card_wh) for reg in regions]
+    grids = [_window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh)) for reg in regions]
     # (N, 5) rects, the region of each, and its (region, turn, row, column) cell.
     windows = np.concatenate([r for r, _ in grids]) if grids else np.zeros((0, 5))
     owner = np.concatenate([np.full(len(r), i) for i, (r, _) in enumerate(grids)]) if grids else np.zeros(0, int)
