@@ -52,17 +52,17 @@ import numpy as np
 from companion.rules.sushi_go.cards import UNKNOWN
 
 #: A blob's windows are laid also at the turn of its own edges (:func:`_edge_turn`) where that lies
-#: this many degrees (mod 90) or more off the blob's bounding turn (pat47: the three pattern cards
-#: missed so lay 31-37° off; a card lying about square to its blob, a few degrees off, is found by
+#: this many degrees (mod 90) or more off the blob's bounding turn (pat47: the four pattern cards
+#: missed so lay 17-37° off; a card lying about square to its blob, a few degrees off, is found by
 #: the climb's turns already, and a second grid there would only cost).
 EDGE_TURN_APART = 15.0
 #: The edges' turn is trusted where its strength (the magnitude-weighted mean of the gradients'
 #: angle taken four times, 0 for no turn, 1 for all edges square to one turn) is at least this
-#: (pat47: 0.30-0.38 on the blobs of the three missed pattern cards; a bare checker or felt sliver
-#: 0.01-0.10).
+#: (pat47: 0.30-0.38 on the blobs of the missed pattern cards 1293, 1299, 1444; a bare checker or
+#: felt sliver 0.01-0.10).
 EDGE_TURN_CLEAR = 0.2
 #: ... and only in a blob of this much of a card's area or more (pat47: the missed cards' blobs held
-#: 3.0-4.8 cards; on pattern 2210-2229, 174 of 231 blobs were slivers under half a card, where the
+#: 1.2-4.8 cards; on pattern 2210-2229, 174 of 231 blobs were slivers under half a card, where the
 #: edges' turn cost 3 ms a scene and never gave a second grid).
 EDGE_TURN_AREA = 0.5
 #: Window centres are this many card widths apart.
@@ -578,10 +578,10 @@ def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float]) 
 
     Why (issue #6, branch ``pat47``): a blob is what is left of the table's differing pixels once
     the named cards are painted out; where an unnamed card touched its named neighbours, the blob
-    keeps slivers of them and its bounding box lies 30-40° off the card (loose ``pattern`` scenes
-    1293, 1299, 1444: chopsticks and a wasabi, each read 0.94-0.98 on its own quad, not found: every
-    window at the blob's turn screened 0.20-0.37, under a seed's cut). A card's outline and a full-
-    bleed print's rows lie along the card's sides, so the gradients at the blob's points, their
+    keeps slivers of them and its bounding box lies 17-37° off the card (loose ``pattern`` scenes
+    1293, 1299, 1433, 1444: chopsticks and a wasabi, each read 0.94-0.98 on its own quad, not
+    found; on 1293, 1299 and 1444 every window at the blob's turn screened 0.20-0.37, under a
+    seed's cut, and at the card's own turn 0.83-0.92). A card's outline and a full-bleed print's rows lie along the card's sides, so the gradients at the blob's points, their
     angle taken four times (a card's sides are 90° apart; a 90° turn is the grid's second turn)
     and averaged by magnitude, give the card's turn within about 5°.
 
@@ -593,7 +593,8 @@ def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float]) 
     Returns:
         The turn in degrees in [-45, 45), or None.
     """
-    if region.source != "blob" or len(region.points) < 3 or region.area < EDGE_TURN_AREA * card_wh[0] * card_wh[1]:
+    if (region.source != "blob" or len(region.points) < 3
+            or region.area < EDGE_TURN_AREA * card_wh[0] * card_wh[1]):
         return None
     pts = region.points
     h, w = image.shape[:2]
