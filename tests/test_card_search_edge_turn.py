@@ -137,3 +137,36 @@ def test_coarse_first_keeps_a_regions_second_grid_apart_from_the_next_regions_fi
     s = card_search._coarse_first(None, Deck(), quads, cells, score=score)
     assert np.isfinite(s[3])  # region 1's window between: its own neighbour came near, it is read
     assert not np.isfinite(s[1])  # region 0's second grid's: its own neighbour was nothing, not read
+
+
+@pytest.mark.parametrize("seed", [1299, 1444])
+def test_the_first_grids_seeds_are_as_without_the_second_grid(seed, monkeypatch):
+    # The review of pat47: the second grid's seeds shared MAX_SEEDS and took seeds the first grid
+    # would have had. Now they come after the first grid's, from their own EDGE_TURN_SEEDS: the seeds
+    # refined begin with exactly the ones refined with no second grid laid.
+    from companion.vision import card_search
+    from companion.vision.cards import read_cards
+
+    img, _ = loose_scene(seed, monkeypatch)
+    deck = pattern_deck()
+    refine = card_search._refine
+
+    def runs(edge_turn):
+        got = []
+
+        def spy(image, deck, seeds, *a, **k):
+            got.append([tuple(map(tuple, (s[0], s[1]))) + (s[2],) for s in seeds])
+            return refine(image, deck, seeds, *a, **k)
+
+        with monkeypatch.context() as m:
+            m.setattr(card_search, "_refine", spy)
+            if edge_turn is not None:
+                m.setattr(card_search, "_edge_turn", edge_turn)
+            read_cards(img, deck)
+        return got
+
+    # The first search (on the same regions either way; later searches follow what it found).
+    a, b = runs(lambda *a: None)[0], runs(None)[0]
+    assert len(b) > len(a)  # a second grid gave seeds here
+    assert b[:len(a)] == a
+    assert len(b) - len(a) <= card_search.EDGE_TURN_SEEDS

@@ -65,6 +65,11 @@ EDGE_TURN_CLEAR = 0.2
 #: 1.2-4.8 cards; on pattern 2210-2229, 174 of 231 blobs were slivers under half a card, where the
 #: edges' turn cost 3 ms a scene and never gave a second grid).
 EDGE_TURN_AREA = 0.5
+#: The second grids' seeds (at the edges' turn) are picked after the first grids' and from their own
+#: budget of at most this many a photo, so the second grid never takes a seed the first would have
+#: had (the review of pat47: sharing MAX_SEEDS lost a tempura on a drawn touching scene and 3 cards
+#: on adj_ill2 6247).
+EDGE_TURN_SEEDS = 8
 #: Window centres are this many card widths apart.
 STEP = 0.14
 #: About this many windows per region at most (a larger region gets sparser windows).
@@ -934,16 +939,27 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         seen.update(centres=windows[:, :2], owner=owner, scores=scores)
     seeds, seed_owner, seed_index = [], [], []
     seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
-    for i in np.argsort(-scores):
-        if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
-            break
-        c = windows[i, :2]
-        if len(seed_c) and (np.hypot(*(c - seed_c).T) < 0.35 * cw).any():
-            continue
-        seed_c = np.vstack([seed_c, c])
-        seeds += _rects(windows[i:i + 1])
-        seed_owner.append(int(owner[i]))
-        seed_index.append(int(i))
+    # The first grids' seeds are picked as if no second grid were laid (their own MAX_SEEDS, in the
+    # same order: argsort of the same scores), then the second grids' (turns 2 and 3, at a blob's
+    # edges' turn) from their own EDGE_TURN_SEEDS, none within a seed's reach of one taken that
+    # screened as well or better (a first-grid seed screening worse does not keep it out: on loose
+    # pattern 1444 the wasabi's second-grid seed lies beside a weaker first-grid one).
+    second = cells[:, 1] >= 2
+    seed_s = np.zeros(0)
+    for part, budget in ((np.flatnonzero(~second), MAX_SEEDS), (np.flatnonzero(second), EDGE_TURN_SEEDS)):
+        taken_here = 0
+        for i in part[np.argsort(-scores[part])]:
+            if scores[i] < deck.threshold - SEED_MARGIN or taken_here >= budget:
+                break
+            c = windows[i, :2]
+            if len(seed_c) and ((np.hypot(*(c - seed_c).T) < 0.35 * cw) & (seed_s >= scores[i])).any():
+                continue
+            seed_c = np.vstack([seed_c, c])
+            seed_s = np.append(seed_s, scores[i])
+            seeds += _rects(windows[i:i + 1])
+            seed_owner.append(int(owner[i]))
+            seed_index.append(int(i))
+            taken_here += 1
     if not seeds:
         return []
     sharp = None  # the unblurred screen, on the cards' layout (``screen`` is, otherwise)
