@@ -70,6 +70,9 @@ EDGE_TURN_AREA = 0.5
 #: had (the review of pat47: sharing MAX_SEEDS lost a tempura on a drawn touching scene and 3 cards
 #: on adj_ill2 6247).
 EDGE_TURN_SEEDS = 8
+#: :func:`_edge_turn` looks at most this many of a blob's points (the review of pat47: at 4 000 it
+#: cost 13-18 ms a scene on tilted or striped pattern scenes).
+EDGE_TURN_POINTS = 1000
 #: Window centres are this many card widths apart.
 STEP = 0.14
 #: About this many windows per region at most (a larger region gets sparser windows).
@@ -576,19 +579,25 @@ def _grid_at(region: Region, card_wh: tuple[float, float], step_frac: float, box
 
 
 def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> float | None:
-    """The turn (degrees, mod 90) at which a blob's own edges lie, where it is ``EDGE_TURN_APART``
-    or more off the blob's bounding turn (``cv2.minAreaRect``); None otherwise: for a part or an
-    unknown outline (their outline is a card's, and gives its turn), a blob under
-    ``EDGE_TURN_AREA`` of a card, or where the edges have no clear turn (``EDGE_TURN_CLEAR``).
+    """The turn (degrees, mod 90) at which a blob's own print and edges lie, where it is
+    ``EDGE_TURN_APART`` or more off the blob's bounding turn (``cv2.minAreaRect``); None otherwise:
+    for a part or an unknown outline (their outline is a card's, and gives its turn), a blob under
+    ``EDGE_TURN_AREA`` of a card, where the gradients have no clear turn (``EDGE_TURN_CLEAR``), or a
+    blob that holds one of the mat's ArUco markers (:func:`_holds_marker`).
 
     Why (issue #6, branch ``pat47``): a blob is what is left of the table's differing pixels once
     the named cards are painted out; where an unnamed card touched its named neighbours, the blob
-    keeps slivers of them and its bounding box lies 17-37° off the card (loose ``pattern`` scenes
-    1293, 1299, 1433, 1444: chopsticks and a wasabi, each read 0.94-0.98 on its own quad, not
-    found; on 1293, 1299 and 1444 every window at the blob's turn screened 0.20-0.37, under a
-    seed's cut, and at the card's own turn 0.83-0.92). A card's outline and a full-bleed print's rows lie along the card's sides, so the gradients at the blob's points, their
-    angle taken four times (a card's sides are 90° apart; a 90° turn is the grid's second turn)
-    and averaged by magnitude, give the card's turn within about 5°.
+    keeps slivers of them and its bounding box lies 30-40° off the card (loose ``pattern`` scenes
+    1293, 1299, 1444: chopsticks and a wasabi, each read 0.94-0.98 on its own quad, not found: every
+    window at the blob's turn screened 0.20-0.37, under a seed's cut). A card's outline and a full-
+    bleed print's rows lie along the card's sides, so the image's gradients at the blob's pixels
+    (up to ``EDGE_TURN_POINTS`` of the points the blob keeps, evenly along their list),
+    their angle taken four times (a card's sides are 90° apart; a 90° turn is the grid's second
+    turn) and averaged by magnitude, give the card's turn within about 5°. It is the interior's
+    turn, not the outline's: on a mat it is the mat's print (the marker's squares), which is why a
+    blob holding a marker is left out (the review of pat47: a corner marker's blob read 2-3° there,
+    24-30° off its box, on every mat frame, and its second grid named a half-covered card 29 px
+    off, the mat's ``coverI12`` seed 6248).
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -596,15 +605,17 @@ def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float]) 
         card_wh: (short, long) card side, px.
 
     Returns:
-        The turn in degrees in [-45, 45), or None.
+        The turn in degrees in (-45, 45], or None.
     """
-    if (region.source != "blob" or len(region.points) < 3
-            or region.area < EDGE_TURN_AREA * card_wh[0] * card_wh[1]):
+    if region.source != "blob" or len(region.points) < 3 or region.area < EDGE_TURN_AREA * card_wh[0] * card_wh[1]:
         return None
     pts = region.points
+    if len(pts) > EDGE_TURN_POINTS:
+        pts = pts[np.linspace(0, len(pts) - 1, EDGE_TURN_POINTS).astype(int)]
     h, w = image.shape[:2]
-    x0, y0 = (max(0, int(np.floor(v)) - 3) for v in pts.min(axis=0))
-    x1, y1 = min(w, int(np.ceil(pts[:, 0].max())) + 4), min(h, int(np.ceil(pts[:, 1].max())) + 4)
+    bx, by, bw, bh = cv2.boundingRect(pts.reshape(-1, 1, 2))  # numpy's min and max took 0.2 ms a blob
+    x0, y0 = max(0, bx - 4), max(0, by - 4)
+    x1, y1 = min(w, bx + bw + 4), min(h, by + bh + 4)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
     grey = cv2.GaussianBlur(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
@@ -620,10 +631,30 @@ def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float]) 
     if abs(v) < EDGE_TURN_CLEAR:
         return None
     turn = float(np.degrees(np.angle(v)) / 4.0)
-    ang = cv2.minAreaRect(pts.reshape(-1, 1, 2))[2]
+    ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))[2]
     if abs((turn - ang + 45.0) % 90.0 - 45.0) < EDGE_TURN_APART:
         return None
+    if _holds_marker(image, region):
+        return None
     return turn
+
+
+_MARKER_DETECTOR = None
+
+
+def _holds_marker(image: np.ndarray, region: Region) -> bool:
+    """Whether an ArUco marker of the mat's dictionary (``DICT_4X4_50``, :mod:`companion.vision.mat`)
+    lies in ``region``'s bounding box: the search knows no mat, so a blob a second grid would be
+    laid over is looked at for one (only those: 0-4 blobs a frame)."""
+    global _MARKER_DETECTOR
+    if _MARKER_DETECTOR is None:
+        _MARKER_DETECTOR = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+                                                   cv2.aruco.DetectorParameters())
+    x, y, bw, bh = cv2.boundingRect(region.points.reshape(-1, 1, 2))
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(0, x - 8), max(0, y - 8), min(w, x + bw + 8), min(h, y + bh + 8)
+    corners, ids, _ = _MARKER_DETECTOR.detectMarkers(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY))
+    return ids is not None and len(ids) > 0
 
 
 def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
