@@ -180,12 +180,12 @@ def test_a_blob_holding_a_mat_marker_gets_no_second_grid():
     img, blob = _striped_card(20.0, with_sliver=True)
     wh = (60.0, 86.0)
     assert card_search._edge_turn(img, blob, wh) is not None  # the blob alone gets its second grid
-    assert not card_search._holds_marker(img, blob)
+    assert not card_search._holds_marker(img, blob, wh)
     marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 3, 48)
     x, y, _, _ = cv2.boundingRect(blob.points.reshape(-1, 1, 2))
     img[y + 8:y + 72, x + 8:x + 72] = 255  # a white quiet zone, as printed on the mat
     img[y + 16:y + 64, x + 16:x + 64] = marker[:, :, None]
-    assert card_search._holds_marker(img, blob)
+    assert card_search._holds_marker(img, blob, wh)
     assert card_search._edge_turn(img, blob, wh) is None
 
 

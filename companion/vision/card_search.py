@@ -70,6 +70,25 @@ EDGE_TURN_AREA = 0.5
 #: had (the review of pat47: sharing MAX_SEEDS lost a tempura on a drawn touching scene and 3 cards
 #: on adj_ill2 6247).
 EDGE_TURN_SEEDS = 8
+#: A reading that only a second-grid seed gives (:func:`_second_only`: no first-grid seed of the same
+#: search climbed to within ``EDGE_TURN_REACH`` of its place) must read this much above the bar of
+#: every window-search reading (``deck.threshold + WINDOW_MARGIN``) (pat48, the second review of
+#: pat47: the drawn touching scenes' wrong maki_3 read 0.778 and the two spurious 0.782 and 0.661
+#: against bars 0.761 / 0.660 / 0.660; the 20 second-grid readings right on the tuning scenes read
+#: 0.93-0.99).
+EDGE_TURN_MARGIN = 0.1
+#: ... its snapped outline backed on all four sides (``refine_quads``' ``all_sides``) and this well
+#: (``refine_quads`` support; the three faults 0.81-1.00, the fourth side unbacked in all three) ...
+EDGE_TURN_SUPPORT = 0.9
+#: ... and this much of its area differing from the table (``differs_from_table``; the spurious
+#: names lay 40 % and 74 % on it, the right ones 95-100 %).
+EDGE_TURN_NOT_BARE = 0.9
+#: A second-grid seed whose climb ends within this fraction of a card's short side and
+#: ``EDGE_TURN_REACH_DEG`` degrees (mod 180) of a first-grid seed's is a place the first grid reached:
+#: there the first grid's reading stands as on main, and the second grid's is not named (pat48:
+#: 3526's wrong maki_3 lay 0.7 px and 0.6° from a first-grid seed that read "unknown" there).
+EDGE_TURN_REACH = 0.15
+EDGE_TURN_REACH_DEG = 10.0
 #: :func:`_edge_turn` looks at most this many of a blob's points (the review of pat47: at 4 000 it
 #: cost 13-18 ms a scene on tilted or striped pattern scenes).
 EDGE_TURN_POINTS = 1000
@@ -641,33 +660,62 @@ def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float], 
     ang = (box if box is not None else cv2.minAreaRect(region.points.reshape(-1, 1, 2)))[2]
     if abs((turn - ang + 45.0) % 90.0 - 45.0) < EDGE_TURN_APART:
         return None
-    if _holds_marker(image, region):
+    if _holds_marker(image, region, card_wh):
         return None
     return turn
 
 
 _MARKER_DETECTOR = None
+#: :func:`_holds_marker` scales a blob's crop so that a card's short side is this many px: the mat's
+#: 50 mm marker (6 modules with its border) on a 44 mm card is then about 55 px, modules about 9 px,
+#: whatever the frame's size (pat48: pat47's fixed halving of crops over 120 px left modules of
+#: 2-3 px on a 640 x 480 frame and missed 1-3 of the mat frame's marker blobs there, more when
+#: tilted or blurred).
+MARKER_CARD_PX = 48.0
+#: The mat's marker side over a card's short side (50 mm / 44 mm, calibration/mats/*.toml).
+MARKER_MM_PER_CARD = 50.0 / 44.0
+#: An undecoded candidate counts as a marker when its sides differ by less than this ratio and
+#: their mean lies in this band of the marker's expected side (pat48: the 640 x 480 mat frame
+#: blurred by 2 px, the two marker blobs missed, candidates 0.8-1.0 of it; a card is 1.43:1).
+MARKER_SQUARE = 1.2
+MARKER_SIDE = (0.7, 1.3)
+#: ... and looks this far around the blob's bounding box, in card widths (a marker lying partly
+#: outside its blob on a tilted frame; pat47's fixed 8 px was a tenth of a card at 1280 x 960).
+MARKER_PAD = 0.25
 
 
-def _holds_marker(image: np.ndarray, region: Region) -> bool:
+def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> bool:
     """Whether an ArUco marker of the mat's dictionary (``DICT_4X4_50``, :mod:`companion.vision.mat`)
-    lies in ``region``'s bounding box: the search knows no mat, so a blob a second grid would be
-    laid over is looked at for one (only those: 0-4 blobs a frame)."""
+    lies in ``region``'s bounding box (``MARKER_PAD`` card widths around it): the search knows no
+    mat, so a blob a second grid would be laid over is looked at for one (only those: 0-4 blobs a
+    frame). The crop is scaled to the card's size (``MARKER_CARD_PX`` px a card's short side,
+    ``card_wh`` (short, long) image px), so the test is the same at any frame size; two threshold
+    passes (windows 5 and 13 px on the scaled crop) keep a blurred marker's squares apart."""
     global _MARKER_DETECTOR
     if _MARKER_DETECTOR is None:
         params = cv2.aruco.DetectorParameters()
-        # One threshold pass (window 7 px on the halved crop; the default's three cost twice as much):
-        # all 21 marker blobs of cover_ill and adj_ill2 6248 (every fourth scene) were found so.
-        params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 7
+        params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax = 5, 13
+        params.adaptiveThreshWinSizeStep = 8
         _MARKER_DETECTOR = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
     x, y, bw, bh = cv2.boundingRect(region.points.reshape(-1, 1, 2))
     h, w = image.shape[:2]
-    x0, y0, x1, y1 = max(0, x - 8), max(0, y - 8), min(w, x + bw + 8), min(h, y + bh + 8)
+    pad = int(round(MARKER_PAD * card_wh[0]))
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
     grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    if min(grey.shape) >= 120:  # halved: a marker that big still has modules of 5 px or more
-        grey = cv2.pyrDown(grey)
-    corners, ids, _ = _MARKER_DETECTOR.detectMarkers(grey)
-    return ids is not None and len(ids) > 0
+    f = MARKER_CARD_PX / max(card_wh[0], 1.0)
+    if abs(f - 1.0) > 0.1:
+        grey = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+    corners, ids, rejected = _MARKER_DETECTOR.detectMarkers(grey)
+    if ids is not None and len(ids) > 0:
+        return True
+    # A marker too blurred to decode (a 640 x 480 frame, modules of 3 px, out of focus) is still a
+    # dark square of the marker's size in a white border: ArUco's rejected candidates of that size.
+    side = MARKER_MM_PER_CARD * MARKER_CARD_PX
+    for q in rejected:
+        s = np.linalg.norm(q.reshape(4, 2) - np.roll(q.reshape(4, 2), -1, axis=0), axis=1)
+        if s.max() < MARKER_SQUARE * s.min() and MARKER_SIDE[0] * side < s.mean() < MARKER_SIDE[1] * side:
+            return True
+    return False
 
 
 def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
@@ -1024,8 +1072,10 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).
     quads = list(order_quads(_quads(refined)))
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
-    kept, snapped = [], []
-    for k, (q, (sq, support, _)) in enumerate(zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw)))):
+    second_only, reached = _second_only(refined, cells[seed_index, 1] >= 2, cw)
+    kept, snapped, backed = [], [], []
+    for k, (q, (sq, support, all_sides)) in enumerate(zip(quads, refine_quads(image, quads,
+                                                                              search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
         card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
@@ -1033,6 +1083,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
                 and not (_on_taken(q, taken, cw * ch) and _on_taken(sq, taken, cw * ch))):
             kept.append(k)
             snapped.append(sq)
+            backed.append(support >= EDGE_TURN_SUPPORT and all_sides)
     if not kept:
         return []
     # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
@@ -1043,6 +1094,11 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
         if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
             continue
+        if reached[kept[i]]:
+            continue  # the first grid's seed climbed here too: its reading stands (as on main)
+        strict = second_only[kept[i]]
+        if strict and (r.score < deck.threshold + WINDOW_MARGIN + EDGE_TURN_MARGIN or not backed[i]):
+            continue
         q = np.asarray(r.quad, np.float32)
         if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
             continue  # a card cut by the photo's border cannot be checked whole
@@ -1052,7 +1108,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             continue
         if differs is not None:
             inside, differing = pixels_in(q, differs)
-            if differing < NOT_BARE_MIN * max(inside, 1):
+            if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
                 continue
         r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
@@ -1067,6 +1123,40 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         taken.append(q)
         out.append(r)
     return out
+
+
+def _second_only(refined: list[tuple], from_second: np.ndarray, cw: float) -> tuple[np.ndarray, np.ndarray]:
+    """Which climbed seeds of one search came from a second grid (at a blob's edges' turn,
+    :func:`_edge_turn`), split by whether a first-grid seed's climb ended at the same place.
+
+    Args:
+        refined: the climbed seeds, ``((cx, cy), (w, h), angle_deg)`` image px (``_refine``).
+        from_second: (N,) bool, the seed came from a second grid (its cell's turn 2 or 3).
+        cw: the card's short side, px.
+
+    Returns:
+        ``(second_only, reached)``, (N,) bool each: a second-grid seed no first-grid seed's climb
+        ended within ``EDGE_TURN_REACH`` card widths and ``EDGE_TURN_REACH_DEG`` (mod 180) of (its
+        reading is held to the stricter test), and one a first-grid seed's did (its reading is not
+        named: the first grid's there is main's).
+
+    Why (pat48, the second review of pat47): the second grid's wrong maki_3 on drawn touching
+    pattern 3526 lay where a first-grid seed also climbed and read "unknown", and its two spurious
+    names (watercolour 3505, 3519) were second-grid-only readings half on bare table."""
+    n = len(refined)
+    from_second = np.asarray(from_second, bool)
+    if n == 0 or not from_second.any():
+        return np.zeros(n, bool), np.zeros(n, bool)
+    c = np.array([[x, y] for (x, y), _, _ in refined], np.float64)
+    a = np.array([ang for _, _, ang in refined], np.float64)
+    first = np.flatnonzero(~from_second)
+    reached = np.zeros(n, bool)
+    for k in np.flatnonzero(from_second):
+        if len(first):
+            near = np.hypot(*(c[first] - c[k]).T) < EDGE_TURN_REACH * cw
+            turned = np.abs((a[first] - a[k] + 90.0) % 180.0 - 90.0) < EDGE_TURN_REACH_DEG
+            reached[k] = bool((near & turned).any())
+    return from_second & ~reached, reached
 
 
 def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.ndarray, corners: np.ndarray,
