@@ -37,7 +37,12 @@ the mat:
    blob), lies wholly inside the photo, is not mostly bare table, and is not contested: the
    search's best window turned the other way over it (``TURN_APART``), climbed, snapped and read,
    names no other label better there, nor does (for a reading near the bar) its own window turned
-   by 30-150° and climbed (``TURN_TRIES``; then nothing is named there).
+   by 30-150° and climbed (``TURN_TRIES``; then nothing is named there). A blob whose edges turn
+   ``EDGE_TURN_APART`` or more off its box also gets a second grid at their turn (:func:`_edge_turn`,
+   not over a mat marker, :func:`_holds_marker`); a reading only that grid's seeds reach is held to a
+   stricter test (``EDGE_TURN_MARGIN`` higher, all four sides backed at ``EDGE_TURN_SUPPORT``,
+   ``EDGE_TURN_NOT_BARE`` of it off the table), and one a first-grid seed also climbed to is left to
+   the first grid (:func:`_second_only`).
 
 Nothing here guesses a name: every card reported was read by the deck like any other.
 """
