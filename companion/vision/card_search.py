@@ -86,7 +86,7 @@ EDGE_TURN_MARGIN = 0.1
 #: (``refine_quads`` support; the three faults 0.81-1.00, the fourth side unbacked in all three) ...
 EDGE_TURN_SUPPORT = 0.9
 #: ... and this much of its area differing from the table (``differs_from_table``; the spurious
-#: names lay 40 % and 74 % on it, the right ones 95-100 %).
+#: names differed from it over 40 % and 74 % of their area, the right ones over 95-100 %).
 EDGE_TURN_NOT_BARE = 0.9
 #: A second-grid seed whose climb ends within this fraction of a card's short side and
 #: ``EDGE_TURN_REACH_DEG`` degrees (mod 180) of a first-grid seed's is a place the first grid reached:
