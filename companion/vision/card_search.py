@@ -37,7 +37,12 @@ the mat:
    blob), lies wholly inside the photo, is not mostly bare table, and is not contested: the
    search's best window turned the other way over it (``TURN_APART``), climbed, snapped and read,
    names no other label better there, nor does (for a reading near the bar) its own window turned
-   by 30-150° and climbed (``TURN_TRIES``; then nothing is named there).
+   by 30-150° and climbed (``TURN_TRIES``; then nothing is named there). A blob whose edges turn
+   ``EDGE_TURN_APART`` or more off its box also gets a second grid at their turn (:func:`_edge_turn`,
+   not over a mat marker, :func:`_holds_marker`); a reading only that grid's seeds reach is held to a
+   stricter test (``EDGE_TURN_MARGIN`` higher, all four sides backed at ``EDGE_TURN_SUPPORT``,
+   ``EDGE_TURN_NOT_BARE`` of it off the table), and one a first-grid seed also climbed to is left to
+   the first grid (:func:`_second_only`).
 
 Nothing here guesses a name: every card reported was read by the deck like any other.
 """
@@ -51,6 +56,47 @@ import numpy as np
 
 from companion.rules.sushi_go.cards import UNKNOWN
 
+#: A blob's windows are laid also at the turn of its own edges (:func:`_edge_turn`) where that lies
+#: this many degrees (mod 90) or more off the blob's bounding turn (pat47: the four pattern cards
+#: missed so lay 17-37° off; a card lying about square to its blob, a few degrees off, is found by
+#: the climb's turns already, and a second grid there would only cost).
+EDGE_TURN_APART = 15.0
+#: The edges' turn is trusted where its strength (the magnitude-weighted mean of the gradients'
+#: angle taken four times, 0 for no turn, 1 for all edges square to one turn) is at least this
+#: (pat47: 0.30-0.38 on the blobs of the missed pattern cards 1293, 1299, 1444; a bare checker or
+#: felt sliver 0.01-0.10).
+EDGE_TURN_CLEAR = 0.2
+#: ... and only in a blob of this much of a card's area or more (pat47: the missed cards' blobs held
+#: 1.2-4.8 cards; on pattern 2210-2229, 174 of 231 blobs were slivers under half a card, where the
+#: edges' turn cost 3 ms a scene and never gave a second grid).
+EDGE_TURN_AREA = 0.5
+#: The second grids' seeds (at the edges' turn) are picked after the first grids' and from their own
+#: budget of at most this many a photo, so the second grid never takes a seed the first would have
+#: had (the review of pat47: sharing MAX_SEEDS lost a tempura on a drawn touching scene and 3 cards
+#: on adj_ill2 6247).
+EDGE_TURN_SEEDS = 8
+#: A reading that only a second-grid seed gives (:func:`_second_only`: no first-grid seed of the same
+#: search climbed to within ``EDGE_TURN_REACH`` of its place) must read this much above the bar of
+#: every window-search reading (``deck.threshold + WINDOW_MARGIN``) (pat48, the second review of
+#: pat47: the drawn touching scenes' wrong maki_3 read 0.778 and the two spurious 0.782 and 0.661
+#: against bars 0.761 / 0.660 / 0.660; the 20 second-grid readings right on the tuning scenes read
+#: 0.93-0.99).
+EDGE_TURN_MARGIN = 0.1
+#: ... its snapped outline backed on all four sides (``refine_quads``' ``all_sides``) and this well
+#: (``refine_quads`` support; the three faults 0.81-1.00, the fourth side unbacked in all three) ...
+EDGE_TURN_SUPPORT = 0.9
+#: ... and this much of its area differing from the table (``differs_from_table``; the spurious
+#: names differed from it over 40 % and 74 % of their area, the right ones over 95-100 %).
+EDGE_TURN_NOT_BARE = 0.9
+#: A second-grid seed whose climb ends within this fraction of a card's short side and
+#: ``EDGE_TURN_REACH_DEG`` degrees (mod 180) of a first-grid seed's is a place the first grid reached:
+#: there the first grid's reading stands as on main, and the second grid's is not named (pat48:
+#: 3526's wrong maki_3 lay 0.7 px and 0.6° from a first-grid seed that read "unknown" there).
+EDGE_TURN_REACH = 0.15
+EDGE_TURN_REACH_DEG = 10.0
+#: :func:`_edge_turn` looks at most this many of a blob's points (the review of pat47: at 4 000 it
+#: cost 13-18 ms a scene on tilted or striped pattern scenes).
+EDGE_TURN_POINTS = 1000
 #: Window centres are this many card widths apart.
 STEP = 0.14
 #: About this many windows per region at most (a larger region gets sparser windows).
@@ -502,13 +548,40 @@ def _rects(rects: np.ndarray) -> list[tuple]:
     return [((x, y), (w, h), a) for x, y, w, h, a in rects.tolist()]
 
 
-def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float = STEP
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float = STEP,
+                 edge_turn: float | None = None, box: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_windows` as arrays: (N, 5) float64 rects ``cx, cy, w, h, angle_deg`` (image px) and
     (N, 3) int64 cells ``turn, row, column``. The window search lays a few thousand windows per
-    photo: a tuple per window cost more than the arithmetic."""
+    photo: a tuple per window cost more than the arithmetic.
+
+    With ``edge_turn`` (degrees, :func:`_edge_turn`), a second grid is laid over the region at that
+    turn (and at it + 90°), its cells' turn 2 and 3, each grid of its own ``MAX_WINDOWS`` at most;
+    the first grid is as without it, window for window. ``box``: the region's ``cv2.minAreaRect``
+    if the caller has it already."""
+    if box is None:
+        box = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
+    rects, cells = _grid_at(region, card_wh, step_frac, box)
+    if edge_turn is None:
+        return rects, cells
+    # The region's extent along the edges' turn: its points projected on the turned axes.
+    t = np.deg2rad(edge_turn)
+    along = region.points @ np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    lo, hi = along.min(axis=0), along.max(axis=0)
+    mid = 0.5 * (lo + hi)
+    centre = mid[0] * np.array([np.cos(t), np.sin(t)]) + mid[1] * np.array([-np.sin(t), np.cos(t)])
+    rects2, cells2 = _grid_at(region, card_wh, step_frac,
+                              ((float(centre[0]), float(centre[1])), (float(hi[0] - lo[0]), float(hi[1] - lo[1])),
+                               float(edge_turn)))
+    cells2[:, 0] += 2
+    return np.concatenate([rects, rects2]), np.concatenate([cells, cells2])
+
+
+def _grid_at(region: Region, card_wh: tuple[float, float], step_frac: float, box: tuple
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The grid of :func:`_window_grid` over the rotated box ``((cx, cy), (rw, rh), angle_deg)``
+    that bounds ``region`` (its ``cv2.minAreaRect``, or its extent at another turn)."""
     cw, ch = card_wh
-    (cx, cy), (rw, rh), ang = cv2.minAreaRect(region.points.reshape(-1, 1, 2))
+    (cx, cy), (rw, rh), ang = box
     # In the frame of the region turned by `ang` (+ 90°), the card lies cw wide along x, ch along y.
     reach = [(abs(rw - cw) / 2.0, abs(rh - ch) / 2.0), (abs(rh - cw) / 2.0, abs(rw - ch) / 2.0)]
     step = step_frac * cw
@@ -530,6 +603,124 @@ def _window_grid(region: Region, card_wh: tuple[float, float], step_frac: float 
         rects.append(r)
         cells.append(np.column_stack([np.full(len(c), k), np.rint(dy / step).astype(int), np.rint(dx / step).astype(int)]))
     return np.concatenate(rects), np.concatenate(cells).astype(np.int64)
+
+
+def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float], box: tuple | None = None
+               ) -> float | None:
+    """The turn (degrees, mod 90) at which a blob's own print and edges lie, where it is
+    ``EDGE_TURN_APART`` or more off the blob's bounding turn (``cv2.minAreaRect``); None otherwise:
+    for a part or an unknown outline (their outline is a card's, and gives its turn), a blob under
+    ``EDGE_TURN_AREA`` of a card, where the gradients have no clear turn (``EDGE_TURN_CLEAR``), or a
+    blob that holds one of the mat's ArUco markers (:func:`_holds_marker`).
+
+    Why (issue #6, branch ``pat47``): a blob is what is left of the table's differing pixels once
+    the named cards are painted out; where an unnamed card touched its named neighbours, the blob
+    keeps slivers of them and its bounding box lies 30-40° off the card (loose ``pattern`` scenes
+    1293, 1299, 1444: chopsticks and a wasabi, each read 0.94-0.98 on its own quad, not found: every
+    window at the blob's turn screened 0.20-0.37, under a seed's cut). A card's outline and a full-
+    bleed print's rows lie along the card's sides, so the image's gradients at the blob's pixels
+    (up to ``EDGE_TURN_POINTS`` of the points the blob keeps, evenly along their list),
+    their angle taken four times (a card's sides are 90° apart; a 90° turn is the grid's second
+    turn) and averaged by magnitude, give the card's turn within about 5°. It is the interior's
+    turn, not the outline's: on a mat it is the mat's print (the marker's squares), which is why a
+    blob holding a marker is left out (the review of pat47: a corner marker's blob read 2-3° there,
+    24-30° off its box, on every mat frame, and its second grid named a half-covered card 29 px
+    off, the mat's ``coverI12`` seed 6248).
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        region: a :class:`Region`, points (N, 2) float32 image px.
+        card_wh: (short, long) card side, px.
+        box: the region's ``cv2.minAreaRect`` if the caller has it already (0.1-0.6 ms a blob).
+
+    Returns:
+        The turn in degrees in (-45, 45], or None.
+    """
+    if region.source != "blob" or len(region.points) < 3 or region.area < EDGE_TURN_AREA * card_wh[0] * card_wh[1]:
+        return None
+    pts = region.points
+    if len(pts) > EDGE_TURN_POINTS:
+        pts = pts[np.arange(EDGE_TURN_POINTS) * (len(pts) - 1) // (EDGE_TURN_POINTS - 1)]  # evenly, ends kept
+    h, w = image.shape[:2]
+    bx, by, bw, bh = cv2.boundingRect(pts.reshape(-1, 1, 2))  # numpy's min and max took 0.2 ms a blob
+    x0, y0 = max(0, bx - 4), max(0, by - 4)
+    x1, y1 = min(w, bx + bw + 4), min(h, by + bh + 4)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    # The 3 x 3 Sobel at the points only (not over the crop: a blob's crop is most of its cost).
+    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    xi = np.clip(np.round(pts[:, 0]).astype(int) - x0, 1, x1 - x0 - 2)
+    yi = np.clip(np.round(pts[:, 1]).astype(int) - y0, 1, y1 - y0 - 2)
+    nb = grey[yi[:, None] + np.array([-1, -1, -1, 0, 0, 1, 1, 1]), xi[:, None] + np.array([-1, 0, 1, -1, 1, -1, 0, 1])]
+    ax = (nb[:, [2, 4, 7]] @ np.float32([1, 2, 1]) - nb[:, [0, 3, 5]] @ np.float32([1, 2, 1])).astype(np.float64)
+    ay = (nb[:, [5, 6, 7]] @ np.float32([1, 2, 1]) - nb[:, [0, 1, 2]] @ np.float32([1, 2, 1])).astype(np.float64)
+    mag = np.hypot(ax, ay)
+    if mag.sum() <= 0:
+        return None
+    quad_angle = 4.0 * np.arctan2(ay, ax)
+    v = complex((mag * np.cos(quad_angle)).sum(), (mag * np.sin(quad_angle)).sum()) / mag.sum()
+    if abs(v) < EDGE_TURN_CLEAR:
+        return None
+    turn = float(np.degrees(np.angle(v)) / 4.0)
+    ang = (box if box is not None else cv2.minAreaRect(region.points.reshape(-1, 1, 2)))[2]
+    if abs((turn - ang + 45.0) % 90.0 - 45.0) < EDGE_TURN_APART:
+        return None
+    if _holds_marker(image, region, card_wh):
+        return None
+    return turn
+
+
+_MARKER_DETECTOR = None
+#: :func:`_holds_marker` scales a blob's crop so that a card's short side is this many px: the mat's
+#: 50 mm marker (6 modules with its border) on a 44 mm card is then about 55 px, modules about 9 px,
+#: whatever the frame's size (pat48: pat47's fixed halving of crops over 120 px left modules of
+#: 2-3 px on a 640 x 480 frame and missed 1-3 of the mat frame's marker blobs there, more when
+#: tilted or blurred).
+MARKER_CARD_PX = 48.0
+#: The mat's marker side over a card's short side (50 mm / 44 mm, calibration/mats/*.toml).
+MARKER_MM_PER_CARD = 50.0 / 44.0
+#: An undecoded candidate counts as a marker when its sides differ by less than this ratio and
+#: their mean lies in this band of the marker's expected side (pat48: the 640 x 480 mat frame
+#: blurred by 2 px, the two marker blobs missed, candidates 0.8-1.0 of it; a card is 1.43:1).
+MARKER_SQUARE = 1.2
+MARKER_SIDE = (0.7, 1.3)
+#: ... and looks this far around the blob's bounding box, in card widths (a marker lying partly
+#: outside its blob on a tilted frame; pat47's fixed 8 px was a tenth of a card at 1280 x 960).
+MARKER_PAD = 0.25
+
+
+def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> bool:
+    """Whether an ArUco marker of the mat's dictionary (``DICT_4X4_50``, :mod:`companion.vision.mat`)
+    lies in ``region``'s bounding box (``MARKER_PAD`` card widths around it): the search knows no
+    mat, so a blob a second grid would be laid over is looked at for one (only those: 0-4 blobs a
+    frame). The crop is scaled to the card's size (``MARKER_CARD_PX`` px a card's short side,
+    ``card_wh`` (short, long) image px), so the test is the same at any frame size; two threshold
+    passes (windows 5 and 13 px on the scaled crop) keep a blurred marker's squares apart."""
+    global _MARKER_DETECTOR
+    if _MARKER_DETECTOR is None:
+        params = cv2.aruco.DetectorParameters()
+        params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax = 5, 13
+        params.adaptiveThreshWinSizeStep = 8
+        _MARKER_DETECTOR = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+    x, y, bw, bh = cv2.boundingRect(region.points.reshape(-1, 1, 2))
+    h, w = image.shape[:2]
+    pad = int(round(MARKER_PAD * card_wh[0]))
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    f = MARKER_CARD_PX / max(card_wh[0], 1.0)
+    if abs(f - 1.0) > 0.1:
+        grey = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+    corners, ids, rejected = _MARKER_DETECTOR.detectMarkers(grey)
+    if ids is not None and len(ids) > 0:
+        return True
+    # A marker too blurred to decode (a 640 x 480 frame, modules of 3 px, out of focus) is still a
+    # dark square of the marker's size in a white border: ArUco's rejected candidates of that size.
+    side = MARKER_MM_PER_CARD * MARKER_CARD_PX
+    for q in rejected:
+        s = np.linalg.norm(q.reshape(4, 2) - np.roll(q.reshape(4, 2), -1, axis=0), axis=1)
+        if s.max() < MARKER_SQUARE * s.min() and MARKER_SIDE[0] * side < s.mean() < MARKER_SIDE[1] * side:
+            return True
+    return False
 
 
 def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple], score=None) -> np.ndarray:
@@ -562,8 +753,9 @@ def _coarse_first(image: np.ndarray, deck, quads: np.ndarray, cells: list[tuple]
     if len(between) == 0:
         return scores
 
-    def key(g, k, r, c):  # one integer per cell (rows and columns are a few hundred at most)
-        return ((g * 2 + k) << 42) + ((r + (1 << 20)) << 21) + (c + (1 << 20))
+    def key(g, k, r, c):  # one integer per cell (rows and columns are a few hundred at most;
+        # turns 0-3: a region's second grid, at its edges' turn, is turns 2 and 3)
+        return ((g * 4 + k) << 42) + ((r + (1 << 20)) << 21) + (c + (1 << 20))
 
     # Each window between is read if none of its nearest coarse neighbours (the grid corners
     # around it, rows r ± r mod 2 and columns c ± c mod 2, as Python's mod) was read, or the best
@@ -818,7 +1010,9 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
-    grids = [_window_grid(reg, card_wh) for reg in regions]
+    boxes = [cv2.minAreaRect(reg.points.reshape(-1, 1, 2)) for reg in regions]
+    grids = [_window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
+             for reg, box in zip(regions, boxes)]
     # (N, 5) rects, the region of each, and its (region, turn, row, column) cell.
     windows = np.concatenate([r for r, _ in grids]) if grids else np.zeros((0, 5))
     owner = np.concatenate([np.full(len(r), i) for i, (r, _) in enumerate(grids)]) if grids else np.zeros(0, int)
@@ -844,16 +1038,27 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         seen.update(centres=windows[:, :2], owner=owner, scores=scores)
     seeds, seed_owner, seed_index = [], [], []
     seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
-    for i in np.argsort(-scores):
-        if scores[i] < deck.threshold - SEED_MARGIN or len(seeds) >= MAX_SEEDS:
-            break
-        c = windows[i, :2]
-        if len(seed_c) and (np.hypot(*(c - seed_c).T) < 0.35 * cw).any():
-            continue
-        seed_c = np.vstack([seed_c, c])
-        seeds += _rects(windows[i:i + 1])
-        seed_owner.append(int(owner[i]))
-        seed_index.append(int(i))
+    # The first grids' seeds are picked as if no second grid were laid (their own MAX_SEEDS, in the
+    # same order: argsort of the same scores), then the second grids' (turns 2 and 3, at a blob's
+    # edges' turn) from their own EDGE_TURN_SEEDS, none within a seed's reach of one taken that
+    # screened as well or better (a first-grid seed screening worse does not keep it out: on loose
+    # pattern 1444 the wasabi's second-grid seed lies beside a weaker first-grid one).
+    second = cells[:, 1] >= 2
+    seed_s = np.zeros(0)
+    for part, budget in ((np.flatnonzero(~second), MAX_SEEDS), (np.flatnonzero(second), EDGE_TURN_SEEDS)):
+        taken_here = 0
+        for i in part[np.argsort(-scores[part])]:
+            if scores[i] < deck.threshold - SEED_MARGIN or taken_here >= budget:
+                break
+            c = windows[i, :2]
+            if len(seed_c) and ((np.hypot(*(c - seed_c).T) < 0.35 * cw) & (seed_s >= scores[i])).any():
+                continue
+            seed_c = np.vstack([seed_c, c])
+            seed_s = np.append(seed_s, scores[i])
+            seeds += _rects(windows[i:i + 1])
+            seed_owner.append(int(owner[i]))
+            seed_index.append(int(i))
+            taken_here += 1
     if not seeds:
         return []
     sharp = None  # the unblurred screen, on the cards' layout (``screen`` is, otherwise)
@@ -872,8 +1077,10 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     # where it snapped, and the better reading is kept (the snap unless it reads clearly worse).
     quads = list(order_quads(_quads(refined)))
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
-    kept, snapped = [], []
-    for k, (q, (sq, support, _)) in enumerate(zip(quads, refine_quads(image, quads, search_px=max(3.0, 0.05 * cw)))):
+    second_only, reached = _second_only(refined, cells[seed_index, 1] >= 2, cw)
+    kept, snapped, backed = [], [], []
+    for k, (q, (sq, support, all_sides)) in enumerate(zip(quads, refine_quads(image, quads,
+                                                                              search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
         card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
@@ -881,6 +1088,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
                 and not (_on_taken(q, taken, cw * ch) and _on_taken(sq, taken, cw * ch))):
             kept.append(k)
             snapped.append(sq)
+            backed.append(support >= EDGE_TURN_SUPPORT and all_sides)
     if not kept:
         return []
     # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
@@ -891,6 +1099,11 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
         if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
             continue
+        if reached[kept[i]]:
+            continue  # the first grid's seed climbed here too: its reading stands (as on main)
+        strict = second_only[kept[i]]
+        if strict and (r.score < deck.threshold + WINDOW_MARGIN + EDGE_TURN_MARGIN or not backed[i]):
+            continue
         q = np.asarray(r.quad, np.float32)
         if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
             continue  # a card cut by the photo's border cannot be checked whole
@@ -900,7 +1113,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             continue
         if differs is not None:
             inside, differing = pixels_in(q, differs)
-            if differing < NOT_BARE_MIN * max(inside, 1):
+            if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
                 continue
         r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
@@ -915,6 +1128,40 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         taken.append(q)
         out.append(r)
     return out
+
+
+def _second_only(refined: list[tuple], from_second: np.ndarray, cw: float) -> tuple[np.ndarray, np.ndarray]:
+    """Which climbed seeds of one search came from a second grid (at a blob's edges' turn,
+    :func:`_edge_turn`), split by whether a first-grid seed's climb ended at the same place.
+
+    Args:
+        refined: the climbed seeds, ``((cx, cy), (w, h), angle_deg)`` image px (``_refine``).
+        from_second: (N,) bool, the seed came from a second grid (its cell's turn 2 or 3).
+        cw: the card's short side, px.
+
+    Returns:
+        ``(second_only, reached)``, (N,) bool each: a second-grid seed no first-grid seed's climb
+        ended within ``EDGE_TURN_REACH`` card widths and ``EDGE_TURN_REACH_DEG`` (mod 180) of (its
+        reading is held to the stricter test), and one a first-grid seed's did (its reading is not
+        named: the first grid's there is main's).
+
+    Why (pat48, the second review of pat47): the second grid's wrong maki_3 on drawn touching
+    pattern 3526 lay where a first-grid seed also climbed and read "unknown", and its two spurious
+    names (watercolour 3505, 3519) were second-grid-only readings half on bare table."""
+    n = len(refined)
+    from_second = np.asarray(from_second, bool)
+    if n == 0 or not from_second.any():
+        return np.zeros(n, bool), np.zeros(n, bool)
+    c = np.array([[x, y] for (x, y), _, _ in refined], np.float64)
+    a = np.array([ang for _, _, ang in refined], np.float64)
+    first = np.flatnonzero(~from_second)
+    reached = np.zeros(n, bool)
+    for k in np.flatnonzero(from_second):
+        if len(first):
+            near = np.hypot(*(c[first] - c[k]).T) < EDGE_TURN_REACH * cw
+            turned = np.abs((a[first] - a[k] + 90.0) % 180.0 - 90.0) < EDGE_TURN_REACH_DEG
+            reached[k] = bool((near & turned).any())
+    return from_second & ~reached, reached
 
 
 def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.ndarray, corners: np.ndarray,
