@@ -167,6 +167,16 @@ TURN_SAME = 20.0
 #: plus ``WINDOW_MARGIN``), read along it 0.85-0.98. This keeps the climbs' cost off the cards that
 #: read clearly (of 755 window-search readings on the tuning sets, 55 are tried).
 TURN_CHECK = 0.3
+#: ... the turns are climbed a second time on every label's look but the reading's (stop 48), and a
+#: rival so climbed that overlaps a card already named by more than this share of a card is that
+#: card found again, not a rival (a half: a card lying on the reading's card can cover a fifth of it
+#: and more, and is then named first if it reads better).
+RIVAL_ON_TAKEN = 0.5
+#: ... that second climb starts from the ``RIVAL_STARTS`` best (by the screen, the reading's label
+#: left out) of the windows centred on this grid of offsets (fractions of the card's short side, along
+#: both image axes) about the reading's centre, at each turn of ``TURN_TRIES``.
+RIVAL_GRID = np.arange(-0.375, 0.376, 0.125)
+RIVAL_STARTS = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -905,7 +915,8 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
             continue
-        if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch):
+        if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch,
+                      taken):
             # Not named, but the place stays taken, as if it were: no later seed, and no layout
             # search, reads anything else there (this only ever takes a name away).
             taken.append(q)
@@ -918,7 +929,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
 
 
 def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.ndarray, corners: np.ndarray,
-               scores: np.ndarray, screen, cw: float, ch: float) -> bool:
+               scores: np.ndarray, screen, cw: float, ch: float, taken: list | None = None) -> bool:
     """Whether a window-search ``reading`` (its quad ``quad``, (4, 2) px) about to be named is
     contested by the same search's windows turned the other way over it: the best screened window
     (of ``windows`` (N, 5), ``corners`` (N, 4, 2) and ``scores``, −inf for one not screened) whose
@@ -940,7 +951,7 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     (x, y), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
     long_dir = ang if w > h else ang + 90.0
     # The reading's own window at other turns first (stop 44): a card lying across the grid's turns.
-    if _turned_rival(image, deck, reading, quad, (x, y), long_dir, screen, cw, ch):
+    if _turned_rival(image, deck, reading, quad, (x, y), long_dir, screen, cw, ch, taken):
         return True
     if not len(windows):
         return False
@@ -979,7 +990,7 @@ def _rival_reads_better(image: np.ndarray, deck, reading, quad: np.ndarray, rect
 
 
 def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tuple[float, float], long_dir: float,
-                  screen, cw: float, ch: float) -> bool:
+                  screen, cw: float, ch: float, taken: list | None = None) -> bool:
     """Whether the reading's own window, turned about its centre by each of ``TURN_TRIES`` and
     climbed, reads **another** label **better** at a turn more than ``TURN_SAME`` off the reading's,
     still overlapping it by more than ``OVERLAP_MAX`` of a card (part of :func:`_contested`).
@@ -1002,15 +1013,49 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
     """
     if reading.score >= deck.threshold + TURN_CHECK:
         return False
+    own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
+    if _turned_climb(image, deck, reading, quad, centre, long_dir, screen.scores, own, cw, ch):
+        return True
+    # Stop 48: the same turns climbed on every label's look but the reading's, for a rival that the
+    # reading's own look drew back (a chopsticks under a "sashimi" window: every turn of it, climbed
+    # on all labels, came back to "sashimi" on the chopsticks' red band). The rival is still read in
+    # full on every label; one lying on a card already named (``taken``) is that card, not a rival.
+    li = deck.labels.index(reading.label)
+    return _turned_climb(image, deck, reading, quad, centre, long_dir,
+                         lambda q: screen.scores(q, without=li), own, cw, ch, taken)
+
+
+def _turned_climb(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tuple[float, float], long_dir: float,
+                  score, own: float, cw: float, ch: float, taken: list | None = None) -> bool:
+    """One climb of :func:`_turned_rival`: the reading's window turned by ``TURN_TRIES`` about
+    ``centre`` and climbed on ``score`` (window corners (N, 4, 2) → (N,) estimates); the best by
+    ``score`` that did not come back within ``TURN_SAME`` of the reading's turn is read in full if
+    it trails ``own`` (the screen's estimate of the reading's quad) by at most ``RIVAL_SLACK[1]``.
+    With ``taken`` ((4, 2) px quads of named cards), a climbed rival overlapping one of them by
+    over ``RIVAL_ON_TAKEN`` of a card is dropped first."""
     a0 = long_dir - 90.0  # a window (cw, ch) at angle a has its long side along a + 90
     rects = np.array([[centre[0], centre[1], cw, ch, a0 + t] for t in TURN_TRIES], np.float64)
-    climbed = _refine(image, deck, _rects(rects), screen.scores(_quads(rects)), cw, score=screen.scores,
+    if taken is not None:
+        # Stop 48: from the best few of a grid of centres about the reading's, not from its centre
+        # alone: the covered card's own window lies up to a quarter of a card off it, in a basin too
+        # narrow for the climb's first steps to find (a chopsticks 15 px off, read 0.975 in place).
+        off = RIVAL_GRID * cw
+        dx, dy, t = np.meshgrid(off, off, np.asarray(TURN_TRIES, np.float64), indexing="ij")
+        grid = np.column_stack([centre[0] + dx.ravel(), centre[1] + dy.ravel(), np.full(dx.size, cw),
+                                np.full(dx.size, ch), a0 + t.ravel()])
+        first = score(_quads(grid))
+        rects = grid[np.argsort(-first, kind="stable")[:RIVAL_STARTS]]
+    climbed = _refine(image, deck, _rects(rects), score(_quads(rects)), cw, score=score,
                       steps=(LAYOUT_STEP,) + REFINE_STEPS, rounds=LAYOUT_ROUNDS)
-    est = screen.scores(_quads(climbed))
+    est = score(_quads(climbed))
     turn = np.array([a for _, _, a in climbed], np.float64) - a0
     est[np.abs((turn + 90.0) % 180.0 - 90.0) <= TURN_SAME] = -np.inf  # back at the reading's own turn
+    if taken:
+        qs = _quads(climbed)
+        for k in range(len(climbed)):
+            if any(overlap_area(qs[k], t) > RIVAL_ON_TAKEN * cw * ch for t in taken):
+                est[k] = -np.inf
     j = int(np.argmax(est))
-    own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
     if est[j] < own - RIVAL_SLACK[1]:
         return False
     return _rival_reads_better(image, deck, reading, quad, climbed[j:j + 1], cw, OVERLAP_MAX * cw * ch)
