@@ -177,6 +177,12 @@ RIVAL_ON_TAKEN = 0.5
 #: both image axes) about the reading's centre, at each turn of ``TURN_TRIES``.
 RIVAL_GRID = np.arange(-0.375, 0.376, 0.125)
 RIVAL_STARTS = 3
+#: ... and a rival it climbs to whose centre ends more than this many card widths (short side) from
+#: the reading's is another card, not the reading's place read otherwise: the grid's reach and a
+#: little (the chopsticks it is for lie 12-18 px, 0.15-0.25 card, off the "sashimi" window). pile48's
+#: review: a right pudding (0.784) was refused by a climb that wandered 0.68 card onto an egg nigiri
+#: lying over it (its adversarial pile scene 13707), and the egg nigiri could not be named there either.
+RIVAL_REACH = 0.4
 
 
 @dataclass(frozen=True, eq=False)
@@ -939,9 +945,11 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     where it lies and where it snapped, the better of the two kept (a seed keeps the snap unless
     it reads 0.02 worse; the rival is only compared, never named); if it names **another** label with a **higher** score and still overlaps the reading by
     more than ``OVERLAP_MAX``, the place holds two rival readings turned apart and neither is named
-    here (the rival is not named either: this only ever takes a name away). So too where the
+    here (the rival is not named either: this takes the reading's name away, though the later
+    stages then see a taken place, not a name, and may read otherwise around it). So too where the
     reading's own window turned by 30-150° about its centre and climbed reads another label better
-    (:func:`_turned_rival`, for a reading near the bar only).
+    (:func:`_turned_rival`, for a reading near the bar only; ``taken``, the quads of the places
+    already taken, is passed to its second climb).
 
     Why: the seed spacing (0.35 card widths) ignores a window's turn, so where a card's own upright
     window and a window lying sideways over it and its neighbour are close, the better-screened of the
@@ -1001,7 +1009,9 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
     place can be a fifth of a card from the reading's centre); those that came back within
     ``TURN_SAME`` of the reading's turn are dropped, and the best of the rest by the screen's
     estimate is read in full (where it lies and snapped, the better kept) only if that estimate
-    trails the estimate of the reading's own quad by at most ``RIVAL_SLACK[1]``.
+    trails the estimate of the reading's own quad by at most ``RIVAL_SLACK[1]``. Where that finds
+    no rival, the turns are climbed a second time on every label's look but the reading's, from a
+    grid about it (stop 48, :func:`_turned_climb` with ``taken``).
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -1010,6 +1020,7 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
         centre: its centre (px); long_dir: its long side's direction (degrees, image axes).
         screen: the search's unblurred :class:`companion.vision.window_screen.Screen`.
         cw, ch: the photo's card size (short, long side), px.
+        taken: (4, 2) px quads of the places already taken (named cards and refused readings).
     """
     if reading.score >= deck.threshold + TURN_CHECK:
         return False
@@ -1031,8 +1042,11 @@ def _turned_climb(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
     ``centre`` and climbed on ``score`` (window corners (N, 4, 2) → (N,) estimates); the best by
     ``score`` that did not come back within ``TURN_SAME`` of the reading's turn is read in full if
     it trails ``own`` (the screen's estimate of the reading's quad) by at most ``RIVAL_SLACK[1]``.
-    With ``taken`` ((4, 2) px quads of named cards), a climbed rival overlapping one of them by
-    over ``RIVAL_ON_TAKEN`` of a card is dropped first."""
+    With ``taken`` (the second climb: (4, 2) px quads of the places already taken, named cards and
+    refused readings alike), the climb starts from the best ``RIVAL_STARTS`` of a grid about the
+    reading (``RIVAL_GRID``), and a climbed rival overlapping a taken place by over
+    ``RIVAL_ON_TAKEN`` of a card, or ending more than ``RIVAL_REACH`` card widths from ``centre``,
+    is dropped first. Returns True where the rival read in full names another label better."""
     a0 = long_dir - 90.0  # a window (cw, ch) at angle a has its long side along a + 90
     rects = np.array([[centre[0], centre[1], cw, ch, a0 + t] for t in TURN_TRIES], np.float64)
     if taken is not None:
@@ -1050,8 +1064,10 @@ def _turned_climb(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
     est = score(_quads(climbed))
     turn = np.array([a for _, _, a in climbed], np.float64) - a0
     est[np.abs((turn + 90.0) % 180.0 - 90.0) <= TURN_SAME] = -np.inf  # back at the reading's own turn
-    if taken:
+    if taken is not None:
         qs = _quads(climbed)
+        ends = qs.mean(axis=1)
+        est[np.hypot(ends[:, 0] - centre[0], ends[:, 1] - centre[1]) > RIVAL_REACH * cw] = -np.inf
         for k in range(len(climbed)):
             if any(overlap_area(qs[k], t) > RIVAL_ON_TAKEN * cw * ch for t in taken):
                 est[k] = -np.inf
