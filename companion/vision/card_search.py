@@ -213,6 +213,22 @@ TURN_SAME = 20.0
 #: plus ``WINDOW_MARGIN``), read along it 0.85-0.98. This keeps the climbs' cost off the cards that
 #: read clearly (of 755 window-search readings on the tuning sets, 55 are tried).
 TURN_CHECK = 0.3
+#: ... the turns are climbed a second time on every label's look but the reading's (stop 48), and a
+#: rival so climbed that overlaps a card already named by more than this share of a card is that
+#: card found again, not a rival (a half: a card lying on the reading's card can cover a fifth of it
+#: and more, and is then named first if it reads better).
+RIVAL_ON_TAKEN = 0.5
+#: ... that second climb starts from the ``RIVAL_STARTS`` best (by the screen, the reading's label
+#: left out) of the windows centred on this grid of offsets (fractions of the card's short side, along
+#: both image axes) about the reading's centre, at each turn of ``TURN_TRIES``.
+RIVAL_GRID = np.arange(-0.375, 0.376, 0.125)
+RIVAL_STARTS = 3
+#: ... and a rival it climbs to whose centre ends more than this many card widths (short side) from
+#: the reading's is another card, not the reading's place read otherwise: the grid's reach and a
+#: little (the chopsticks it is for lie 12-18 px, 0.15-0.25 card, off the "sashimi" window). pile48's
+#: review: a right pudding (0.784) was refused by a climb that wandered 0.68 card onto an egg nigiri
+#: lying over it (its adversarial pile scene 13707), and the egg nigiri could not be named there either.
+RIVAL_REACH = 0.4
 
 
 @dataclass(frozen=True, eq=False)
@@ -1118,7 +1134,8 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
             continue
-        if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch):
+        if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch,
+                      taken):
             # Not named, but the place stays taken, as if it were: no later seed, and no layout
             # search, reads anything else there (this only ever takes a name away).
             taken.append(q)
@@ -1165,7 +1182,7 @@ def _second_only(refined: list[tuple], from_second: np.ndarray, cw: float) -> tu
 
 
 def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.ndarray, corners: np.ndarray,
-               scores: np.ndarray, screen, cw: float, ch: float) -> bool:
+               scores: np.ndarray, screen, cw: float, ch: float, taken: list | None = None) -> bool:
     """Whether a window-search ``reading`` (its quad ``quad``, (4, 2) px) about to be named is
     contested by the same search's windows turned the other way over it: the best screened window
     (of ``windows`` (N, 5), ``corners`` (N, 4, 2) and ``scores``, −inf for one not screened) whose
@@ -1175,9 +1192,11 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     where it lies and where it snapped, the better of the two kept (a seed keeps the snap unless
     it reads 0.02 worse; the rival is only compared, never named); if it names **another** label with a **higher** score and still overlaps the reading by
     more than ``OVERLAP_MAX``, the place holds two rival readings turned apart and neither is named
-    here (the rival is not named either: this only ever takes a name away). So too where the
+    here (the rival is not named either: this takes the reading's name away, though the later
+    stages then see a taken place, not a name, and may read otherwise around it). So too where the
     reading's own window turned by 30-150° about its centre and climbed reads another label better
-    (:func:`_turned_rival`, for a reading near the bar only).
+    (:func:`_turned_rival`, for a reading near the bar only; ``taken``, the quads of the places
+    already taken, is passed to its second climb).
 
     Why: the seed spacing (0.35 card widths) ignores a window's turn, so where a card's own upright
     window and a window lying sideways over it and its neighbour are close, the better-screened of the
@@ -1187,7 +1206,7 @@ def _contested(image: np.ndarray, deck, reading, quad: np.ndarray, windows: np.n
     (x, y), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
     long_dir = ang if w > h else ang + 90.0
     # The reading's own window at other turns first (stop 44): a card lying across the grid's turns.
-    if _turned_rival(image, deck, reading, quad, (x, y), long_dir, screen, cw, ch):
+    if _turned_rival(image, deck, reading, quad, (x, y), long_dir, screen, cw, ch, taken):
         return True
     if not len(windows):
         return False
@@ -1226,7 +1245,7 @@ def _rival_reads_better(image: np.ndarray, deck, reading, quad: np.ndarray, rect
 
 
 def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tuple[float, float], long_dir: float,
-                  screen, cw: float, ch: float) -> bool:
+                  screen, cw: float, ch: float, taken: list | None = None) -> bool:
     """Whether the reading's own window, turned about its centre by each of ``TURN_TRIES`` and
     climbed, reads **another** label **better** at a turn more than ``TURN_SAME`` off the reading's,
     still overlapping it by more than ``OVERLAP_MAX`` of a card (part of :func:`_contested`).
@@ -1237,7 +1256,9 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
     place can be a fifth of a card from the reading's centre); those that came back within
     ``TURN_SAME`` of the reading's turn are dropped, and the best of the rest by the screen's
     estimate is read in full (where it lies and snapped, the better kept) only if that estimate
-    trails the estimate of the reading's own quad by at most ``RIVAL_SLACK[1]``.
+    trails the estimate of the reading's own quad by at most ``RIVAL_SLACK[1]``. Where that finds
+    no rival, the turns are climbed a second time on every label's look but the reading's, from a
+    grid about it (stop 48, :func:`_turned_climb` with ``taken``).
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -1246,18 +1267,58 @@ def _turned_rival(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tu
         centre: its centre (px); long_dir: its long side's direction (degrees, image axes).
         screen: the search's unblurred :class:`companion.vision.window_screen.Screen`.
         cw, ch: the photo's card size (short, long side), px.
+        taken: (4, 2) px quads of the places already taken (named cards and refused readings).
     """
     if reading.score >= deck.threshold + TURN_CHECK:
         return False
+    own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
+    if _turned_climb(image, deck, reading, quad, centre, long_dir, screen.scores, own, cw, ch):
+        return True
+    # Stop 48: the same turns climbed on every label's look but the reading's, for a rival that the
+    # reading's own look drew back (a chopsticks under a "sashimi" window: every turn of it, climbed
+    # on all labels, came back to "sashimi" on the chopsticks' red band). The rival is still read in
+    # full on every label; one lying on a card already named (``taken``) is that card, not a rival.
+    li = deck.labels.index(reading.label)
+    return _turned_climb(image, deck, reading, quad, centre, long_dir,
+                         lambda q: screen.scores(q, without=li), own, cw, ch, taken)
+
+
+def _turned_climb(image: np.ndarray, deck, reading, quad: np.ndarray, centre: tuple[float, float], long_dir: float,
+                  score, own: float, cw: float, ch: float, taken: list | None = None) -> bool:
+    """One climb of :func:`_turned_rival`: the reading's window turned by ``TURN_TRIES`` about
+    ``centre`` and climbed on ``score`` (window corners (N, 4, 2) → (N,) estimates); the best by
+    ``score`` that did not come back within ``TURN_SAME`` of the reading's turn is read in full if
+    it trails ``own`` (the screen's estimate of the reading's quad) by at most ``RIVAL_SLACK[1]``.
+    With ``taken`` (the second climb: (4, 2) px quads of the places already taken, named cards and
+    refused readings alike), the climb starts from the best ``RIVAL_STARTS`` of a grid about the
+    reading (``RIVAL_GRID``), and a climbed rival overlapping a taken place by over
+    ``RIVAL_ON_TAKEN`` of a card, or ending more than ``RIVAL_REACH`` card widths from ``centre``,
+    is dropped first. Returns True where the rival read in full names another label better."""
     a0 = long_dir - 90.0  # a window (cw, ch) at angle a has its long side along a + 90
     rects = np.array([[centre[0], centre[1], cw, ch, a0 + t] for t in TURN_TRIES], np.float64)
-    climbed = _refine(image, deck, _rects(rects), screen.scores(_quads(rects)), cw, score=screen.scores,
+    if taken is not None:
+        # Stop 48: from the best few of a grid of centres about the reading's, not from its centre
+        # alone: the covered card's own window lies up to a quarter of a card off it, in a basin too
+        # narrow for the climb's first steps to find (a chopsticks 15 px off, read 0.975 in place).
+        off = RIVAL_GRID * cw
+        dx, dy, t = np.meshgrid(off, off, np.asarray(TURN_TRIES, np.float64), indexing="ij")
+        grid = np.column_stack([centre[0] + dx.ravel(), centre[1] + dy.ravel(), np.full(dx.size, cw),
+                                np.full(dx.size, ch), a0 + t.ravel()])
+        first = score(_quads(grid))
+        rects = grid[np.argsort(-first, kind="stable")[:RIVAL_STARTS]]
+    climbed = _refine(image, deck, _rects(rects), score(_quads(rects)), cw, score=score,
                       steps=(LAYOUT_STEP,) + REFINE_STEPS, rounds=LAYOUT_ROUNDS)
-    est = screen.scores(_quads(climbed))
+    est = score(_quads(climbed))
     turn = np.array([a for _, _, a in climbed], np.float64) - a0
     est[np.abs((turn + 90.0) % 180.0 - 90.0) <= TURN_SAME] = -np.inf  # back at the reading's own turn
+    if taken is not None:
+        qs = _quads(climbed)
+        ends = qs.mean(axis=1)
+        est[np.hypot(ends[:, 0] - centre[0], ends[:, 1] - centre[1]) > RIVAL_REACH * cw] = -np.inf
+        for k in range(len(climbed)):
+            if any(overlap_area(qs[k], t) > RIVAL_ON_TAKEN * cw * ch for t in taken):
+                est[k] = -np.inf
     j = int(np.argmax(est))
-    own = float(screen.scores(np.asarray(quad, np.float32)[None])[0])
     if est[j] < own - RIVAL_SLACK[1]:
         return False
     return _rival_reads_better(image, deck, reading, quad, climbed[j:j + 1], cw, OVERLAP_MAX * cw * ch)

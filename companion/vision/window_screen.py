@@ -135,12 +135,15 @@ class Screen:
         sigma = _SIGMA if blur <= 0 else float(np.hypot(_SIGMA, blur * per_px / self.f))
         self.small = cv2.GaussianBlur(small, (0, 0), sigma)
 
-    def scores(self, quads: np.ndarray) -> np.ndarray:
+    def scores(self, quads: np.ndarray, without: int | None = None) -> np.ndarray:
         """(N,) float: the estimated quick score of each window.
 
         Args:
             quads: (N, 4, 2) corners of rectangular windows, any order (ordered as
                 :func:`companion.vision.deck.classify_quads` orders them).
+            without: a label index (``deck.labels``) left out of the best-of-labels maximum (both
+                ways up), so a climb on these scores looks for any *other* card there (stop 48,
+                ``card_search._turned_rival``); None: every label.
         """
         from companion.vision.cards import order_quads
 
@@ -151,7 +154,7 @@ class Screen:
         if n > _REMAP_WINDOWS:
             # cv2.remap takes maps of at most SHRT_MAX rows: a photo with many windows (a big
             # card guess over a cluttered scene) is scored in runs of windows.
-            return np.concatenate([self.scores(q[i:i + _REMAP_WINDOWS]) for i in range(0, n, _REMAP_WINDOWS)])
+            return np.concatenate([self.scores(q[i:i + _REMAP_WINDOWS], without) for i in range(0, n, _REMAP_WINDOWS)])
         a, b = _ALONG, _DOWN
         # Straight into the reduced copy's px: p → (p + 0.5) / f − 0.5.
         k = np.float32(1.0 / self.f)
@@ -176,4 +179,8 @@ class Screen:
         d = ((np.ascontiguousarray(lab.transpose(0, 2, 1)) - mean) * _WEIGHT_8BIT_T).reshape(n, -1)
         norm = np.sqrt((d * d) @ _PX3)
         u = d / np.maximum(norm, 1e-6)[:, None]
-        return (u @ self.bank).max(axis=1).astype(np.float64)
+        per = u @ self.bank  # (N, 2L): label l upright at column l, turned at L + l
+        if without is not None:
+            half = per.shape[1] // 2
+            per[:, [without, half + without]] = -np.inf
+        return per.max(axis=1).astype(np.float64)
