@@ -16,7 +16,7 @@ import pytest
 
 import test_vision_synth as synth
 from companion.rules.sushi_go.cards import UNKNOWN
-from test_cards_pattern_found import loose_scene, pattern_deck
+from test_cards_pattern_found import assert_found_by_the_window_search_alone, loose_scene, pattern_deck
 
 
 @pytest.mark.parametrize("seed, index, label", [
@@ -25,22 +25,8 @@ from test_cards_pattern_found import loose_scene, pattern_deck
     (1444, 10, "wasabi"),  # on a checked cloth: 34° off
 ])
 def test_a_pattern_card_in_a_blob_turned_off_it_is_found_and_named(seed, index, label, monkeypatch):
-    from companion.vision.cards import find_card_groups, read_cards
-
-    img, truth = loose_scene(seed, monkeypatch)
-    true_label, quad = truth[index]
-    assert true_label == label  # the scene is the one the case is about
-    centre = quad.mean(axis=0)
     # No outline gives it (it merged with its neighbour's): the window search alone can find it.
-    assert not any(np.hypot(*(q.mean(axis=0) - centre)) < 0.5 * 75 for hyps, _ in find_card_groups(img) for q in hyps)
-    obs = read_cards(img, pattern_deck())
-    pairs, extra = synth.match_truth(obs, truth)
-    got = pairs[index][2]
-    assert got is not None, f"{label} not found"
-    assert got.label == label
-    # ... and nothing on the photo gets another card's name, or a name where no card is.
-    assert all(o is None or o.label in (lb, UNKNOWN) for lb, _, o in pairs)
-    assert all(o.label == UNKNOWN for o in extra)
+    assert_found_by_the_window_search_alone(seed, index, label, monkeypatch)
 
 
 def _striped_card(turn_deg: float, with_sliver: bool):

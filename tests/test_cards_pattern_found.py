@@ -47,6 +47,13 @@ def loose_scene(seed: int, monkeypatch):
     (1342, 2, "sashimi"),  # on a checked cloth: main's seed stopped on a shoulder 12 px off
 ])
 def test_a_pattern_card_no_outline_gives_is_found_and_named(seed, index, label, monkeypatch):
+    assert_found_by_the_window_search_alone(seed, index, label, monkeypatch)
+
+
+def assert_found_by_the_window_search_alone(seed: int, index: int, label: str, monkeypatch) -> None:
+    """Loose pattern scene ``seed``'s card ``index`` (true label ``label``), which no outline of the
+    outline finder gives, is found and named ``label`` by ``read cards``, and nothing on the photo
+    gets another card's name or a name where no card is."""
     from companion.vision.cards import find_card_groups, read_cards
 
     img, truth = loose_scene(seed, monkeypatch)

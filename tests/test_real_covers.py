@@ -34,10 +34,16 @@ def _bench(name):
 @pytest.fixture(scope="module")
 def draw0():
     """(deck, boxes, faces, tables) of enrolment draw 0 (bench/real_cards.py's tuning draw)."""
+    return _draw(0)
+
+
+def _draw(draw: int):
+    """(deck, boxes, faces, tables) of enrolment draw ``draw``, as bench/real_cards.py enrols it
+    (10 photos a rank) and bench/real_fans.py cuts the faces and tables from its photos."""
     real_cards = _bench("real_cards")
     real_fans = _bench("real_fans")
     boxes = real_cards.load_boxes()
-    chosen, _ = real_cards.split(boxes, 10, 0)
+    chosen, _ = real_cards.split(boxes, 10, draw)
     deck = real_cards.enrol(boxes, chosen)
     faces, tables = real_fans.card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
     return deck, boxes, faces, tables
@@ -196,12 +202,7 @@ def test_a_coloured_paper_with_one_dot_cut_by_a_cable_is_not_named(draw0):
 def draw32():
     """(deck, faces, tables) of enrolment draw 32: cover46's review's draw, whose ten aces agree on
     no mark count (the deck's 37 one-card ace photos count 0: 5, 1: 26, 2: 4, 4: 1, 5: 1)."""
-    real_cards = _bench("real_cards")
-    real_fans = _bench("real_fans")
-    boxes = real_cards.load_boxes()
-    chosen, _ = real_cards.split(boxes, 10, 32)
-    deck = real_cards.enrol(boxes, chosen)
-    faces, tables = real_fans.card_sources(boxes, {n for ns in chosen.values() for n in ns}, real_cards.DATA)
+    deck, _, faces, tables = _draw(32)
     return deck, faces, tables
 
 
