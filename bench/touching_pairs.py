@@ -59,7 +59,6 @@ def _rect(cx: float, cy: float, ang: float) -> np.ndarray:
 
 
 def _cloth(kind: str, style: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
-    import cv2
     import test_vision_synth as synth
 
     from companion.sim import faces
@@ -73,33 +72,45 @@ def _cloth(kind: str, style: str, w: int, h: int, rng: np.random.Generator) -> n
     if kind == "artcloth":
         big = np.full((2 * h, 2 * w, 3), 180, np.uint8)
         tw = int(rng.integers(50, 110))
-        th = int(tw * 63 / 44)
-        for y in range(0, 2 * h, th + 6):
-            for x in range(0, 2 * w, tw + 6):
-                f = faces.draw_card_face(str(rng.choice(LABELS)), tw, style=style)[4:-4, 4:-4]
-                big[y + 4:y + 4 + f.shape[0], x + 4:x + 4 + f.shape[1]] = \
-                    f[:max(0, min(f.shape[0], 2 * h - y - 4)), :max(0, min(f.shape[1], 2 * w - x - 4))]
-        m = cv2.getRotationMatrix2D((w, h), rng.uniform(15, 40), 1.0)
-        m[:, 2] -= (w / 2, h / 2)
-        return cv2.warpAffine(big, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+        for y, x in _tiles(big, tw, 6):
+            f = faces.draw_card_face(str(rng.choice(LABELS)), tw, style=style)[4:-4, 4:-4]
+            big[y + 4:y + 4 + f.shape[0], x + 4:x + 4 + f.shape[1]] = \
+                f[:max(0, min(f.shape[0], 2 * h - y - 4)), :max(0, min(f.shape[1], 2 * w - x - 4))]
+        return _turned_crop(big, w, h, rng)
     if kind == "textile":
         big = np.full((2 * h, 2 * w, 3), 190, np.uint8)
         tw = int(rng.integers(70, 130))
         th = int(tw * 63 / 44)
-        for y in range(0, 2 * h, th + 8):
-            for x in range(0, 2 * w, tw + 8):
-                f = faces.draw_card_face(str(rng.choice(LABELS)), tw, style="pattern")
-                band = f[int(0.22 * f.shape[0]):int(0.30 * f.shape[0]), 6:-6]
-                reps = int(np.ceil((th - 8) / band.shape[0])) + 1
-                t = np.concatenate([band] * reps)[:th - 8]
-                yy, xx = y + 4, x + 4
-                hh, ww = min(t.shape[0], 2 * h - yy), min(t.shape[1], 2 * w - xx)
-                if hh > 0 and ww > 0:
-                    big[yy:yy + hh, xx:xx + ww] = t[:hh, :ww]
-        m = cv2.getRotationMatrix2D((w, h), rng.uniform(15, 40), 1.0)
-        m[:, 2] -= (w / 2, h / 2)
-        return cv2.warpAffine(big, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+        for y, x in _tiles(big, tw, 8):
+            f = faces.draw_card_face(str(rng.choice(LABELS)), tw, style="pattern")
+            band = f[int(0.22 * f.shape[0]):int(0.30 * f.shape[0]), 6:-6]
+            reps = int(np.ceil((th - 8) / band.shape[0])) + 1
+            t = np.concatenate([band] * reps)[:th - 8]
+            yy, xx = y + 4, x + 4
+            hh, ww = min(t.shape[0], 2 * h - yy), min(t.shape[1], 2 * w - xx)
+            if hh > 0 and ww > 0:
+                big[yy:yy + hh, xx:xx + ww] = t[:hh, :ww]
+        return _turned_crop(big, w, h, rng)
     return synth.background(kind, w, h, rng)
+
+
+def _tiles(big: np.ndarray, tw: int, gap: int):
+    """(y, x) px of each card-shaped tile (``tw`` px wide, 44 × 63 mm) laid row by row over ``big``
+    with ``gap`` px between them."""
+    th = int(tw * 63 / 44)
+    for y in range(0, big.shape[0], th + gap):
+        for x in range(0, big.shape[1], tw + gap):
+            yield y, x
+
+
+def _turned_crop(big: np.ndarray, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """The middle ``w`` × ``h`` px of ``big`` ((2h, 2w, 3) uint8) turned 15-40° (a cloth's print
+    lies at no angle of the photo's), the corners filled by reflection."""
+    import cv2
+
+    m = cv2.getRotationMatrix2D((w, h), rng.uniform(15, 40), 1.0)
+    m[:, 2] -= (w / 2, h / 2)
+    return cv2.warpAffine(big, m, (w, h), borderMode=cv2.BORDER_REFLECT)
 
 
 def scene(kind: str, style: str, seed: int) -> tuple[np.ndarray, list[tuple[str, np.ndarray]], str]:
