@@ -279,8 +279,8 @@ def test_a_deck_enrolled_on_pink_stock_keeps_its_names_beside_a_white_card(draw0
         examples[rank] = crops
     deck = enroll_images(examples)
     # The aces' stock is taken out (over deck.PAPER_STOCK_MIN), the other labels' taken as white.
-    stock = deck._paper_stock(deck.labels.index("ace"))
-    assert stock is not None and np.hypot(*stock) > 0 and not deck._paper_stock(deck.labels.index("ten")).any()
+    stock = deck.paper_stock(deck.labels.index("ace"))
+    assert stock is not None and np.hypot(*stock) > 0 and not deck.paper_stock(deck.labels.index("ten")).any()
     ace = next(f for r, f in faces if r == "ace")
     ten = next(f for r, f in faces if r == "ten")
     rng = np.random.default_rng(4701)

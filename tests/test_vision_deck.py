@@ -191,7 +191,7 @@ def test_look_alike_templates_round_trip_and_an_old_deck_without_them_still_load
     with np.load(path) as z:
         nopaper = {k: z[k] for k in z.files if k != "paper"}
     np.savez(old, **nopaper)
-    assert Deck.load(old).paper is None and Deck.load(old)._paper_stock(0) is None
+    assert Deck.load(old).paper is None and Deck.load(old).paper_stock(0) is None
     np.savez(old, **nopaper, paper=np.zeros((len(fields["fine"]) - 1, 2), np.float32))
     with pytest.raises(DeckError, match="paper"):
         Deck.load(old)

@@ -686,15 +686,13 @@ def _edge_turn(image: np.ndarray, region: Region, card_wh: tuple[float, float], 
     return turn
 
 
-_MARKER_DETECTOR = None
+_MARKER = None  # (ArucoDetector, the marker's side over a card's short side), made on first use
 #: :func:`_holds_marker` scales a blob's crop so that a card's short side is this many px: the mat's
 #: 50 mm marker (6 modules with its border) on a 44 mm card is then about 55 px, modules about 9 px,
 #: whatever the frame's size (pat48: pat47's fixed halving of crops over 120 px left modules of
 #: 2-3 px on a 640 x 480 frame and missed 1-3 of the mat frame's marker blobs there, more when
 #: tilted or blurred).
 MARKER_CARD_PX = 48.0
-#: The mat's marker side over a card's short side (50 mm / 44 mm, calibration/mats/*.toml).
-MARKER_MM_PER_CARD = 50.0 / 44.0
 #: An undecoded candidate counts as a marker when its sides differ by less than this ratio and
 #: their mean lies in this band of the marker's expected side (pat48: the 640 x 480 mat frame
 #: blurred by 2 px, the two marker blobs missed, candidates 0.8-1.0 of it; a card is 1.43:1).
@@ -706,18 +704,25 @@ MARKER_PAD = 0.25
 
 
 def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> bool:
-    """Whether an ArUco marker of the mat's dictionary (``DICT_4X4_50``, :mod:`companion.vision.mat`)
-    lies in ``region``'s bounding box (``MARKER_PAD`` card widths around it): the search knows no
+    """Whether an ArUco marker of the mat's dictionary (the shipped mats' ``aruco_dictionary``,
+    ``DICT_4X4_50``, as :class:`companion.vision.mat.MatTracker` reads it) lies in ``region``'s bounding box (``MARKER_PAD`` card widths around it): the search knows no
     mat, so a blob a second grid would be laid over is looked at for one (only those: 0-4 blobs a
     frame). The crop is scaled to the card's size (``MARKER_CARD_PX`` px a card's short side,
     ``card_wh`` (short, long) image px), so the test is the same at any frame size; two threshold
     passes (windows 5 and 13 px on the scaled crop) keep a blurred marker's squares apart."""
-    global _MARKER_DETECTOR
-    if _MARKER_DETECTOR is None:
+    global _MARKER
+    if _MARKER is None:
+        from companion.vision.mat import _aruco_dictionary
+        from companion.vision.mat_layout import load_mat_layout
+
+        # Every shipped mat (2-5 players) has the same dictionary, marker and card size.
+        layout = load_mat_layout(2)
         params = cv2.aruco.DetectorParameters()
         params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax = 5, 13
         params.adaptiveThreshWinSizeStep = 8
-        _MARKER_DETECTOR = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+        _MARKER = (cv2.aruco.ArucoDetector(_aruco_dictionary(cv2, layout.aruco_dictionary), params),
+                   layout.markers[0].size_mm / layout.card_mm[0])  # 50 mm over 44 mm
+    detector, marker_per_card = _MARKER
     x, y, bw, bh = cv2.boundingRect(region.points.reshape(-1, 1, 2))
     h, w = image.shape[:2]
     pad = int(round(MARKER_PAD * card_wh[0]))
@@ -726,12 +731,12 @@ def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float
     f = MARKER_CARD_PX / max(card_wh[0], 1.0)
     if abs(f - 1.0) > 0.1:
         grey = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
-    corners, ids, rejected = _MARKER_DETECTOR.detectMarkers(grey)
+    corners, ids, rejected = detector.detectMarkers(grey)
     if ids is not None and len(ids) > 0:
         return True
     # A marker too blurred to decode (a 640 x 480 frame, modules of 3 px, out of focus) is still a
     # dark square of the marker's size in a white border: ArUco's rejected candidates of that size.
-    side = MARKER_MM_PER_CARD * MARKER_CARD_PX
+    side = marker_per_card * MARKER_CARD_PX
     for q in rejected:
         s = np.linalg.norm(q.reshape(4, 2) - np.roll(q.reshape(4, 2), -1, axis=0), axis=1)
         if s.max() < MARKER_SQUARE * s.min() and MARKER_SIDE[0] * side < s.mean() < MARKER_SIDE[1] * side:

@@ -1474,7 +1474,7 @@ def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
         if c is not None:
             casts[i] = c
     # Each paper as photographed (its cast plus its label's stock).
-    seen = {j: d + deck._paper_stock(named[j]) for j, d in casts.items()}
+    seen = {j: d + deck.paper_stock(named[j]) for j, d in casts.items()}
     out = list(readings)
     for i, c in casts.items():
         # Only a face that is mostly paper is refused by its paper: a face card's lighter half holds

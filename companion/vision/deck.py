@@ -1017,7 +1017,7 @@ class Deck:
         self._spreads: dict[int, float | None] = {}  # label → its examples' spread, made when needed
         self._local_spreads: dict[int, np.ndarray | None] = {}  # label → (FH, FW) spread map, when needed
         self._agreed: dict[int, set[int] | None] = {}  # label → the mark counts its examples agree on
-        self._stocks: dict[int, np.ndarray | None] = {}  # label → its examples' paper (_paper_stock), when needed
+        self._stocks: dict[int, np.ndarray | None] = {}  # label → its examples' paper (paper_stock), when needed
         self._layouts: dict[int, list[np.ndarray]] = {}  # label → its examples' marks (_example_layouts), when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
@@ -1461,7 +1461,7 @@ class Deck:
         return (merged == self._majority_mark(label)
                 and not any(merged in self._agreed_marks(k) for k in counted))
 
-    def _paper_stock(self, label: int) -> np.ndarray | None:
+    def paper_stock(self, label: int) -> np.ndarray | None:
         """(2,) float32 CIE a, b: the median of ``label``'s examples' papers as photographed
         (``paper``; grey where it lies within ``PAPER_STOCK_MIN`` of grey), or None where the label is not judged by its paper: a deck without papers
         (enrolled before them) or one of its examples' balanced papers more than ``PAPER_GREY``
@@ -1499,7 +1499,7 @@ class Deck:
     def paper_cast(self, image: np.ndarray, quad: np.ndarray, label: int) -> np.ndarray | None:
         """How the photo's light (and the thing's own colour) casts the paper of a card named
         ``label``: (2,) float32 CIE a, b, its face's paper as photographed (:func:`paper_lab`, not
-        white-balanced) less ``label``'s examples' (:meth:`_paper_stock`); None where the label is
+        white-balanced) less ``label``'s examples' (:meth:`paper_stock`); None where the label is
         not judged by its paper. Two cards of one photo are lit alike, so their casts agree where
         both are what they were named; a coloured paper named "ace" beside a white card does not
         (``PAPER_APART``). Relative to the label's own examples, so a deck on cream or pink stock
@@ -1510,7 +1510,7 @@ class Deck:
             quad: (4, 2) float px, the card's outline (any corner first).
             label: the label index the card was given.
         """
-        stock = self._paper_stock(label)
+        stock = self.paper_stock(label)
         if stock is None:
             return None
         s = FINE_SHIFT
