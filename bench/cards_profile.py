@@ -6,9 +6,9 @@ stage out would save and change (issue #6: <= 60 ms per 1280 x 960 frame with 20
 
 Frames: ``bench/cards_cpu.py``'s (the 20-card mat frame of ``bench/run.py``; loose scenes 40-59,
 flat and illustrated, of which the first ``--frames``). Each frame is read once to fill the caches,
-then ``--reads`` times (the mat frame) or once (a loose scene) with ``tests``' stage timers
-(``bench/tracker_profile.py``'s :class:`StageTimer`: each call path's CPU time, ``time.process_time``,
-less that of the timed calls inside it), and as often again without them (the plain figure: the least
+then ``--reads`` times (the mat frame) or once (a loose scene) with the stage timers of
+``bench/tracker_profile.py`` (:class:`StageTimer`: each call path's CPU time, ``time.process_time``,
+less that of the timed calls inside it; ``STAGES`` below), and as often again without them (the plain figure: the least
 read of each frame, the median over frames). ``--opencv`` also charges every call of the frame-sized
 OpenCV functions (``OPENCV``) to the function that made it: the floor any reading of the same
 frame pays however its Python is arranged.
