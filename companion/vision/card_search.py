@@ -931,47 +931,30 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     """
     seen: dict = {}
     refused: list = []  # contested readings (_contested): not named, their places taken as if they were
-    second: list = []  # second-grid-only readings (_second_only), added last where they collide with none
+    second: list = []  # of found and refused, those only a second grid reached (_second_only)
     found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen,
                             refused=refused, second=second)
-    # What is searched again, and every first-grid reading, is decided as without a second grid
-    # (lost49: pat48's second-grid names left no window outside a named card on drawn touching flat
-    # 13502 and watercolour tilt 13680, so no layout search ran where main's found a right card, and on
-    # pattern 13507 gave the layout search another region, whose first-grid seed then read "unknown").
     named = [r for r in readings if r.label != UNKNOWN] + found + refused
-    left = _unexplained(regions, named, card_wh, seen, deck.threshold - SEED_MARGIN)
-    if left:
-        found = found + _layout_search(image, deck, named, left, card_wh, differs, refused=refused, second=second)
-    return found + _second_added(second, [r for r in readings if r.label != UNKNOWN] + found + refused, card_wh)
-
-
-def _second_added(second: list, named: list, card_wh: tuple[float, float]) -> list:
-    """The second-grid-only readings of both searches (``second``, Classification, each passed
-    :func:`_second_only`'s stricter test in its search) that overlap no card of ``named`` (every
-    reading and refused place the first grids decided, both searches') nor one added before them by
-    more than ``OVERLAP_MAX`` of a card (``card_wh`` (short, long) px), best score first: a
-    second-grid name only adds a card where the first grids named none, never replaces one."""
-    cw, ch = card_wh
-    taken = [np.asarray(r.quad, np.float32) for r in named]
-    out = []
-    for r in sorted(second, key=lambda r: -r.score):
-        q = np.asarray(r.quad, np.float32)
-        if any(overlap_area(q, t) > OVERLAP_MAX * cw * ch for t in taken):
-            continue
-        taken.append(q)
-        out.append(r)
-    return out
+    # What is searched again on the layout is decided as without a second grid: from the first grids'
+    # windows (``seen``) and the first grids' readings (lost49: pat48's second-grid names left no
+    # window outside a named card on drawn touching flat 13502 and watercolour tilt 13680, so no
+    # layout search ran where main's found a right card, and on pattern 13507 cut the region the
+    # layout search got, whose first-grid seed then read "unknown" beside the right maki_3). The
+    # layout search still takes every place named so far, the second grid's too.
+    from_second = {id(r) for r in second}
+    left = _unexplained(regions, [r for r in named if id(r) not in from_second], card_wh, seen,
+                        deck.threshold - SEED_MARGIN)
+    if not left:
+        return found
+    return found + _layout_search(image, deck, named, left, card_wh, differs)
 
 
 def _layout_search(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
-                   differs: np.ndarray | None, refused: list | None = None, second: list | None = None) -> list:
+                   differs: np.ndarray | None) -> list:
     """The search of :func:`search_cards` again on ``regions`` (those the ordinary search left
     unexplained), screened and climbed on the cards' layout (``LAYOUT_BLUR``); ``readings`` are
-    all named cards so far, the ordinary search's included (its second-grid-only names left out by
-    :func:`search_cards`). Returns its new readings; ``refused`` and ``second`` as in
-    :func:`_search_regions`."""
-    return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True, refused=refused,
-                           second=second)
+    all named cards so far, the ordinary search's included. Returns its new readings."""
+    return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True)
 
 
 def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], seen: dict | None = None,
@@ -1053,10 +1036,9 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     to ``LAYOUT_ROUNDS`` moves a step, then each seed put in place on the unblurred estimate).
     ``seen``, a dict, is given the first grids' windows screened (see :func:`_unexplained`; a second
     grid's are left out, so what is searched again is decided as without it); ``refused``, a list,
-    the first-grid readings :func:`_contested` kept from being named (their places stay taken).
-    ``second``, a list, is given the second-grid-only readings named (:func:`_second_only`, after the
-    first grids' readings, where those left room) and they are left out of the list returned; with
-    ``second`` None they follow the first grids' in it."""
+    the readings :func:`_contested` kept from being named (their places stay taken).
+    ``second``, a list, is given the second-grid-only readings (:func:`_second_only`) that passed
+    every test, whether named or refused (they are in the list returned or in ``refused`` too)."""
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
@@ -1149,55 +1131,42 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
     results = classify_quads(image, [quads[k] for k in kept] + snapped, deck, checks=False)
     n = len(kept)
-    order = sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score))
-    # Two passes (lost49): the first grids' readings are named first, as if no second grid were laid
-    # (their places taken, contested by the first grids' windows only), then the second-grid-only
-    # ones where those left room. pat48 named them in one pass by score, so a second-grid name could
-    # take a place before a first-grid reading was decided there.
-    first_grid = cells[:, 1] < 2
-    rivals = (windows[first_grid], corners[first_grid], scores[first_grid])
-    out, extra = [], []
-    for strict_pass in (False, True):
-        if strict_pass:
-            rivals = (windows, corners, scores)
-        for i in order:
-            strict = bool(second_only[kept[i]])
-            if strict != strict_pass:
+    out = []
+    for i in sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score)):
+        r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
+        if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
+            continue
+        if reached[kept[i]]:
+            continue  # the first grid's seed climbed here too: its reading stands (as on main)
+        strict = second_only[kept[i]]
+        if strict and (r.score < deck.threshold + WINDOW_MARGIN + EDGE_TURN_MARGIN or not backed[i]):
+            continue
+        q = np.asarray(r.quad, np.float32)
+        if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
+            continue  # a card cut by the photo's border cannot be checked whole
+        if any(overlap_area(q, t) > OVERLAP_MAX * cw * ch for t in taken):
+            continue
+        if not _accounts_for(q, regions[seed_owner[kept[i]]], cw * ch):
+            continue
+        if differs is not None:
+            inside, differing = pixels_in(q, differs)
+            if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
                 continue
-            r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
-            if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
-                continue
-            if reached[kept[i]]:
-                continue  # the first grid's seed climbed here too: its reading stands (as on main)
-            if strict and (r.score < deck.threshold + WINDOW_MARGIN + EDGE_TURN_MARGIN or not backed[i]):
-                continue
-            q = np.asarray(r.quad, np.float32)
-            if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
-                continue  # a card cut by the photo's border cannot be checked whole
-            if any(overlap_area(q, t) > OVERLAP_MAX * cw * ch for t in taken):
-                continue
-            if not _accounts_for(q, regions[seed_owner[kept[i]]], cw * ch):
-                continue
-            if differs is not None:
-                inside, differing = pixels_in(q, differs)
-                if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
-                    continue
-            r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
-            if r.label == UNKNOWN:
-                continue
-            if _contested(image, deck, r, q, *rivals, sharp if sharp is not None else screen, cw, ch, taken):
-                # Not named, but the place stays taken, as if it were: no later seed, and no layout
-                # search, reads anything else there (this only ever takes a name away). A second-grid
-                # reading's refused place is not handed on: the later searches decide as without it.
-                taken.append(q)
-                if refused is not None and not strict:
-                    refused.append(r)
-                continue
+        r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
+        if r.label == UNKNOWN:
+            continue
+        if strict and second is not None:
+            second.append(r)  # named or refused below, a second-grid-only reading (lost49)
+        if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch,
+                      taken):
+            # Not named, but the place stays taken, as if it were: no later seed, and no layout
+            # search, reads anything else there (this only ever takes a name away).
             taken.append(q)
-            (extra if strict else out).append(r)
-    if second is None:
-        return out + extra
-    second.extend(extra)
+            if refused is not None:
+                refused.append(r)
+            continue
+        taken.append(q)
+        out.append(r)
     return out
 
 
