@@ -935,26 +935,32 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen,
                             refused=refused, second=second)
     named = [r for r in readings if r.label != UNKNOWN] + found + refused
-    # What is searched again on the layout is decided as without a second grid: from the first grids'
-    # windows (``seen``) and the first grids' readings (lost49: pat48's second-grid names left no
+    # The layout search's first grids are laid over what the first grids left unexplained, decided as
+    # without a second grid (from the first grids' windows and readings), and its second grids over
+    # what every window and reading left, as pat48 did (lost49: pat48's second-grid names left no
     # window outside a named card on drawn touching flat 13502 and watercolour tilt 13680, so no
-    # layout search ran where main's found a right card, and on pattern 13507 cut the region the
-    # layout search got, whose first-grid seed then read "unknown" beside the right maki_3). The
-    # layout search still takes every place named so far, the second grid's too.
+    # layout search ran where main's found a right card; on pattern 13507 they cut the region the
+    # layout search got, whose first-grid seed then read "unknown" beside the right maki_3; but on
+    # watercolour 13521 the second grid found two chopsticks only over the cut region). The layout
+    # search takes every place named so far, the second grid's too.
     from_second = {id(r) for r in second}
-    left = _unexplained(regions, [r for r in named if id(r) not in from_second], card_wh, seen,
-                        deck.threshold - SEED_MARGIN)
-    if not left:
+    first_seen = {k: seen[k][seen["first_grid"]] for k in ("centres", "owner", "scores")} if seen else seen
+    cut = deck.threshold - SEED_MARGIN
+    left = _unexplained(regions, [r for r in named if id(r) not in from_second], card_wh, first_seen, cut)
+    left_second = _unexplained(regions, named, card_wh, seen, cut)
+    if not left and not left_second:
         return found
-    return found + _layout_search(image, deck, named, left, card_wh, differs)
+    return found + _layout_search(image, deck, named, left, card_wh, differs, second_regions=left_second)
 
 
 def _layout_search(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
-                   differs: np.ndarray | None) -> list:
+                   differs: np.ndarray | None, second_regions: list[Region] | None = None) -> list:
     """The search of :func:`search_cards` again on ``regions`` (those the ordinary search left
     unexplained), screened and climbed on the cards' layout (``LAYOUT_BLUR``); ``readings`` are
-    all named cards so far, the ordinary search's included. Returns its new readings."""
-    return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True)
+    all named cards so far, the ordinary search's included; ``second_regions``, if given, get the
+    second grids (:func:`_search_regions`). Returns its new readings."""
+    return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True,
+                           second_regions=second_regions)
 
 
 def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], seen: dict | None = None,
@@ -1029,23 +1035,37 @@ def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
                     differs: np.ndarray | None, layout: bool, seen: dict | None = None,
-                    refused: list | None = None, second: list | None = None) -> list:
+                    refused: list | None = None, second: list | None = None,
+                    second_regions: list[Region] | None = None) -> list:
     """One search of :func:`search_cards` over ``regions``: on the quick score's estimate
     (``layout`` False), or on the cards' layout (``layout`` True: screened and climbed with the
     windows and centroids blurred by ``LAYOUT_BLUR``, a coarser first step ``LAYOUT_STEP`` and up
     to ``LAYOUT_ROUNDS`` moves a step, then each seed put in place on the unblurred estimate).
-    ``seen``, a dict, is given the first grids' windows screened (see :func:`_unexplained`; a second
-    grid's are left out, so what is searched again is decided as without it); ``refused``, a list,
+    ``seen``, a dict, is given the windows screened (see :func:`_unexplained`), and ``first_grid``,
+    (N,) bool, which of them are a first grid's; ``refused``, a list,
     the readings :func:`_contested` kept from being named (their places stay taken).
     ``second``, a list, is given the second-grid-only readings (:func:`_second_only`) that passed
-    every test, whether named or refused (they are in the list returned or in ``refused`` too)."""
+    every test, whether named or refused (they are in the list returned or in ``refused`` too).
+    With ``second_regions`` (a list, maybe empty), ``regions`` get only first grids and
+    ``second_regions`` only second grids (where :func:`_edge_turn` gives a turn)."""
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
     boxes = [cv2.minAreaRect(reg.points.reshape(-1, 1, 2)) for reg in regions]
-    grids = [_window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
-             for reg, box in zip(regions, boxes)]
+    if second_regions is None:
+        grids = [_window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
+                 for reg, box in zip(regions, boxes)]
+    else:
+        # First grids over ``regions``, second grids (at the edges' turn) over ``second_regions`` only.
+        grids = [_window_grid(reg, card_wh, box=box) for reg, box in zip(regions, boxes)]
+        for reg in second_regions:
+            box = cv2.minAreaRect(reg.points.reshape(-1, 1, 2))
+            turn = _edge_turn(image, reg, card_wh, box)
+            rects, cells = _window_grid(reg, card_wh, edge_turn=turn, box=box) if turn is not None \
+                else (np.zeros((0, 5)), np.zeros((0, 3), np.int64))
+            grids.append((rects[cells[:, 0] >= 2], cells[cells[:, 0] >= 2]))
+        regions = list(regions) + list(second_regions)
     # (N, 5) rects, the region of each, and its (region, turn, row, column) cell.
     windows = np.concatenate([r for r, _ in grids]) if grids else np.zeros((0, 5))
     owner = np.concatenate([np.full(len(r), i) for i, (r, _) in enumerate(grids)]) if grids else np.zeros(0, int)
@@ -1068,11 +1088,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     screen = Screen(image, deck, cw, blur=LAYOUT_BLUR if layout else 0.0)
     scores = _coarse_first(image, deck, corners, cells, score=screen.scores)
     if seen is not None:
-        # The first grids' windows only (lost49): which regions are searched again on the layout is
-        # decided as without a second grid (pat48's second-grid windows could add a region there and
-        # take layout seeds from main's).
-        fg = cells[:, 1] < 2
-        seen.update(centres=windows[fg, :2], owner=owner[fg], scores=scores[fg])
+        seen.update(centres=windows[:, :2], owner=owner, scores=scores, first_grid=cells[:, 1] < 2)
     seeds, seed_owner, seed_index = [], [], []
     seed_c = np.zeros((0, 2))  # the seeds' centres, px: a new seed is tested against all at once
     # The first grids' seeds are picked as if no second grid were laid (their own MAX_SEEDS, in the
