@@ -1046,8 +1046,10 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     the readings :func:`_contested` kept from being named (their places stay taken).
     ``second``, a list, is given the second-grid-only readings (:func:`_second_only`) that passed
     every test, whether named or refused (they are in the list returned or in ``refused`` too).
-    With ``second_regions`` (a list, maybe empty), ``regions`` get only first grids and
-    ``second_regions`` only second grids (where :func:`_edge_turn` gives a turn)."""
+    With ``second_regions`` (a list, maybe empty), ``regions`` get only first grids, and
+    ``second_regions`` second grids (where :func:`_edge_turn` gives a turn) and, where not among
+    ``regions``, first grids whose seeds are picked after those of ``regions``, from their own
+    ``MAX_SEEDS``, and whose readings are held to the first grids' tests."""
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
@@ -1056,15 +1058,22 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     if second_regions is None:
         grids = [_window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
                  for reg, box in zip(regions, boxes)]
+        extra_first = np.zeros(len(regions), bool)
     else:
-        # First grids over ``regions``, second grids (at the edges' turn) over ``second_regions`` only.
+        # First grids over ``regions``; over each of ``second_regions`` a second grid (at the edges'
+        # turn) and, unless it is one of ``regions`` already, a first grid of its own, its seeds
+        # picked after those of ``regions`` (see below).
         grids = [_window_grid(reg, card_wh, box=box) for reg, box in zip(regions, boxes)]
+        extra_first = [False] * len(regions)
         for reg in second_regions:
             box = cv2.minAreaRect(reg.points.reshape(-1, 1, 2))
-            turn = _edge_turn(image, reg, card_wh, box)
-            rects, cells = _window_grid(reg, card_wh, edge_turn=turn, box=box) if turn is not None \
-                else (np.zeros((0, 5)), np.zeros((0, 3), np.int64))
-            grids.append((rects[cells[:, 0] >= 2], cells[cells[:, 0] >= 2]))
+            rects, cells = _window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
+            new = not any(reg is r or (len(reg.points) == len(r.points) and np.array_equal(reg.points, r.points))
+                          for r in regions)
+            keep = cells[:, 0] >= (0 if new else 2)
+            grids.append((rects[keep], cells[keep]))
+            extra_first.append(new)
+        extra_first = np.array(extra_first, bool)
         regions = list(regions) + list(second_regions)
     # (N, 5) rects, the region of each, and its (region, turn, row, column) cell.
     windows = np.concatenate([r for r, _ in grids]) if grids else np.zeros((0, 5))
@@ -1096,9 +1105,14 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     # edges' turn) from their own EDGE_TURN_SEEDS, none within a seed's reach of one taken that
     # screened as well or better (a first-grid seed screening worse does not keep it out: on loose
     # pattern 1444 the wasabi's second-grid seed lies beside a weaker first-grid one).
+    # (lost49) On the layout, the first grids over a region the first grids left (``regions``) pick
+    # their seeds first, as before pat48; then those over a region cut by a second-grid name too (its
+    # first grid as pat48 laid it), none within reach of a better seed.
     on_second = cells[:, 1] >= 2
+    on_extra = ~on_second & extra_first[owner]
     seed_s = np.zeros(0)
-    for part, budget in ((np.flatnonzero(~on_second), MAX_SEEDS), (np.flatnonzero(on_second), EDGE_TURN_SEEDS)):
+    for part, budget in ((np.flatnonzero(~on_second & ~on_extra), MAX_SEEDS), (np.flatnonzero(on_extra), MAX_SEEDS),
+                         (np.flatnonzero(on_second), EDGE_TURN_SEEDS)):
         taken_here = 0
         for i in part[np.argsort(-scores[part])]:
             if scores[i] < deck.threshold - SEED_MARGIN or taken_here >= budget:
