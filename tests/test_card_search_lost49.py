@@ -100,3 +100,17 @@ def test_the_layout_search_is_given_what_the_first_grids_leave(monkeypatch, pair
     pairs, _ = _read(pairs_bench, "touch", "flat", 13502)
     assert any("maki_3" in n and "dumpling" not in n for n in seen_named)
     assert any("dumpling" in n for n in layout_readings)
+
+
+@pytest.mark.parametrize("seed, cards", [(13521, [("chopsticks", 233, 256), ("chopsticks", 633, 261)]),
+                                         (13522, [("wasabi", 1027, 254)])])
+def test_pat48s_touching_watercolour_gains_are_kept(pairs_bench, seed, cards):
+    # Cards pat48 found and the search before it did not, which a layout search laid only over what
+    # the first grids left would lose: on 13521 the second grid over the region a second-grid name
+    # cut finds the two chopsticks, on 13522 that region's own first grid finds the wasabi.
+    pairs, extra = _read(pairs_bench, "touch", "watercolour", seed)
+    for want, x, y in cards:
+        label, reading = _card_at(pairs, x, y)
+        assert label == want
+        assert reading is not None and reading.label == want
+    _no_wrong_or_spurious(pairs, extra)
