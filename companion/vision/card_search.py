@@ -42,7 +42,9 @@ the mat:
    not over a mat marker, :func:`_holds_marker`); a reading only that grid's seeds reach is held to a
    stricter test (``EDGE_TURN_MARGIN`` higher, all four sides backed at ``EDGE_TURN_SUPPORT``,
    ``EDGE_TURN_NOT_BARE`` of it off the table), and one a first-grid seed also climbed to is left to
-   the first grid (:func:`_second_only`).
+   the first grid (:func:`_second_only`). What the layout search's first grids are laid over is
+   decided as without the second grid (its names and windows left out); a region a second-grid name
+   cut gets its own grids too, its first grid's seeds picked after the others' (:func:`search_cards`).
 
 Nothing here guesses a name: every card reported was read by the deck like any other.
 """
@@ -915,7 +917,11 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     search); only the regions it leaves unexplained (:func:`_unexplained`: a part or an unknown
     outline no card found holds, the part of a blob no card read covers, in which a window away
     from the cards read made a seed's cut) are searched again on the cards' layout
-    (``LAYOUT_BLUR``, :func:`_layout_search`), with the cards found so far taken.
+    (``LAYOUT_BLUR``, :func:`_layout_search`), with the cards found so far taken. Its first grids
+    go over what the first grids left (decided without the readings only a second grid reached,
+    :func:`_second_only`, and without the second grids' windows: as before pat48), its second grids
+    over what every reading and window left (as pat48), and a region only the latter gives (cut by
+    a second-grid name) gets a first grid too, whose seeds come after the others'.
 
     Args:
         image: (H, W, 3) uint8 BGR.
@@ -958,7 +964,8 @@ def _layout_search(image: np.ndarray, deck, readings, regions: list[Region], car
     """The search of :func:`search_cards` again on ``regions`` (those the ordinary search left
     unexplained), screened and climbed on the cards' layout (``LAYOUT_BLUR``); ``readings`` are
     all named cards so far, the ordinary search's included; ``second_regions``, if given, get the
-    second grids (:func:`_search_regions`). Returns its new readings."""
+    second grids, and a first grid of their own where not among ``regions`` (:func:`_search_regions`).
+    Returns its new readings."""
     return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True,
                            second_regions=second_regions)
 
