@@ -1065,22 +1065,26 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     if second_regions is None:
         grids = [_window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
                  for reg, box in zip(regions, boxes)]
-        extra_first = np.zeros(len(regions), bool)
+        # Which regions' first grids make the first seed set (all here) and the second (none).
+        set0, set1 = np.ones(len(regions), bool), np.zeros(len(regions), bool)
     else:
-        # First grids over ``regions``; over each of ``second_regions`` a second grid (at the edges'
-        # turn) and, unless it is one of ``regions`` already, a first grid of its own, its seeds
-        # picked after those of ``regions`` (see below).
+        # First grids over ``regions`` (the first seed set) and over ``second_regions`` (the second),
+        # one grid for a region in both; second grids (at the edges' turn) over ``second_regions``.
         grids = [_window_grid(reg, card_wh, box=box) for reg, box in zip(regions, boxes)]
-        extra_first = [False] * len(regions)
+        set0, set1 = [True] * len(regions), [False] * len(regions)
         for reg in second_regions:
             box = cv2.minAreaRect(reg.points.reshape(-1, 1, 2))
             rects, cells = _window_grid(reg, card_wh, edge_turn=_edge_turn(image, reg, card_wh, box), box=box)
-            new = not any(reg is r or (len(reg.points) == len(r.points) and np.array_equal(reg.points, r.points))
-                          for r in regions)
-            keep = cells[:, 0] >= (0 if new else 2)
-            grids.append((rects[keep], cells[keep]))
-            extra_first.append(new)
-        extra_first = np.array(extra_first, bool)
+            same = next((j for j, r in enumerate(regions) if reg is r or (
+                len(reg.points) == len(r.points) and np.array_equal(reg.points, r.points))), None)
+            if same is not None:
+                set1[same] = True
+                keep = cells[:, 0] >= 2
+                rects, cells = rects[keep], cells[keep]
+            grids.append((rects, cells))
+            set0.append(False)
+            set1.append(same is None)
+        set0, set1 = np.array(set0, bool), np.array(set1, bool)
         regions = list(regions) + list(second_regions)
     # (N, 5) rects, the region of each, and its (region, turn, row, column) cell.
     windows = np.concatenate([r for r, _ in grids]) if grids else np.zeros((0, 5))
@@ -1112,27 +1116,40 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     # edges' turn) from their own EDGE_TURN_SEEDS, none within a seed's reach of one taken that
     # screened as well or better (a first-grid seed screening worse does not keep it out: on loose
     # pattern 1444 the wasabi's second-grid seed lies beside a weaker first-grid one).
-    # (lost49) On the layout, the first grids over a region the first grids left (``regions``) pick
-    # their seeds first, as before pat48; then those over a region cut by a second-grid name too (its
-    # first grid as pat48 laid it), none within reach of a better seed.
+    # (lost49) On the layout, two first-grid seed sets, each picked as its own search would pick it:
+    # over what the first grids left (``regions``: the search before pat48's seeds) and over what
+    # every reading left (``second_regions``: pat48's), a seed in both taken once; the second grids'
+    # seeds are kept from pat48's (the second set's) and their own.
     on_second = cells[:, 1] >= 2
-    on_extra = ~on_second & extra_first[owner]
+    parts = [(np.flatnonzero(~on_second & set0[owner]), MAX_SEEDS),
+             (np.flatnonzero(~on_second & set1[owner]), MAX_SEEDS),
+             (np.flatnonzero(on_second), EDGE_TURN_SEEDS)]
+    spaced_by = 1 if second_regions is not None else 0
     seed_s = np.zeros(0)
-    for part, budget in ((np.flatnonzero(~on_second & ~on_extra), MAX_SEEDS), (np.flatnonzero(on_extra), MAX_SEEDS),
-                         (np.flatnonzero(on_second), EDGE_TURN_SEEDS)):
+    member = np.zeros((0, 3), bool)  # which part (first set, second set, second grids) picked each seed
+    for n_part, (part, budget) in enumerate(parts):
+        # A part's seeds are kept apart from its own set's: the first set's from the first set's, the
+        # second's from the second's, the second grids' from their own and the set before them.
+        rivals = member[:, n_part] | (member[:, spaced_by] if n_part == 2 else False)
         taken_here = 0
         for i in part[np.argsort(-scores[part])]:
             if scores[i] < deck.threshold - SEED_MARGIN or taken_here >= budget:
                 break
             c = windows[i, :2]
-            if len(seed_c) and ((np.hypot(*(c - seed_c).T) < 0.35 * cw) & (seed_s >= scores[i])).any():
+            if rivals.any() and ((np.hypot(*(c - seed_c).T) < 0.35 * cw) & (seed_s >= scores[i]) & rivals).any():
+                continue
+            taken_here += 1
+            if i in seed_index:  # picked by the first set too: climbed once
+                member[seed_index.index(i), n_part] = True
+                rivals[seed_index.index(i)] = True
                 continue
             seed_c = np.vstack([seed_c, c])
             seed_s = np.append(seed_s, scores[i])
+            member = np.vstack([member, np.eye(3, dtype=bool)[n_part]])
+            rivals = np.append(rivals, True)
             seeds += _rects(windows[i:i + 1])
             seed_owner.append(int(owner[i]))
             seed_index.append(int(i))
-            taken_here += 1
     if not seeds:
         return []
     sharp = None  # the unblurred screen, on the cards' layout (``screen`` is, otherwise)
