@@ -117,3 +117,11 @@ def test_pat48s_touching_gains_are_kept(pairs_bench, style, seed, cards):
         assert label == want
         assert reading is not None and reading.label == want
     _no_wrong_or_spurious(pairs, extra)
+
+
+def test_a_window_across_two_second_grid_names_is_not_named(pairs_bench):
+    # Held-out watercolour 14134: the layout's first seed set (its grid laid as if the second grid's
+    # squid nigiri and egg nigiri were not named) read "squid_nigiri" 0.667 on a window lying on both
+    # (0.17 and 0.12 of a card), where no card lies; the search before pat48 named it, pat48 did not.
+    pairs, extra = _read(pairs_bench, "touch", "watercolour", 14134)
+    _no_wrong_or_spurious(pairs, extra)
