@@ -45,6 +45,10 @@ KINDS = ("touch", "tilt", "stripes", "artcloth", "textile")
 STYLES = ("flat", "illustrated", "noir", "pattern", "watercolour")
 LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
           "squid_nigiri", "pudding", "wasabi", "chopsticks"]
+#: ``--labels maki_nigiri``: the look-alike draw of pat48's review (its tilted watercolour scenes
+#: 13680-13699, where a squid nigiri was lost): only the three maki and three nigiri.
+LABEL_SETS = {"all": list(LABELS), "maki_nigiri": ["maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
+                                                   "squid_nigiri"]}
 TABLES = ["plain", "dark", "felt", "wood", "checker", "blobs"]
 #: The drawn card's short side, px (the long side at the game's 63:44), as the review drew them.
 CW = 80
@@ -192,10 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--style", choices=STYLES, default="pattern")
     p.add_argument("--seeds", type=seed_list, default=seed_list("13000-13009"),
                    help="inclusive, e.g. 13000-13039 or 1-8,12")
+    p.add_argument("--labels", choices=sorted(LABEL_SETS), default="all",
+                   help="the labels drawn (maki_nigiri: the review's look-alike scenes)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per scene")
     a = p.parse_args(argv)
     import companion
     print("package", Path(companion.__file__).parent, flush=True)
+    LABELS[:] = LABEL_SETS[a.labels]  # the draws use the module's list, as the review's script did
     tot = run(a.kind, a.style, a.seeds, a.verbose)
     print("TOTAL", a.kind, a.style, json.dumps(tot), flush=True)
     return 0
