@@ -748,8 +748,9 @@ _MAT_EDGES = None  # marker id → (lo_x, hi_x, lo_y, hi_y) mm about its centre,
 def _mat_edges() -> dict:
     """Marker id → the mat's near edges about that marker's centre, mm, mat axes (x along the
     printed marker's top side, y down it): ``(lo_x, hi_x, lo_y, hi_y)``, ±inf where the mat's edge on
-    that side is far (over ``2`` marker sides away), and the marker's side, mm, as a fifth. The same on every shipped mat (2-5 players):
-    each marker's centre lies 45 mm from the two edges of its corner (``load_mat_layout``)."""
+    that side is far (over ``2`` marker sides away), and the marker's side, mm, as a fifth. The same
+    on every shipped mat (2-5 players): each marker's centre lies 45 mm from the two edges of its
+    corner (``load_mat_layout``)."""
     global _MAT_EDGES
     if _MAT_EDGES is None:
         from companion.vision.mat_layout import load_mat_layout
@@ -835,9 +836,10 @@ def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float]) 
 def _unsteady(image: np.ndarray, deck, reading, cw: float) -> bool:
     """Whether a window-search ``reading`` of a label with look-alikes (``deck.lookalikes()``: the
     maki, whose count of rolls is a few px in a corner) is beaten by a look-alike on a window a
-    little off its own (the best of them, by ``STEADY_MARGIN``): shifted ``STEADY_SHIFT`` card widths (``cw`` px, the short side) each way
-    along the card's two sides, or turned by each of ``STEADY_TURNS`` degrees each way about its
-    centre (8 windows, read with every stage of the deck but the final checks,
+    little off its own (the best of them, by ``STEADY_MARGIN``): shifted ``STEADY_SHIFT`` card
+    widths (``cw`` px, the short side) each way along the card's two sides, or turned by each of
+    ``STEADY_TURNS`` degrees each way about its centre (8 windows, read with every stage of the deck
+    but the final checks,
     :func:`companion.vision.deck.classify_quads`). A window off the card that cuts a mark reads the
     look-alike with fewer marks; turned or shifted back onto the card it reads its own label, and
     better (issue #6, pile49). Only the best of the moved windows, naming a look-alike and scoring
