@@ -229,24 +229,13 @@ RIVAL_STARTS = 3
 #: review: a right pudding (0.784) was refused by a climb that wandered 0.68 card onto an egg nigiri
 #: lying over it (its adversarial pile scene 13707), and the egg nigiri could not be named there either.
 RIVAL_REACH = 0.4
-#: A layout-search reading (:func:`_layout_search`) more than this share of whose window lies off
-#: the mat by a corner marker seen near it (:func:`_off_mat`) is not named (its place stays taken).
-#: pile49: the wood above marker 1 read "squid_nigiri" on a window 0.6 of it beyond the mat's edge
-#: (``bench/mat_touching.py`` ``cover_ill`` default scene 12); half: a card is on the mat when most
-#: of it is.
+#: A search reading (window search and layout search, :func:`_search_regions`) more than this share
+#: of whose window lies off the mat by a corner marker seen near it (:func:`_off_mat`) is not named
+#: (its place stays taken). pile49: the wood above marker 1 read "squid_nigiri" on a layout-search
+#: window 0.6 of it beyond the mat's edge (``bench/mat_touching.py`` ``cover_ill`` default scene 12)
+#: and "tempura" on a window-search one 0.83 beyond (``adj_ill2 --seed 6650`` scene 25, pile49's
+#: review); half: a card is on the mat when most of it is.
 OFF_MAT_MAX = 0.5
-#: A window-search reading of a label with look-alikes (maki: how many rolls show in a corner) is
-#: read again on windows this many card widths (short side) off it along each of the card's sides
-#: and turned these many degrees each way about its centre (:func:`_unsteady`); if one names a
-#: look-alike and the best of them scores ``STEADY_MARGIN`` over the reading, the count was decided
-#: on a window off the card that cuts a mark, and nothing is named. pile49: ``adj_ill2 --seed 4000``
-#: scene 5's maki_3 read maki_2 (0.904) on a window turned 7° off it, a roll cut off; turned 8° back
-#: it reads maki_3 0.957 (the best). A right maki_3 on a window a little off (default ``cover_ill``
-#: scene 1, 0.901) read maki_2 0.901 turned 8° the other way, but maki_3 0.913 turned 4°: the best
-#: window, not any, and by a margin (the tuning's scores differ by 0.05 where a roll is cut off).
-STEADY_SHIFT = 0.06
-STEADY_TURNS = (4.0, 8.0)
-STEADY_MARGIN = 0.02
 #: :func:`_off_mat` looks for markers this many card long sides about the window (a marker lying
 #: beside it: its centre about a card's long side from the window's, pile49's traced scenes).
 OFF_MAT_PAD = 2.0
@@ -770,35 +759,16 @@ def _mat_edges() -> dict:
     return _MAT_EDGES
 
 
-def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float]) -> float:
-    """The share of a window's area that lies beyond the mat's outline by a mat corner marker seen
-    near it, 0 where none is (issue #6, pile49: the layout search named the wood above the mat's
-    marker 1 "squid_nigiri", ``bench/mat_touching.py`` ``cover_ill`` scene 12).
-
-    The search knows no mat; the markers say where it ends. A crop ``OFF_MAT_PAD`` card long sides
-    about the window is scaled as :func:`_holds_marker` scales a blob's and searched for the shipped
-    mats' markers (decoded only: the id says which corner); each marker's four corners give an
-    affine map px → mm about its centre (least squares; the mat's axes are the printed marker's),
-    and the window's corners, mapped so, are clipped to the mat's near edges there
-    (:func:`_mat_edges`: 45 mm beyond the marker's centre on its corner's two sides).
-
-    Args:
-        image: (H, W, 3) uint8 BGR.
-        quad: (4, 2) window corners, image px.
-        card_wh: (short, long) card side, image px.
-
-    Returns:
-        The largest share (0..1) of the window's area off the mat by any marker seen.
-    """
+def _mat_markers(image: np.ndarray, box, card_wh: tuple[float, float]) -> list:
+    """The shipped mats' corner markers decoded in ``box`` (x0, y0, x1, y1 image px, clipped to the
+    image): ``[(id, (4, 2) corners, image px, ArUco's order)]``, [] where none decodes. The crop is
+    scaled as :func:`_holds_marker` scales a blob's (``MARKER_CARD_PX`` px a card's short side)."""
     detector, _ = _marker_detector()
-    edges = _mat_edges()
-    q = np.asarray(quad, np.float64).reshape(4, 2)
     h, w = image.shape[:2]
-    pad = OFF_MAT_PAD * card_wh[1]
-    x0, y0 = int(max(0, q[:, 0].min() - pad)), int(max(0, q[:, 1].min() - pad))
-    x1, y1 = int(min(w, q[:, 0].max() + pad + 1)), int(min(h, q[:, 1].max() + pad + 1))
+    x0, y0 = int(max(0, box[0])), int(max(0, box[1]))
+    x1, y1 = int(min(w, box[2] + 1)), int(min(h, box[3] + 1))
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return 0.0
+        return []
     grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
     f = MARKER_CARD_PX / max(card_wh[0], 1.0)
     if abs(f - 1.0) > 0.1:
@@ -807,13 +777,57 @@ def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float]) 
         f = 1.0
     corners, ids, _ = detector.detectMarkers(grey)
     if ids is None or len(ids) == 0:
+        return []
+    return [(mid, np.asarray(c, np.float64).reshape(4, 2) / f + (x0, y0))
+            for mid, c in zip(np.asarray(ids).reshape(-1).tolist(), corners)]
+
+
+def _near_box(quad: np.ndarray, card_wh: tuple[float, float]) -> tuple[float, float, float, float]:
+    """``quad``'s bounding box, ``OFF_MAT_PAD`` card long sides about it (x0, y0, x1, y1 px)."""
+    q = np.asarray(quad, np.float64).reshape(-1, 2)
+    pad = OFF_MAT_PAD * card_wh[1]
+    return q[:, 0].min() - pad, q[:, 1].min() - pad, q[:, 0].max() + pad, q[:, 1].max() + pad
+
+
+def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float], markers=None) -> float:
+    """The share of a window's area that lies beyond the mat's outline by a mat corner marker seen
+    near it, 0 where none is (issue #6, pile49: the layout search named the wood above the mat's
+    marker 1 "squid_nigiri", ``bench/mat_touching.py`` ``cover_ill`` scene 12; the window search the
+    wood above marker 1 "tempura", ``adj_ill2 --seed 6650`` scene 25).
+
+    The search knows no mat; the markers say where it ends. The shipped mats' markers lying within
+    ``OFF_MAT_PAD`` card long sides about the window are used (decoded only: the id says which
+    corner); each marker's four corners give an affine map px → mm about its centre (least squares;
+    the mat's axes are the printed marker's), and the window's corners, mapped so, are clipped to
+    the mat's near edges there (:func:`_mat_edges`: 45 mm beyond the marker's centre on its corner's
+    two sides).
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quad: (4, 2) window corners, image px.
+        card_wh: (short, long) card side, image px.
+        markers: :func:`_mat_markers` of a box holding the window's (decoded once for a search's
+            region, :func:`_search_regions`); ``None``: decoded here, in a crop about the window.
+
+    Returns:
+        The largest share (0..1) of the window's area off the mat by any marker seen.
+    """
+    edges = _mat_edges()
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    near = _near_box(q, card_wh)
+    if markers is None:
+        markers = _mat_markers(image, near, card_wh)
+    if not markers:
         return 0.0
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(0.0, near[0]), max(0.0, near[1]), min(w, near[2] + 1), min(h, near[3] + 1)
     side = _marker_detector()[1] * card_wh[0]  # a marker's side, px (in the image)
     worst = 0.0
-    for mid, c in zip(np.asarray(ids).reshape(-1).tolist(), corners):
+    for mid, px in markers:
         if mid not in edges:
             continue
-        px = np.asarray(c, np.float64).reshape(4, 2) / f + (x0, y0)
+        if not (px[:, 0].min() >= x0 and px[:, 0].max() <= x1 and px[:, 1].min() >= y0 and px[:, 1].max() <= y1):
+            continue  # not near the window (as a crop about it would not hold it)
         s = 0.5 * edges[mid][4]
         mm = np.array([[-s, -s], [s, -s], [s, s], [-s, s]])  # ArUco's order: TL, TR, BR, BL as printed
         a, *_ = np.linalg.lstsq(np.column_stack([px, np.ones(4)]), mm, rcond=None)
@@ -831,53 +845,6 @@ def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float]) 
         inter, _ = cv2.intersectConvexConvex(wq, box)
         worst = max(worst, 1.0 - float(inter) / area)
     return float(np.clip(worst, 0.0, 1.0))
-
-
-def _unsteady(image: np.ndarray, deck, reading, cw: float) -> bool:
-    """Whether a window-search ``reading`` of a label with look-alikes (``deck.lookalikes()``: the
-    maki, whose count of rolls is a few px in a corner) is beaten by a look-alike on a window a
-    little off its own (the best of them, by ``STEADY_MARGIN``): shifted ``STEADY_SHIFT`` card
-    widths (``cw`` px, the short side) each way along the card's two sides, or turned by each of
-    ``STEADY_TURNS`` degrees each way about its centre (8 windows, read with every stage of the deck
-    but the final checks,
-    :func:`companion.vision.deck.classify_quads`). A window off the card that cuts a mark reads the
-    look-alike with fewer marks; turned or shifted back onto the card it reads its own label, and
-    better (issue #6, pile49). Only the best of the moved windows, naming a look-alike and scoring
-    ``STEADY_MARGIN`` above the reading, counts: a window moved off a right one that cuts a mark
-    scores less than it, or less than one moved onto the card that reads the card's own label.
-    Never True for a label without look-alikes.
-
-    Args:
-        image: (H, W, 3) uint8 BGR.
-        deck: the :class:`companion.vision.deck.Deck` that read it.
-        reading: a named :class:`companion.vision.deck.Classification`, its quad (4, 2) image px
-            clockwise from the face's top-left corner.
-        cw: the card's short side, image px.
-    """
-    from companion.vision.deck import classify_quads
-
-    rivals = {b if a == reading.label else a for a, b in deck.lookalikes() if reading.label in (a, b)}
-    if not rivals:
-        return False
-    q = np.asarray(reading.quad, np.float64).reshape(4, 2)
-    c = q.mean(axis=0)
-    ux = q[1] - q[0]
-    ux /= max(np.linalg.norm(ux), 1e-9)
-    uy = q[3] - q[0]
-    uy /= max(np.linalg.norm(uy), 1e-9)
-    d = STEADY_SHIFT * cw
-    quads = [q + d * sgn * u for u in (ux, uy) for sgn in (-1.0, 1.0)]
-    for t in STEADY_TURNS:
-        for a in (np.radians(t), -np.radians(t)):
-            rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-            quads.append((q - c) @ rot.T + c)
-    h, w = image.shape[:2]
-    quads = [x.astype(np.float32) for x in quads
-             if x.min() >= 0 and x[:, 0].max() <= w - 1 and x[:, 1].max() <= h - 1]
-    if not quads:
-        return False
-    best = max(classify_quads(image, quads, deck, checks=False), key=lambda r: r.score)
-    return best.label in rivals and best.score > reading.score + STEADY_MARGIN
 
 
 def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> bool:
@@ -1281,6 +1248,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     results = classify_quads(image, [quads[k] for k in kept] + snapped, deck, checks=False)
     n = len(kept)
     out = []
+    mat_markers: dict = {}  # region → the mat markers decoded about it (_off_mat), on first need
     for i in sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score)):
         r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
         if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
@@ -1301,19 +1269,16 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             inside, differing = pixels_in(q, differs)
             if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
                 continue
-        if layout and _off_mat(image, q, card_wh) > OFF_MAT_MAX:
-            # The wood beyond the mat (pile49): not named, the place stays taken (names only taken away).
+        o = seed_owner[kept[i]]
+        if o not in mat_markers:  # decoded once a region, about its box (what a window's crop would hold)
+            mat_markers[o] = _mat_markers(image, _near_box(regions[o].points, card_wh), card_wh)
+        if _off_mat(image, q, card_wh, mat_markers[o]) > OFF_MAT_MAX:
+            # The wood beyond the mat (pile49; window and layout search): not named, the place stays
+            # taken (names only taken away).
             taken.append(q)
             continue
         r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
-            continue
-        if _unsteady(image, deck, r, cw):
-            # A look-alike's count decided on a window that cuts a mark (pile49): not named, the
-            # place stays taken (names only taken away).
-            taken.append(q)
-            if refused is not None:
-                refused.append(r)
             continue
         if _contested(image, deck, r, q, windows, corners, scores, sharp if sharp is not None else screen, cw, ch,
                       taken):
