@@ -32,7 +32,8 @@ above, draw for draw): the tableaux' 20 labels are drawn at random per scene; ``
 their marker cards from a generator seeded ``S`` instead of 1661; ``adj`` sets keep their
 (gap, angle, direction) grid but turn each card by up to ±7.5° more (half the grid's 15° step) and
 draw its label at random; scene ``f`` is rendered with seed ``(S, f)``. Seeds 4000–4999 were the
-``pile44`` helper's (tuning and held out); 5000 and up are kept for reviews (6400–6469: ``pile48``'s).
+``pile44`` helper's (tuning and held out); 5000 and up are kept for reviews (6400–6469: ``pile48``'s;
+6600–6659: ``pile49``'s, 6650–6659 its review's).
 
 Figures on main after ``turn43`` (stop 43): ``cover_ill`` right 517, wrong 2, spurious 5, not found
 148; ``adj_ill2`` right 669, wrong 2, spurious 1, not found 90; flat ``cover`` 948, 0, 1, 169 and

@@ -538,3 +538,74 @@ def test_a_right_reading_in_a_pile_is_not_refused_by_the_card_lying_over_it():
     pairs, _ = synth.match_truth(obs, frame.cards, 15.0)
     wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
     assert not wrong, wrong
+
+
+def test_a_layout_search_window_over_the_wood_beyond_the_mat_is_not_named():
+    # bench/mat_touching.py --sets cover_ill (default scenes), scene 12: above marker 1 (top right)
+    # the layout search's window lies 0.6 of it over the wood beyond the mat's edge; main names it
+    # "squid_nigiri" (pile49). The mat's edge lies 45 mm beyond each marker's centre: a window
+    # mostly beyond it names nothing, and no card of the scene lies more than a tenth off the mat.
+    from itertools import islice
+
+    from benches import load_bench
+
+    mt = load_bench("mat_touching")
+    _, image, truth = next(islice(mt.cover_scenes("illustrated", "t", 13), 12, None))
+    wood = np.array([[1086, 27], [1156, 27], [1156, 117], [1086, 117]], np.float64)
+    sides = [np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1) for _, q in truth]
+    wh = (float(np.median([min(s[0], s[1]) for s in sides])), float(np.median([max(s[0], s[1]) for s in sides])))
+    obs = read_cards(image, illustrated_deck())
+    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - (1121, 72))) < 30]
+    assert all(lb == UNKNOWN for lb in near), near  # main: ["squid_nigiri"]
+    pairs, extra = synth.match_truth(obs, truth, 15.0)
+    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
+    assert not wrong, wrong
+    assert card_search._off_mat(image, wood, wh) > card_search.OFF_MAT_MAX
+    assert max(card_search._off_mat(image, np.float64(q), wh) for _, q in truth) < 0.2
+
+
+def test_a_window_off_the_mat_is_judged_by_the_markers_seen_near_it_only():
+    # A mat corner marker (the top-left one: its mat edges lie 45 mm left of and above its centre)
+    # drawn upright: a window wholly left of that edge is off the mat, one beside it on the mat is
+    # not; the same off-mat window with the marker beyond OFF_MAT_PAD card lengths, or with no
+    # marker (a loose scene, a real photo), is judged off nothing.
+    from companion.vision.mat import _aruco_dictionary
+    from companion.vision.mat_layout import load_mat_layout
+
+    layout = load_mat_layout(2)
+    edges = card_search._mat_edges()
+    mid = next(k for k, e in edges.items() if np.isfinite(e[0]) and np.isfinite(e[2]) and not np.isfinite(e[1]))
+    card = (60.0, 85.0)
+    side = int(round(card_search._marker_detector()[1] * card[0]))  # the marker's side, px
+    marker = cv2.aruco.generateImageMarker(_aruco_dictionary(cv2, layout.aruco_dictionary), mid, side)
+    image = np.full((700, 900, 3), 230, np.uint8)
+    c = (450, 350)
+    image[c[1] - side // 2:c[1] - side // 2 + side, c[0] - side // 2:c[0] - side // 2 + side] = marker[..., None]
+    px_mm = side / edges[mid][4]
+    edge_x = c[0] + edges[mid][0] * px_mm  # the mat's left edge, px
+    off = np.array([[edge_x - 70, 300], [edge_x - 10, 300], [edge_x - 10, 385], [edge_x - 70, 385]], np.float64)
+    on = off + (150.0, 60.0)
+    assert card_search._off_mat(image, off, card) > 0.9
+    assert card_search._off_mat(image, on, card) == 0.0
+    assert card_search._off_mat(image, off - (0.0, 500.0), card) == 0.0
+    blank = np.full_like(image, 230)
+    assert card_search._off_mat(blank, off, card) == 0.0
+
+
+def test_the_wood_beyond_the_mat_is_not_named_by_the_window_search():
+    # bench/mat_touching.py --sets adj_ill2 --seed 6650 (pile49's review), scene 25: above marker 1
+    # (top right) the window search's window lies 0.83 of it beyond the mat's edge, over the wood;
+    # main names it "tempura" 1.000.
+    from itertools import islice
+
+    from benches import load_bench
+
+    mt = load_bench("mat_touching")
+    gaps, angles = (0, 0.5, 2, 5, 8, -1, -3), (10, 25, 40, 55, 70, 85)
+    _, image, truth = next(islice(mt.adj_scenes(gaps, angles, "illustrated", "t", seed=6650), 25, None))
+    obs = read_cards(image, illustrated_deck())
+    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - (1194, 44))) < 30]
+    assert all(lb == UNKNOWN for lb in near), near  # main: ["tempura"]
+    pairs, extra = synth.match_truth(obs, truth, 15.0)
+    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
+    assert not wrong, wrong

@@ -231,6 +231,16 @@ RIVAL_STARTS = 3
 #: review: a right pudding (0.784) was refused by a climb that wandered 0.68 card onto an egg nigiri
 #: lying over it (its adversarial pile scene 13707), and the egg nigiri could not be named there either.
 RIVAL_REACH = 0.4
+#: A search reading (window search and layout search, :func:`_search_regions`) more than this share
+#: of whose window lies off the mat by a corner marker seen near it (:func:`_off_mat`) is not named
+#: (its place stays taken). pile49: the wood above marker 1 read "squid_nigiri" on a layout-search
+#: window 0.6 of it beyond the mat's edge (``bench/mat_touching.py`` ``cover_ill`` default scene 12)
+#: and "tempura" on a window-search one 0.83 beyond (``adj_ill2 --seed 6650`` scene 25, pile49's
+#: review); half: a card is on the mat when most of it is.
+OFF_MAT_MAX = 0.5
+#: :func:`_off_mat` looks for markers this many card long sides about the window (a marker lying
+#: beside it: its centre about a card's long side from the window's, pile49's traced scenes).
+OFF_MAT_PAD = 2.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -705,13 +715,9 @@ MARKER_SIDE = (0.7, 1.3)
 MARKER_PAD = 0.25
 
 
-def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> bool:
-    """Whether an ArUco marker of the mat's dictionary (the shipped mats' ``aruco_dictionary``,
-    ``DICT_4X4_50``, as :class:`companion.vision.mat.MatTracker` reads it) lies in ``region``'s bounding box (``MARKER_PAD`` card widths around it): the search knows no
-    mat, so a blob a second grid would be laid over is looked at for one (only those: 0-4 blobs a
-    frame). The crop is scaled to the card's size (``MARKER_CARD_PX`` px a card's short side,
-    ``card_wh`` (short, long) image px), so the test is the same at any frame size; two threshold
-    passes (windows 5 and 13 px on the scaled crop) keep a blurred marker's squares apart."""
+def _marker_detector():
+    """(ArucoDetector of the shipped mats' dictionary, the marker's side over a card's short side),
+    made on first use and kept."""
     global _MARKER
     if _MARKER is None:
         from companion.vision.mat import _aruco_dictionary
@@ -724,7 +730,133 @@ def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float
         params.adaptiveThreshWinSizeStep = 8
         _MARKER = (cv2.aruco.ArucoDetector(_aruco_dictionary(cv2, layout.aruco_dictionary), params),
                    layout.markers[0].size_mm / layout.card_mm[0])  # 50 mm over 44 mm
-    detector, marker_per_card = _MARKER
+    return _MARKER
+
+
+_MAT_EDGES = None  # marker id → (lo_x, hi_x, lo_y, hi_y) mm about its centre, made on first use
+
+
+def _mat_edges() -> dict:
+    """Marker id → the mat's near edges about that marker's centre, mm, mat axes (x along the
+    printed marker's top side, y down it): ``(lo_x, hi_x, lo_y, hi_y)``, ±inf where the mat's edge on
+    that side is far (over ``2`` marker sides away), and the marker's side, mm, as a fifth. The same
+    on every shipped mat (2-5 players): each marker's centre lies 45 mm from the two edges of its
+    corner (``load_mat_layout``)."""
+    global _MAT_EDGES
+    if _MAT_EDGES is None:
+        from companion.vision.mat_layout import load_mat_layout
+
+        edges: dict = {}
+        for players in (2, 3, 4, 5):
+            layout = load_mat_layout(players)
+            for m in layout.markers:
+                x, y = m.center_mm
+                near = 2.0 * m.size_mm
+                e = (-x if x < near else -np.inf, layout.width_mm - x if layout.width_mm - x < near else np.inf,
+                     -y if y < near else -np.inf, layout.height_mm - y if layout.height_mm - y < near else np.inf)
+                e += (m.size_mm,)
+                if edges.setdefault(m.id, e) != e:
+                    edges[m.id] = None  # the mats disagree about this marker: not used
+        _MAT_EDGES = {k: v for k, v in edges.items() if v is not None}
+    return _MAT_EDGES
+
+
+def _mat_markers(image: np.ndarray, box, card_wh: tuple[float, float]) -> list:
+    """The shipped mats' corner markers decoded in ``box`` (x0, y0, x1, y1 image px, clipped to the
+    image): ``[(id, (4, 2) corners, image px, ArUco's order)]``, [] where none decodes. The crop is
+    scaled as :func:`_holds_marker` scales a blob's (``MARKER_CARD_PX`` px a card's short side)."""
+    detector, _ = _marker_detector()
+    h, w = image.shape[:2]
+    x0, y0 = int(max(0, box[0])), int(max(0, box[1]))
+    x1, y1 = int(min(w, box[2] + 1)), int(min(h, box[3] + 1))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    f = MARKER_CARD_PX / max(card_wh[0], 1.0)
+    if abs(f - 1.0) > 0.1:
+        grey = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+    else:
+        f = 1.0
+    corners, ids, _ = detector.detectMarkers(grey)
+    if ids is None or len(ids) == 0:
+        return []
+    return [(mid, np.asarray(c, np.float64).reshape(4, 2) / f + (x0, y0))
+            for mid, c in zip(np.asarray(ids).reshape(-1).tolist(), corners)]
+
+
+def _near_box(quad: np.ndarray, card_wh: tuple[float, float]) -> tuple[float, float, float, float]:
+    """``quad``'s bounding box, ``OFF_MAT_PAD`` card long sides about it (x0, y0, x1, y1 px)."""
+    q = np.asarray(quad, np.float64).reshape(-1, 2)
+    pad = OFF_MAT_PAD * card_wh[1]
+    return q[:, 0].min() - pad, q[:, 1].min() - pad, q[:, 0].max() + pad, q[:, 1].max() + pad
+
+
+def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float], markers=None) -> float:
+    """The share of a window's area that lies beyond the mat's outline by a mat corner marker seen
+    near it, 0 where none is (issue #6, pile49: the layout search named the wood above the mat's
+    marker 1 "squid_nigiri", ``bench/mat_touching.py`` ``cover_ill`` scene 12; the window search the
+    wood above marker 1 "tempura", ``adj_ill2 --seed 6650`` scene 25).
+
+    The search knows no mat; the markers say where it ends. The shipped mats' markers lying within
+    ``OFF_MAT_PAD`` card long sides about the window are used (decoded only: the id says which
+    corner); each marker's four corners give an affine map px → mm about its centre (least squares;
+    the mat's axes are the printed marker's), and the window's corners, mapped so, are clipped to
+    the mat's near edges there (:func:`_mat_edges`: 45 mm beyond the marker's centre on its corner's
+    two sides).
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        quad: (4, 2) window corners, image px.
+        card_wh: (short, long) card side, image px.
+        markers: :func:`_mat_markers` of a box holding the window's (decoded once for a search's
+            region, :func:`_search_regions`); ``None``: decoded here, in a crop about the window.
+
+    Returns:
+        The largest share (0..1) of the window's area off the mat by any marker seen.
+    """
+    edges = _mat_edges()
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    near = _near_box(q, card_wh)
+    if markers is None:
+        markers = _mat_markers(image, near, card_wh)
+    if not markers:
+        return 0.0
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(0.0, near[0]), max(0.0, near[1]), min(w, near[2] + 1), min(h, near[3] + 1)
+    side = _marker_detector()[1] * card_wh[0]  # a marker's side, px (in the image)
+    worst = 0.0
+    for mid, px in markers:
+        if mid not in edges:
+            continue
+        if not (px[:, 0].min() >= x0 and px[:, 0].max() <= x1 and px[:, 1].min() >= y0 and px[:, 1].max() <= y1):
+            continue  # not near the window (as a crop about it would not hold it)
+        s = 0.5 * edges[mid][4]
+        mm = np.array([[-s, -s], [s, -s], [s, s], [-s, s]])  # ArUco's order: TL, TR, BR, BL as printed
+        a, *_ = np.linalg.lstsq(np.column_stack([px, np.ones(4)]), mm, rcond=None)
+        sides = np.linalg.norm(px - np.roll(px, -1, axis=0), axis=1)
+        if not 0.5 * side < sides.mean() < 2.0 * side:
+            continue  # a marker of another size (a printed sheet of them): not the mat's
+        wq = (np.column_stack([q, np.ones(4)]) @ a).astype(np.float32)
+        area = abs(cv2.contourArea(wq))
+        if area <= 0:
+            continue
+        lo_x, hi_x, lo_y, hi_y = (float(np.clip(v, -1e4, 1e4)) for v in edges[mid][:4])
+        box = np.array([[lo_x, lo_y], [hi_x, lo_y], [hi_x, hi_y], [lo_x, hi_y]], np.float32)
+        if cv2.contourArea(wq, oriented=True) < 0:
+            wq = wq[::-1].copy()
+        inter, _ = cv2.intersectConvexConvex(wq, box)
+        worst = max(worst, 1.0 - float(inter) / area)
+    return float(np.clip(worst, 0.0, 1.0))
+
+
+def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float]) -> bool:
+    """Whether an ArUco marker of the mat's dictionary (the shipped mats' ``aruco_dictionary``,
+    ``DICT_4X4_50``, as :class:`companion.vision.mat.MatTracker` reads it) lies in ``region``'s bounding box (``MARKER_PAD`` card widths around it): the search knows no
+    mat, so a blob a second grid would be laid over is looked at for one (only those: 0-4 blobs a
+    frame). The crop is scaled to the card's size (``MARKER_CARD_PX`` px a card's short side,
+    ``card_wh`` (short, long) image px), so the test is the same at any frame size; two threshold
+    passes (windows 5 and 13 px on the scaled crop) keep a blurred marker's squares apart."""
+    detector, marker_per_card = _marker_detector()
     x, y, bw, bh = cv2.boundingRect(region.points.reshape(-1, 1, 2))
     h, w = image.shape[:2]
     pad = int(round(MARKER_PAD * card_wh[0]))
@@ -1187,6 +1319,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     results = classify_quads(image, [quads[k] for k in kept] + snapped, deck, checks=False)
     n = len(kept)
     out = []
+    mat_markers: dict = {}  # region → the mat markers decoded about it (_off_mat), on first need
     for i in sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score)):
         r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
         if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
@@ -1214,6 +1347,14 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             inside, differing = pixels_in(q, differs)
             if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
                 continue
+        o = seed_owner[kept[i]]
+        if o not in mat_markers:  # decoded once a region, about its box (what a window's crop would hold)
+            mat_markers[o] = _mat_markers(image, _near_box(regions[o].points, card_wh), card_wh)
+        if _off_mat(image, q, card_wh, mat_markers[o]) > OFF_MAT_MAX:
+            # The wood beyond the mat (pile49; window and layout search): not named, the place stays
+            # taken (names only taken away).
+            taken.append(q)
+            continue
         r = checked(image, r, deck)  # the dearest test but one, and one no other depends on
         if r.label == UNKNOWN:
             continue
