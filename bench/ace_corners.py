@@ -2,13 +2,16 @@
 
     .venv/bin/python bench/ace_corners.py covers --draw 50 --seeds 13500-13599 [--crops DIR]
     .venv/bin/python bench/ace_corners.py real --draws 0,1 [--part dev] [--crops DIR]
+    .venv/bin/python bench/ace_corners.py cpu --draws 0 [--part test]
 
 A real ace shows its corner index (a rank letter and a small suit, top-left and, turned, bottom-
 right); a coloured paper with one dot (``bench/real_covers.py --dotted``) shows nothing there.
 This prints, per reading of a mostly-paper label (``Deck.mostly_paper``), its corner match
 (:meth:`Deck.corner_match`: the best normalised correlation of either corner of the face with
 either corner of one of the label's examples) and tags it right / unknown / spurious (covers) or
-right (real photos).
+right (real photos). ``cpu``: ``read_cards``' CPU time (``time.process_time``) on each held-out
+photo with ``cards._without_bare_index`` and without it (main's path), the order alternating photo by
+photo in one process; the medians and the total ratio.
 """
 
 from __future__ import annotations
@@ -103,11 +106,39 @@ def real(draws: list[int], part: str, crops: Path | None) -> None:
                 DUMP.append((f"real {draw} {name} {tag} {o.label}", _patch(img, o.quad)))
 
 
+def cpu(draws: list[int], part: str) -> None:
+    import time
+
+    import real_cards
+
+    from companion.vision import cards
+    from companion.vision.imageio import read_image
+
+    boxes = real_cards.load_boxes()
+    rule = cards._without_bare_index
+    off = lambda frame, deck, readings: readings  # noqa: E731 (main's path)
+    for draw in draws:
+        chosen, held = real_cards.split(boxes, 10, draw)
+        deck = real_cards.enrol(boxes, chosen)
+        ms = {"branch": [], "main": []}
+        for k, name in enumerate(real_cards.part_of(held, part)):
+            img = read_image(real_cards.DATA / "images" / name)
+            for which in (("branch", "main") if k % 2 == 0 else ("main", "branch")):
+                cards._without_bare_index = rule if which == "branch" else off
+                t0 = time.process_time()
+                cards.read_cards(img, deck)
+                ms[which].append(1000 * (time.process_time() - t0))
+        cards._without_bare_index = rule
+        b, m = np.array(ms["branch"]), np.array(ms["main"])
+        print(f"draw {draw} {part}: {len(b)} photos, CPU ms a photo median branch {np.median(b):.1f} main "
+              f"{np.median(m):.1f}; mean {b.mean():.1f} / {m.mean():.1f} (x{b.sum() / m.sum():.3f})")
+
+
 def main(argv: list[str] | None = None) -> int:
     from seedargs import seed_list
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=("covers", "real"))
+    p.add_argument("what", choices=("covers", "real", "cpu"))
     p.add_argument("--draw", type=int, default=0)
     p.add_argument("--seeds", type=seed_list, default="13500-13599")
     p.add_argument("--draws", default="0,1")
@@ -118,13 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     crops = Path(a.crops) if a.crops else None
     if crops and not crops.is_dir():
         p.error(f"--crops {a.crops!r} is not a folder")
+    try:
+        draws = [int(d) for d in a.draws.split(",")]
+    except ValueError:
+        p.error(f"--draws {a.draws!r}: give draws as 0,1")
     if a.what == "covers":
         covers(a.draw, a.seeds, crops)
+    elif a.what == "cpu":
+        cpu(draws, a.part)
     else:
-        try:
-            draws = [int(d) for d in a.draws.split(",")]
-        except ValueError:
-            p.error(f"--draws {a.draws!r}: give draws as 0,1")
         real(draws, a.part, crops)
     if a.dump:
         np.savez_compressed(a.dump, tags=np.array([t for t, _ in DUMP]), patches=np.stack([q for _, q in DUMP]))
