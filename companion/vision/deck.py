@@ -457,11 +457,13 @@ CORNER_BOX = (0.2, 0.26)
 #: An example's two corners (the bottom-right turned upright) must correlate this well for them to be
 #: taken as its index (:meth:`Deck.corner_indices`): a card's two indices are one print, where an
 #: example enrolled with the table in its corners, or a face with no index, shows two unlike patches.
-#: On the real deck 4-7 of 10 ace examples pass (enrolment draws 0, 1, 30, 50); the misfound ones
+#: On the real deck 4-7 of 10 ace examples pass (enrolment draws 0, 1, 30, 50, 65, 66); the misfound ones
 #: (a card with its outline off by a tenth, a face turned in its box) do not.
 CORNER_SELF = 0.6
 #: Fine px each way the card's corner is searched for its index (the look-alike stage's quads are
-#: good to a px or two). At ``FINE_SHIFT`` (4) the dotted papers' corners reached 0.81 by chance.
+#: good to a px or two). At ``FINE_SHIFT`` (4) and without ``CORNER_CONTRAST``, draw 50's six dotted
+#: papers matched 0.41-0.81 by chance; at 2 with it, -0.07-0.81 (the 0.81 a table's edge inside the
+#: paper's quad).
 CORNER_SHIFT = 2
 #: A window of the card's corner is compared with an example's index only where its lightness std is
 #: at least this share of the index's: the paper's faint texture is no index.
@@ -474,8 +476,8 @@ CORNER_EXAMPLES_MIN = 3
 #: ``INDEX_CAST_MIN`` from its label's (:meth:`Deck.paper_cast`) is no card of it
 #: (``cards._without_bare_index``). Measured (stop 49, ``ace49``, ``bench/ace_corners.py``): the
 #: dotted papers read "ace" (``real_covers --dotted``, draws 0 / 30 / 50, 12 readings) at most 0.81;
-#: real right aces whose paper is cast 12 or more (covers scenes and ``real_cards`` dev draws 0-5,
-#: 135 readings) at least 0.94. Alone it is no bound: real aces with a covered, glared or cut-off
+#: real right aces whose paper is cast 12 or more (46 of the 303 right aces traced on those scenes
+#: and ``real_cards`` dev draws 0-5) at least 0.94. Alone it is no bound: real aces with a covered, glared or cut-off
 #: index reach down to 0.80 (IMG_2474, IMG_2667), real jacks (mostly paper on draw 1) 0.74.
 CORNER_MATCH_MIN = 0.88
 #: ... the cast (CIE a, b chroma, as photographed less the label's stock) at which a paper is coloured
