@@ -36,6 +36,12 @@ def _unrefused(cards):
     return cards.read_cards
 
 
+def _rel(deck, img, quad, name) -> float:
+    from companion.vision.deck import frame_white
+    c = deck.paper_cast(img, np.float32(quad), deck.labels.index(name))
+    return float("nan") if c is None else float(np.hypot(*(c - frame_white(img))))
+
+
 def _cast(deck, img, quad, name) -> float:
     c = deck.paper_cast(img, np.float32(quad), deck.labels.index(name))
     return float("nan") if c is None else float(np.hypot(*c))
@@ -72,7 +78,7 @@ def covers(draw: int, seeds: list[int], crops: Path | None) -> None:
             on = [r for r, q in truth if cv2.pointPolygonTest(np.float32(q), (float(c[0]), float(c[1])), False) >= 0]
             tag = "spurious" if not on else ("right" if o.label == on[0] else "wrong")
             m = deck.corner_match(img, np.float32(o.quad), deck.labels.index(o.label))
-            print(f"draw {draw} seed {seed} {tag:9s} {o.label:6s} conf {o.confidence:.3f} corner {-9 if m is None else m:.3f} cast {_cast(deck, img, o.quad, o.label):.1f}")
+            print(f"draw {draw} seed {seed} {tag:9s} {o.label:6s} conf {o.confidence:.3f} corner {-9 if m is None else m:.3f} cast {_cast(deck, img, o.quad, o.label):.1f} rel {_rel(deck, img, o.quad, o.label):.1f}")
             if crops:
                 _crop(img, o.quad, crops / f"d{draw}_{seed}_{tag}_{o.label}.png")
             DUMP.append((f"covers {draw} {seed} {tag} {o.label}", _patch(img, o.quad)))
@@ -100,7 +106,7 @@ def real(draws: list[int], part: str, crops: Path | None) -> None:
                 j = int(np.argmax(ious))
                 tag = "right" if ious[j] >= 0.5 and boxes[name][j][0] == o.label else "other"
                 m = deck.corner_match(img, np.float32(o.quad), deck.labels.index(o.label))
-                print(f"draw {draw} {name} {tag:6s} {o.label:6s} conf {o.confidence:.3f} corner {-9 if m is None else m:.3f} cast {_cast(deck, img, o.quad, o.label):.1f}")
+                print(f"draw {draw} {name} {tag:6s} {o.label:6s} conf {o.confidence:.3f} corner {-9 if m is None else m:.3f} cast {_cast(deck, img, o.quad, o.label):.1f} rel {_rel(deck, img, o.quad, o.label):.1f}")
                 if crops:
                     _crop(img, o.quad, crops / f"real{draw}_{Path(name).stem}_{int(ob[0])}_{tag}.png")
                 DUMP.append((f"real {draw} {name} {tag} {o.label}", _patch(img, o.quad)))

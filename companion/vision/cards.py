@@ -1511,11 +1511,12 @@ def _without_bare_index(frame: np.ndarray, deck, readings: list) -> list:
         readings: :class:`companion.vision.deck.Classification` list.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
-    from companion.vision.deck import CORNER_MATCH_MIN, INDEX_CAST_MIN
+    from companion.vision.deck import CORNER_MATCH_MIN, INDEX_CAST_MIN, frame_white
 
     if getattr(deck, "paper", None) is None:
         return readings
     out = None
+    white = None
     for i, r in enumerate(readings):
         if r.label == UNKNOWN:
             continue
@@ -1524,6 +1525,13 @@ def _without_bare_index(frame: np.ndarray, deck, readings: list) -> list:
             continue
         cast = deck.paper_cast(frame, r.quad, label)
         if cast is None or float(np.hypot(*cast)) < INDEX_CAST_MIN:
+            continue
+        if white is None:
+            white = frame_white(frame)
+        if float(np.hypot(*(cast - white))) < INDEX_CAST_MIN:
+            continue
+        own = deck.corner_self_match(label)
+        if own is None or own < CORNER_MATCH_MIN:
             continue
         match = deck.corner_match(frame, r.quad, label)
         if match is not None and match < CORNER_MATCH_MIN:

@@ -465,6 +465,13 @@ CORNER_SELF = 0.6
 #: papers matched 0.41-0.81 by chance; at 2 with it, -0.07-0.81 (the 0.81 a table's edge inside the
 #: paper's quad).
 CORNER_SHIFT = 2
+#: :func:`frame_white`'s lightness percentile: the frame's brightest things, whose colour is the light's.
+FRAME_WHITE_PCT = 95.0
+#: Only the top share of ``CORNER_BOX``'s height is matched (:meth:`Deck.corner_match`): the rank
+#: letter, not the small suit under it, so an ace of a suit no example shows well still matches
+#: (review of ``ace49``: ``--dotted`` draw 60 seed 14545, an "A" over a red diamond, matched 0.45 with
+#: the whole box, 0.97 with its top 0.55; the dotted papers of that draw 0.38-0.66 either way).
+CORNER_LETTER = 0.55
 #: A window of the card's corner is compared with an example's index only where its lightness std is
 #: at least this share of the index's: the paper's faint texture is no index.
 CORNER_CONTRAST = 0.3
@@ -883,6 +890,43 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
     return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g and not b and not r, b and r and not g
 
 
+def frame_white(image: np.ndarray) -> np.ndarray:
+    """The photo's light as its brightest things show it: (2,) float32 CIE a, b, the median over
+    the frame's pixels at or over its ``FRAME_WHITE_PCT`` percentile of lightness (not white-
+    balanced, as :meth:`Deck.paper_cast`). A warm or cool light casts every white thing alike."""
+    small = cv2.resize(image, (max(1, image.shape[1] // 4), max(1, image.shape[0] // 4)), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    top = lab[lab[:, 0] >= np.percentile(lab[:, 0], FRAME_WHITE_PCT)]
+    return np.median(top[:, 1:], axis=0).astype(np.float32)
+
+
+def _corner_best(L: np.ndarray, templates: list[np.ndarray], margin: int) -> float:
+    """The best ZNCC (``Deck.corner_match``) of ``templates`` (corner indices, each (h, w)) with the
+    top-left or (turned half round) bottom-right corner of ``L`` (a face's lightness with ``margin``
+    px round it), each shifted up to ``CORNER_SHIFT`` px, on the whole index box and on its top
+    ``CORNER_LETTER`` (the rank letter alone: an ace of a suit no example shows well); a window of
+    less than ``CORNER_CONTRAST`` of the template's std is not taken. -1 where none is."""
+    s, d = margin, CORNER_SHIFT
+    best = -1.0
+    th0, tw = templates[0].shape
+    for th in (th0, int(round(CORNER_LETTER * th0))):
+        cut = [np.ascontiguousarray(t[:th]) for t in templates]
+        # Each corner of the card with its shift room, upright: the bottom-right corner turned
+        # half round, as the examples' are.
+        for x in (L, L[::-1, ::-1]):
+            spot = np.ascontiguousarray(x[s - d:s + th + d, s - d:s + tw + d])
+            mean = cv2.boxFilter(spot, -1, (tw, th))
+            sq = cv2.boxFilter(spot * spot, -1, (tw, th))
+            # Each window's std, placed as matchTemplate places its windows (boxFilter's anchor is
+            # the window's centre).
+            sd = np.sqrt(np.maximum(sq - mean * mean, 0))[th // 2:th // 2 + 2 * d + 1, tw // 2:tw // 2 + 2 * d + 1]
+            for t in cut:
+                ok = sd >= CORNER_CONTRAST * float(t.std())
+                if ok.any():
+                    best = max(best, float(cv2.matchTemplate(spot, t, cv2.TM_CCOEFF_NORMED)[ok].max()))
+    return best
+
+
 def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
     """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance; ``blur`` False
     for a patch blurred so already), white-balanced (:func:`white_balance`, on the card alone:
@@ -1053,6 +1097,7 @@ class Deck:
         self._local_spreads: dict[int, np.ndarray | None] = {}  # label → (FH, FW) spread map, when needed
         self._agreed: dict[int, set[int] | None] = {}  # label → the mark counts its examples agree on
         self._stocks: dict[int, np.ndarray | None] = {}  # label → its examples' paper (paper_stock), when needed
+        self._self_match: dict[int, float | None] = {}  # label → its examples' leave-one-out index match, when needed
         self._indices: dict[int, list[np.ndarray]] = {}  # label → its examples' corner indices (corner_indices), when needed
         self._layouts: dict[int, list[np.ndarray]] = {}  # label → its examples' marks (_example_layouts), when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
@@ -1540,24 +1585,51 @@ class Deck:
         templates = self.corner_indices(label)
         if len(templates) < 2 * CORNER_EXAMPLES_MIN:
             return None
+        L = np.ascontiguousarray(_fine_lab(fine_patch(image, np.asarray(quad, np.float32)), self.balanced, FINE_SHIFT)[0])
+        return _corner_best(L, templates, FINE_SHIFT)
+
+    def corner_ink(self, image: np.ndarray, quad: np.ndarray, label: int) -> float | None:
+        """How much ink the card's corners hold where ``label``'s index is printed: the larger, over
+        the face's top-left and (turned) bottom-right ``CORNER_BOX`` with its ``CORNER_SHIFT`` room,
+        of the box's lightness std (balanced lightness, as :meth:`corner_match`) over the median std
+        of the label's examples' indices (:meth:`corner_indices`). A real card shows its index in at
+        least one corner (a letter and a suit of whatever suit, glared or covered in the other), a
+        coloured paper with one dot shows paper in both (``bench/real_covers.py --dotted``).
+
+        Returns:
+            The ratio, or None where the label is not judged by its index (as :meth:`corner_match`).
+        """
+        templates = self.corner_indices(label)
+        if len(templates) < 2 * CORNER_EXAMPLES_MIN:
+            return None
         s, d = FINE_SHIFT, CORNER_SHIFT
         th, tw = templates[0].shape
-        L = np.ascontiguousarray(_fine_lab(fine_patch(image, np.asarray(quad, np.float32)), self.balanced, s)[0])
-        best = -1.0
-        # Each corner of the card with its shift room (in the fine patch's margin), upright: the
-        # bottom-right corner turned half round, as the examples' are.
-        for x in (L, L[::-1, ::-1]):
-            spot = np.ascontiguousarray(x[s - d:s + th + d, s - d:s + tw + d])
-            mean = cv2.boxFilter(spot, -1, (tw, th))
-            sq = cv2.boxFilter(spot * spot, -1, (tw, th))
-            # Each window's std, placed as matchTemplate places its windows (boxFilter's anchor is
-            # the window's centre).
-            sd = np.sqrt(np.maximum(sq - mean * mean, 0))[th // 2:th // 2 + 2 * d + 1, tw // 2:tw // 2 + 2 * d + 1]
-            for t in templates:
-                ok = sd >= CORNER_CONTRAST * float(t.std())
-                if ok.any():
-                    best = max(best, float(cv2.matchTemplate(spot, t, cv2.TM_CCOEFF_NORMED)[ok].max()))
-        return best
+        ref = float(np.median([float(t.std()) for t in templates]))
+        if ref <= 1e-6:
+            return None
+        L = _fine_lab(fine_patch(image, np.asarray(quad, np.float32)), self.balanced, s)[0]
+        return max(float(x[s - d:s + th + d, s - d:s + tw + d].std()) for x in (L, L[::-1, ::-1])) / ref
+
+    def corner_self_match(self, label: int) -> float | None:
+        """How well ``label``'s examples' indices match one another: the median, over its examples
+        that show one (:meth:`corner_indices`), of the best :func:`_corner_best` of the example's
+        top-left index (in the example's own face, with ``CORNER_SHIFT`` room) against the *other*
+        examples' indices (leave-one-out). A label whose own prints match under
+        ``CORNER_MATCH_MIN`` (draw 1's jacks: three jacks' faces, their "J" beside their art, 0.72-0.76 to
+        real jacks) cannot call a real card's corner unlike them. None where not judged."""
+        if label not in self._self_match:
+            templates = self.corner_indices(label)
+            out = None
+            if len(templates) >= 2 * CORNER_EXAMPLES_MIN:
+                d = CORNER_SHIFT
+                scores = []
+                for i in range(0, len(templates), 2):  # an example's top-left and bottom-right index
+                    others = templates[:i] + templates[i + 2:]
+                    # The example's own indices, edge-padded for the shift room.
+                    scores.append(max(_corner_best(np.pad(x, d, mode="edge"), others, d) for x in templates[i:i + 2]))
+                out = float(np.median(scores))
+            self._self_match[label] = out
+        return self._self_match[label]
 
     def corner_indices(self, label: int) -> list[np.ndarray]:
         """``label``'s examples' corner indices: each example's top-left ``CORNER_BOX`` (balanced
