@@ -1588,28 +1588,6 @@ class Deck:
         L = np.ascontiguousarray(_fine_lab(fine_patch(image, np.asarray(quad, np.float32)), self.balanced, FINE_SHIFT)[0])
         return _corner_best(L, templates, FINE_SHIFT)
 
-    def corner_ink(self, image: np.ndarray, quad: np.ndarray, label: int) -> float | None:
-        """How much ink the card's corners hold where ``label``'s index is printed: the larger, over
-        the face's top-left and (turned) bottom-right ``CORNER_BOX`` with its ``CORNER_SHIFT`` room,
-        of the box's lightness std (balanced lightness, as :meth:`corner_match`) over the median std
-        of the label's examples' indices (:meth:`corner_indices`). A real card shows its index in at
-        least one corner (a letter and a suit of whatever suit, glared or covered in the other), a
-        coloured paper with one dot shows paper in both (``bench/real_covers.py --dotted``).
-
-        Returns:
-            The ratio, or None where the label is not judged by its index (as :meth:`corner_match`).
-        """
-        templates = self.corner_indices(label)
-        if len(templates) < 2 * CORNER_EXAMPLES_MIN:
-            return None
-        s, d = FINE_SHIFT, CORNER_SHIFT
-        th, tw = templates[0].shape
-        ref = float(np.median([float(t.std()) for t in templates]))
-        if ref <= 1e-6:
-            return None
-        L = _fine_lab(fine_patch(image, np.asarray(quad, np.float32)), self.balanced, s)[0]
-        return max(float(x[s - d:s + th + d, s - d:s + tw + d].std()) for x in (L, L[::-1, ::-1])) / ref
-
     def corner_self_match(self, label: int) -> float | None:
         """How well ``label``'s examples' indices match one another: the median, over its examples
         that show one (:meth:`corner_indices`), of the best :func:`_corner_best` of the example's
