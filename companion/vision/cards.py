@@ -1493,6 +1493,53 @@ def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
     return out
 
 
+def _without_bare_index(frame: np.ndarray, deck, readings: list) -> list:
+    """``readings`` with a name made "unknown" (confidence 0.5, quad and score kept) where its label's
+    face is mostly paper (:meth:`Deck.mostly_paper`: an ace), its paper is coloured against its
+    label's (:meth:`Deck.paper_cast` at least ``deck.INDEX_CAST_MIN``) and its corners show no index
+    like its examples' (:meth:`Deck.corner_match` under ``deck.CORNER_MATCH_MIN``): a coloured paper
+    with one dark dot where an ace's pip lies is an ace to the mark count and the whole-card
+    template, but the eye looks for the "A" in its corner (``bench/real_covers.py --dotted``, stop 49,
+    ``ace49``). Unlike :func:`_without_foreign_paper` it needs no other card beside it. Each cue
+    alone would refuse real cards (a warm light casts a real ace's paper; glare, a cover or the
+    photo's border hides an index): both are asked. Only ever "unknown"; a label whose examples
+    show no index (a symbol card) or a deck without papers judges nothing.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, the image the readings' quads are in.
+        deck: the enrolled deck.
+        readings: :class:`companion.vision.deck.Classification` list.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision.deck import CORNER_MATCH_MIN, INDEX_CAST_MIN, frame_white
+
+    if getattr(deck, "paper", None) is None:
+        return readings
+    out = None
+    white = None
+    for i, r in enumerate(readings):
+        if r.label == UNKNOWN:
+            continue
+        label = deck.labels.index(r.label)
+        if not deck.mostly_paper(label):
+            continue
+        cast = deck.paper_cast(frame, r.quad, label)
+        if cast is None or float(np.hypot(*cast)) < INDEX_CAST_MIN:
+            continue
+        if white is None:
+            white = frame_white(frame)
+        if float(np.hypot(*(cast - white))) < INDEX_CAST_MIN:
+            continue
+        own = deck.corner_self_match(label)
+        if own is None or own < CORNER_MATCH_MIN:
+            continue
+        match = deck.corner_match(frame, r.quad, label)
+        if match is not None and match < CORNER_MATCH_MIN:
+            out = list(readings) if out is None else out
+            out[i] = replace(r, label=UNKNOWN, confidence=0.5)
+    return readings if out is None else out
+
+
 def _with_refused(readings: list, refused: list) -> list:
     """``readings`` plus each of ``refused`` (unknown readings of :func:`classify_groups`: a partial
     find whose face reads as a card but that no check let be named) on a place no reading, nor an
@@ -1561,6 +1608,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             refused: list = []
             results = _with_refused(_with_covered(work, deck, read_card_results(work, deck, refused)), refused)
             results = _without_foreign_paper(work, deck, results)
+            results = _without_bare_index(work, deck, results)
     finally:
         _remember_holes(None)
     return [CardObservation(c.label, c.confidence,

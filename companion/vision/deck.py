@@ -450,6 +450,48 @@ PAPER_APART = 20.0
 #: (``cards._without_foreign_paper``; at 24 alone noir lost 8 right names, at 10 alone the
 #: symbol boards 2152 and 2155 lost 7).
 PAPER_STOCK_MIN = 10.0
+#: The corner index's box (width, height), as a share of the face's, from its top-left corner: where
+#: a playing card prints its rank letter and small suit (:meth:`Deck.corner_match`; set by eye on
+#: the real deck's fine ace examples, enrolment draw 50, whose index it holds with a px or two to spare).
+CORNER_BOX = (0.2, 0.26)
+#: An example's two corners (the bottom-right turned upright) must correlate this well for them to be
+#: taken as its index (:meth:`Deck.corner_indices`): a card's two indices are one print, where an
+#: example enrolled with the table in its corners, or a face with no index, shows two unlike patches.
+#: On the real deck 4-7 of 10 ace examples pass (enrolment draws 0, 1, 30, 50, 65, 66); the misfound ones
+#: (a card with its outline off by a tenth, a face turned in its box) do not.
+CORNER_SELF = 0.6
+#: Fine px each way the card's corner is searched for its index (the look-alike stage's quads are
+#: good to a px or two). At ``FINE_SHIFT`` (4) and without ``CORNER_CONTRAST``, draw 50's six dotted
+#: papers matched 0.41-0.81 by chance; at 2 with it, -0.07-0.81 (the 0.81 a table's edge inside the
+#: paper's quad).
+CORNER_SHIFT = 2
+#: :func:`frame_white`'s lightness percentile: the frame's brightest things, whose colour is the light's.
+FRAME_WHITE_PCT = 95.0
+#: Only the top share of ``CORNER_BOX``'s height is matched (:meth:`Deck.corner_match`): the rank
+#: letter, not the small suit under it, so an ace of a suit no example shows well still matches
+#: (review of ``ace49``: ``--dotted`` draw 60 seed 14545, an "A" over a red diamond, matched 0.45 with
+#: the whole box, 0.97 with its top 0.55; the dotted papers of that draw 0.38-0.66 either way).
+CORNER_LETTER = 0.55
+#: A window of the card's corner is compared with an example's index only where its lightness std is
+#: at least this share of the index's: the paper's faint texture is no index.
+CORNER_CONTRAST = 0.3
+#: A label is judged by its index only where at least this many of its examples show one
+#: (``CORNER_SELF``); fewer is too few prints to call a card's corner unlike them.
+CORNER_EXAMPLES_MIN = 3
+#: A named card of a mostly-paper label (:meth:`Deck.mostly_paper`) whose corner matches its
+#: examples' index under this (:meth:`Deck.corner_match`) *and* whose paper is cast at least
+#: ``INDEX_CAST_MIN`` from its label's (:meth:`Deck.paper_cast`) is no card of it
+#: (``cards._without_bare_index``). Measured (stop 49, ``ace49``, ``bench/ace_corners.py``): the
+#: dotted papers read "ace" (``real_covers --dotted``, draws 0 / 30 / 50, 12 readings) at most 0.81;
+#: real right aces whose paper is cast 12 or more (46 of the 303 right aces traced on those scenes
+#: and ``real_cards`` dev draws 0-5) at least 0.94. Alone it is no bound: real aces with a covered, glared or cut-off
+#: index reach down to 0.80 (IMG_2474, IMG_2667), real jacks (mostly paper on draw 1) 0.74.
+CORNER_MATCH_MIN = 0.88
+#: ... the cast (CIE a, b chroma, as photographed less the label's stock) at which a paper is coloured
+#: enough to be asked for its index. Measured as above: every real ace under ``CORNER_MATCH_MIN``
+#: is cast at most 10.3; 11 of the 12 dotted papers 20.4-50.5 (one, 8.2, is left). Alone it is no
+#: bound either: real right aces are cast up to 22 under warm lights (stop 47: one card 23.4).
+INDEX_CAST_MIN = 15.0
 #: Only a label whose examples show at most this many marks (median) is refused by its paper
 #: (``cards.read_cards``): a face card's lighter half is its art (real_covers --dotted, draw 0,
 #: scene 12161: a king's "paper" cast 25 from the pale paper beside it, and the king was refused).
@@ -848,6 +890,43 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
     return int(np.sum(paper_clipped)) >= BLIND_CHANNELS, g and not b and not r, b and r and not g
 
 
+def frame_white(image: np.ndarray) -> np.ndarray:
+    """The photo's light as its brightest things show it: (2,) float32 CIE a, b, the median over
+    the frame's pixels at or over its ``FRAME_WHITE_PCT`` percentile of lightness (not white-
+    balanced, as :meth:`Deck.paper_cast`). A warm or cool light casts every white thing alike."""
+    small = cv2.resize(image, (max(1, image.shape[1] // 4), max(1, image.shape[0] // 4)), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    top = lab[lab[:, 0] >= np.percentile(lab[:, 0], FRAME_WHITE_PCT)]
+    return np.median(top[:, 1:], axis=0).astype(np.float32)
+
+
+def _corner_best(L: np.ndarray, templates: list[np.ndarray], margin: int) -> float:
+    """The best ZNCC (``Deck.corner_match``) of ``templates`` (corner indices, each (h, w)) with the
+    top-left or (turned half round) bottom-right corner of ``L`` (a face's lightness with ``margin``
+    px round it), each shifted up to ``CORNER_SHIFT`` px, on the whole index box and on its top
+    ``CORNER_LETTER`` (the rank letter alone: an ace of a suit no example shows well); a window of
+    less than ``CORNER_CONTRAST`` of the template's std is not taken. -1 where none is."""
+    s, d = margin, CORNER_SHIFT
+    best = -1.0
+    th0, tw = templates[0].shape
+    for th in (th0, int(round(CORNER_LETTER * th0))):
+        cut = [np.ascontiguousarray(t[:th]) for t in templates]
+        # Each corner of the card with its shift room, upright: the bottom-right corner turned
+        # half round, as the examples' are.
+        for x in (L, L[::-1, ::-1]):
+            spot = np.ascontiguousarray(x[s - d:s + th + d, s - d:s + tw + d])
+            mean = cv2.boxFilter(spot, -1, (tw, th))
+            sq = cv2.boxFilter(spot * spot, -1, (tw, th))
+            # Each window's std, placed as matchTemplate places its windows (boxFilter's anchor is
+            # the window's centre).
+            sd = np.sqrt(np.maximum(sq - mean * mean, 0))[th // 2:th // 2 + 2 * d + 1, tw // 2:tw // 2 + 2 * d + 1]
+            for t in cut:
+                ok = sd >= CORNER_CONTRAST * float(t.std())
+                if ok.any():
+                    best = max(best, float(cv2.matchTemplate(spot, t, cv2.TM_CCOEFF_NORMED)[ok].max()))
+    return best
+
+
 def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bool = True) -> np.ndarray:
     """(h, w, 3) uint8 BGR → (3, h, w) float32 Lab, lightly blurred (sub-pixel tolerance; ``blur`` False
     for a patch blurred so already), white-balanced (:func:`white_balance`, on the card alone:
@@ -1018,6 +1097,8 @@ class Deck:
         self._local_spreads: dict[int, np.ndarray | None] = {}  # label → (FH, FW) spread map, when needed
         self._agreed: dict[int, set[int] | None] = {}  # label → the mark counts its examples agree on
         self._stocks: dict[int, np.ndarray | None] = {}  # label → its examples' paper (paper_stock), when needed
+        self._self_match: dict[int, float | None] = {}  # label → its examples' leave-one-out index match, when needed
+        self._indices: dict[int, list[np.ndarray]] = {}  # label → its examples' corner indices (corner_indices), when needed
         self._layouts: dict[int, list[np.ndarray]] = {}  # label → its examples' marks (_example_layouts), when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
         self._example_regions = self._lookalike_examples()
@@ -1480,6 +1561,76 @@ class Deck:
                         stock = np.zeros(2, np.float32)
             self._stocks[label] = stock
         return self._stocks[label]
+
+    def corner_match(self, image: np.ndarray, quad: np.ndarray, label: int) -> float | None:
+        """How well the card's corner index matches ``label``'s examples' (:meth:`corner_indices`):
+        the largest normalised correlation (ZNCC, -1..1; -1 where no window has the contrast) of the
+        face's top-left or bottom-right ``CORNER_BOX``, the latter turned upright, shifted up to
+        ``CORNER_SHIFT`` fine px each way, with any example's index, on the balanced lightness; a
+        window whose own contrast (std) is under ``CORNER_CONTRAST`` of the example's is not taken
+        (a paper's faint texture correlates with a blurred index by chance over so many trials,
+        which ZNCC alone, blind to contrast, cannot tell). A real ace shows its rank letter and small
+        suit there; a coloured paper with one dot (``bench/real_covers.py --dotted``) shows paper.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, the card's outline, clockwise from its face's top-left corner.
+            label: the label index the card was given.
+
+        Returns:
+            The match, or None where the label is not judged by its index: fewer than
+            ``CORNER_EXAMPLES_MIN`` of its examples show one (a symbol card, a deck without fine
+            examples).
+        """
+        templates = self.corner_indices(label)
+        if len(templates) < 2 * CORNER_EXAMPLES_MIN:
+            return None
+        L = np.ascontiguousarray(_fine_lab(fine_patch(image, np.asarray(quad, np.float32)), self.balanced, FINE_SHIFT)[0])
+        return _corner_best(L, templates, FINE_SHIFT)
+
+    def corner_self_match(self, label: int) -> float | None:
+        """How well ``label``'s examples' indices match one another: the median, over its examples
+        that show one (:meth:`corner_indices`), of the best :func:`_corner_best` of the example's
+        top-left index (in the example's own face, with ``CORNER_SHIFT`` room) against the *other*
+        examples' indices (leave-one-out). A label whose own prints match under
+        ``CORNER_MATCH_MIN`` (draw 1's jacks: three jacks' faces, their "J" beside their art, 0.72-0.76 to
+        real jacks) cannot call a real card's corner unlike them. None where not judged."""
+        if label not in self._self_match:
+            templates = self.corner_indices(label)
+            out = None
+            if len(templates) >= 2 * CORNER_EXAMPLES_MIN:
+                d = CORNER_SHIFT
+                scores = []
+                for i in range(0, len(templates), 2):  # an example's top-left and bottom-right index
+                    others = templates[:i] + templates[i + 2:]
+                    # The example's own indices, edge-padded for the shift room.
+                    scores.append(max(_corner_best(np.pad(x, d, mode="edge"), others, d) for x in templates[i:i + 2]))
+                out = float(np.median(scores))
+            self._self_match[label] = out
+        return self._self_match[label]
+
+    def corner_indices(self, label: int) -> list[np.ndarray]:
+        """``label``'s examples' corner indices: each example's top-left ``CORNER_BOX`` (balanced
+        lightness, (h, w) float32) and its bottom-right one turned upright, for the examples whose
+        two corners show one print (ZNCC at least ``CORNER_SELF``: a card's two indices are one
+        glyph, where an example found with the table in its corners, or a face with no index,
+        shows two unlike patches). Empty for a label whose examples have no index."""
+        if label not in self._indices:
+            out = []
+            if self.fine is not None and self.fine_mean is not None and self.fine_label is not None:
+                bw, bh = int(round(CORNER_BOX[0] * FINE_W)), int(round(CORNER_BOX[1] * FINE_H))
+                m = 2  # px of shift room between an example's two corners
+                for r in np.flatnonzero(np.asarray(self.fine_label) == label):
+                    ex = (self.fine[r][0] + self.fine_mean[r][0]).astype(np.float32)
+                    tl = np.ascontiguousarray(ex[:bh, :bw])
+                    br = np.ascontiguousarray(ex[::-1, ::-1][:bh, :bw])
+                    if float(tl.std()) < 1e-3 or float(br.std()) < 1e-3:
+                        continue
+                    big = np.ascontiguousarray(ex[::-1, ::-1][:bh + m, :bw + m])
+                    if float(cv2.matchTemplate(big, tl[:bh - m, :bw - m], cv2.TM_CCOEFF_NORMED).max()) >= CORNER_SELF:
+                        out += [tl, br]
+            self._indices[label] = out
+        return self._indices[label]
 
     def mostly_paper(self, label: int) -> bool:
         """Whether ``label``'s face is mostly bare paper: most of its examples show at most
