@@ -369,15 +369,20 @@ def test_a_dotted_paper_alone_is_no_ace(draw50, seed, monkeypatch):
 
 
 @needs_data
-def test_a_dotted_paper_that_is_the_frames_brightest_thing_is_still_an_ace(draw50):
+@pytest.mark.xfail(strict=True, reason="open (stop 49, ace49): a paper alone on a dark table is itself "
+                   "the frame's brightest thing, so its cast from the frame's white is small and it is "
+                   "not judged: still read 'ace', as on main")
+def test_a_dotted_paper_that_is_the_frames_brightest_thing_is_no_ace(draw50):
     # The known limit of the review fix: a paper alone on a dark table is itself the frame's
     # brightest thing, so its cast from the frame's white (deck.frame_white) is small and it is
-    # not judged: "ace", as main reads it (a47d1b6 refused it).
+    # not judged. What a user expects (no name) is asserted; strict, so a fix shows as XPASS.
+    from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import cards
 
     deck, _, _, tables = draw50
     img, quad = _dotted_alone(14434, tables)
-    assert [o.label for o in cards.read_cards(img, deck) if _iou(o.quad, quad) >= 0.5] == ["ace"]
+    assert [o.label for o in cards.read_cards(img, deck)
+            if _iou(o.quad, quad) >= 0.5 and o.label != UNKNOWN] == []
 
 
 def _warm_ace(face, k: int, tables, glare: bool):
