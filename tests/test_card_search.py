@@ -540,6 +540,15 @@ def test_a_right_reading_in_a_pile_is_not_refused_by_the_card_lying_over_it():
     assert not wrong, wrong
 
 
+
+def _nothing_named_near(obs, truth, xy, radius: float = 30.0):
+    """No reading within ``radius`` px of ``xy`` (px) is named, and no true card is given another's name."""
+    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - xy)) < radius]
+    assert all(lb == UNKNOWN for lb in near), near
+    pairs, _ = synth.match_truth(obs, truth, 15.0)
+    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
+    assert not wrong, wrong
+
 def test_a_layout_search_window_over_the_wood_beyond_the_mat_is_not_named():
     # bench/mat_touching.py --sets cover_ill (default scenes), scene 12: above marker 1 (top right)
     # the layout search's window lies 0.6 of it over the wood beyond the mat's edge; main names it
@@ -555,11 +564,7 @@ def test_a_layout_search_window_over_the_wood_beyond_the_mat_is_not_named():
     sides = [np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1) for _, q in truth]
     wh = (float(np.median([min(s[0], s[1]) for s in sides])), float(np.median([max(s[0], s[1]) for s in sides])))
     obs = read_cards(image, illustrated_deck())
-    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - (1121, 72))) < 30]
-    assert all(lb == UNKNOWN for lb in near), near  # main: ["squid_nigiri"]
-    pairs, extra = synth.match_truth(obs, truth, 15.0)
-    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
-    assert not wrong, wrong
+    _nothing_named_near(obs, truth, (1121, 72))  # main: ["squid_nigiri"]
     assert card_search._off_mat(image, wood, wh) > card_search.OFF_MAT_MAX
     assert max(card_search._off_mat(image, np.float64(q), wh) for _, q in truth) < 0.2
 
@@ -604,8 +609,4 @@ def test_the_wood_beyond_the_mat_is_not_named_by_the_window_search():
     gaps, angles = (0, 0.5, 2, 5, 8, -1, -3), (10, 25, 40, 55, 70, 85)
     _, image, truth = next(islice(mt.adj_scenes(gaps, angles, "illustrated", "t", seed=6650), 25, None))
     obs = read_cards(image, illustrated_deck())
-    near = [o.label for o in obs if np.hypot(*(np.mean(o.quad, axis=0) - (1194, 44))) < 30]
-    assert all(lb == UNKNOWN for lb in near), near  # main: ["tempura"]
-    pairs, extra = synth.match_truth(obs, truth, 15.0)
-    wrong = [(lb, o.label) for lb, _, o in pairs if o is not None and o.label not in (lb, UNKNOWN)]
-    assert not wrong, wrong
+    _nothing_named_near(obs, truth, (1194, 44))  # main: ["tempura"]

@@ -45,6 +45,13 @@ def _card_at(pairs, x: float, y: float):
     return hits[0]
 
 
+def _read_right(pairs, x: float, y: float, label: str):
+    """The drawn card centred within 10 px of (x, y) is a ``label`` and is read so."""
+    truth, reading = _card_at(pairs, x, y)
+    assert truth == label
+    assert reading is not None and reading.label == label, reading
+
+
 def _no_wrong_or_spurious(pairs, extra):
     assert all(o is None or o.label in (lb, UNKNOWN) for lb, _, o in pairs)
     assert [o.label for o in extra if o.label != UNKNOWN] == []
@@ -52,21 +59,15 @@ def _no_wrong_or_spurious(pairs, extra):
 
 def test_pattern_13507_maki_3_beside_a_second_grid_wasabi_is_found(pairs_bench):
     pairs, extra = _read(pairs_bench, "touch", "pattern", 13507)
-    label, reading = _card_at(pairs, 238, 253)
-    assert label == "maki_3"
-    assert reading is not None and reading.label == "maki_3"
-    wasabi = _card_at(pairs, 318, 216)
-    assert wasabi[0] == "wasabi" and wasabi[1] is not None and wasabi[1].label == "wasabi"
+    _read_right(pairs, 238, 253, "maki_3")
+    _read_right(pairs, 318, 216, "wasabi")
     _no_wrong_or_spurious(pairs, extra)
 
 
 def test_flat_13502_chopsticks_beside_a_second_grid_dumpling_is_found(pairs_bench):
     pairs, extra = _read(pairs_bench, "touch", "flat", 13502)
-    label, reading = _card_at(pairs, 236, 668)
-    assert label == "chopsticks"
-    assert reading is not None and reading.label == "chopsticks"
-    dumpling = _card_at(pairs, 154, 619)
-    assert dumpling[1] is not None and dumpling[1].label == dumpling[0] == "dumpling"
+    _read_right(pairs, 236, 668, "chopsticks")
+    _read_right(pairs, 154, 619, "dumpling")
     _no_wrong_or_spurious(pairs, extra)
 
 
