@@ -1496,8 +1496,12 @@ def _without_foreign_paper(frame: np.ndarray, deck, readings: list) -> list:
 def _without_bare_index(frame: np.ndarray, deck, readings: list) -> list:
     """``readings`` with a name made "unknown" (confidence 0.5, quad and score kept) where its label's
     face is mostly paper (:meth:`Deck.mostly_paper`: an ace), its paper is coloured against its
-    label's (:meth:`Deck.paper_cast` at least ``deck.INDEX_CAST_MIN``) and its corners show no index
-    like its examples' (:meth:`Deck.corner_match` under ``deck.CORNER_MATCH_MIN``): a coloured paper
+    label's (:meth:`Deck.paper_cast` at least ``deck.INDEX_CAST_MIN``) and against the frame's light
+    (the cast less :func:`deck.frame_white`'s, the frame's brightest pixels: a lamp casts a real
+    card and the whole photo alike, ace49's review), its label's examples show an index that
+    matches itself (:meth:`Deck.corner_self_match` at least ``deck.CORNER_MATCH_MIN``), and its
+    corners show no index like its examples' (:meth:`Deck.corner_match`, the whole index box or its
+    rank letter, under ``deck.CORNER_MATCH_MIN``): a coloured paper
     with one dark dot where an ace's pip lies is an ace to the mark count and the whole-card
     template, but the eye looks for the "A" in its corner (``bench/real_covers.py --dotted``, stop 49,
     ``ace49``). Unlike :func:`_without_foreign_paper` it needs no other card beside it. Each cue

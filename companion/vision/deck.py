@@ -893,7 +893,11 @@ def _unseen_casts(paper_clipped: np.ndarray) -> tuple[bool, bool, bool]:
 def frame_white(image: np.ndarray) -> np.ndarray:
     """The photo's light as its brightest things show it: (2,) float32 CIE a, b, the median over
     the frame's pixels at or over its ``FRAME_WHITE_PCT`` percentile of lightness (not white-
-    balanced, as :meth:`Deck.paper_cast`). A warm or cool light casts every white thing alike."""
+    balanced, as :meth:`Deck.paper_cast`). A warm or cool light casts every white thing alike.
+
+    Args:
+        image: (H, W, 3) uint8 BGR, the whole photo (read at a quarter of its size, INTER_AREA).
+    """
     small = cv2.resize(image, (max(1, image.shape[1] // 4), max(1, image.shape[0] // 4)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
     top = lab[lab[:, 0] >= np.percentile(lab[:, 0], FRAME_WHITE_PCT)]
