@@ -761,26 +761,37 @@ def _mat_edges() -> dict:
     return _MAT_EDGES
 
 
-def _mat_markers(image: np.ndarray, box, card_wh: tuple[float, float]) -> list:
-    """The shipped mats' corner markers decoded in ``box`` (x0, y0, x1, y1 image px, clipped to the
-    image): ``[(id, (4, 2) corners, image px, ArUco's order)]``, [] where none decodes. The crop is
-    scaled as :func:`_holds_marker` scales a blob's (``MARKER_CARD_PX`` px a card's short side)."""
+def _detect_in_box(image: np.ndarray, box, card_wh: tuple[float, float]):
+    """ArUco's ``detectMarkers`` (the mat's dictionary, :func:`_marker_detector`) on the grey crop
+    ``box`` (x0, y0, x1, y1 image px, inclusive, clipped to the image), scaled to ``MARKER_CARD_PX``
+    px a card's short side (``card_wh`` (short, long) image px) so the test is the same at any frame
+    size: ``(corners, ids, rejected, f, (x0, y0))``, the crop's scale ``f`` (1.0 where within 10 %)
+    and origin, image px; None where the crop is under 8 px a side."""
     detector, _ = _marker_detector()
     h, w = image.shape[:2]
     x0, y0 = int(max(0, box[0])), int(max(0, box[1]))
     x1, y1 = int(min(w, box[2] + 1)), int(min(h, box[3] + 1))
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return []
+        return None
     grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
     f = MARKER_CARD_PX / max(card_wh[0], 1.0)
     if abs(f - 1.0) > 0.1:
         grey = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
     else:
         f = 1.0
-    corners, ids, _ = detector.detectMarkers(grey)
-    if ids is None or len(ids) == 0:
+    corners, ids, rejected = detector.detectMarkers(grey)
+    return corners, ids, rejected, f, (x0, y0)
+
+
+def _mat_markers(image: np.ndarray, box, card_wh: tuple[float, float]) -> list:
+    """The shipped mats' corner markers decoded in ``box`` (x0, y0, x1, y1 image px, clipped to the
+    image): ``[(id, (4, 2) corners, image px, ArUco's order)]``, [] where none decodes. The crop is
+    scaled as :func:`_holds_marker` scales a blob's (:func:`_detect_in_box`)."""
+    found = _detect_in_box(image, box, card_wh)
+    if found is None or found[1] is None or len(found[1]) == 0:
         return []
-    return [(mid, np.asarray(c, np.float64).reshape(4, 2) / f + (x0, y0))
+    corners, ids, _, f, origin = found
+    return [(mid, np.asarray(c, np.float64).reshape(4, 2) / f + origin)
             for mid, c in zip(np.asarray(ids).reshape(-1).tolist(), corners)]
 
 
@@ -856,16 +867,13 @@ def _holds_marker(image: np.ndarray, region: Region, card_wh: tuple[float, float
     frame). The crop is scaled to the card's size (``MARKER_CARD_PX`` px a card's short side,
     ``card_wh`` (short, long) image px), so the test is the same at any frame size; two threshold
     passes (windows 5 and 13 px on the scaled crop) keep a blurred marker's squares apart."""
-    detector, marker_per_card = _marker_detector()
+    _, marker_per_card = _marker_detector()
     x, y, bw, bh = cv2.boundingRect(region.points.reshape(-1, 1, 2))
-    h, w = image.shape[:2]
     pad = int(round(MARKER_PAD * card_wh[0]))
-    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
-    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    f = MARKER_CARD_PX / max(card_wh[0], 1.0)
-    if abs(f - 1.0) > 0.1:
-        grey = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
-    corners, ids, rejected = detector.detectMarkers(grey)
+    found = _detect_in_box(image, (x - pad, y - pad, x + bw + pad - 1, y + bh + pad - 1), card_wh)
+    if found is None:
+        return False
+    _, ids, rejected, _, _ = found
     if ids is not None and len(ids) > 0:
         return True
     # A marker too blurred to decode (a 640 x 480 frame, modules of 3 px, out of focus) is still a
