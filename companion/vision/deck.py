@@ -1810,6 +1810,70 @@ class Deck:
         (count,) = counts
         return count > 0 and any(count in self._agreed_marks(k) for k in rivals)
 
+    def marks_outweigh_exposure(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
+        """Whether the card's marks tell ``label`` from every rival the exposure look could not
+        (:meth:`exposure_apart` refused it): the count and places of its pips, which clipping can
+        pale or take away but never add to.
+
+        True only where all of these hold: ``label``'s examples agree on a count (a pip card:
+        :meth:`judges_marks`) and the count most of them show, ``c``, is no other label's (no
+        other label's examples agree on it: the symbol deck's 1-3 symbols and every sushi label are
+        never so); the card shows ``c`` marks at the lax ink level (the last of
+        ``MARK_INK_LEVELS``, which takes a pip the camera paled for ink: a webcam card whose paper
+        clips counts 7 at ``MARK_INK``, its pale pips lost) and no more at any level; those marks
+        lie as one of ``label``'s examples' do (:func:`_layout_fit` within ``LAYOUT_TOL``); and
+        every other label scoring within ``EXPOSURE_INK_BAND`` of ``label`` (the widest band the
+        exposure look takes a rival from) has examples agreeing on a count one off ``c`` and is
+        ruled out by where the marks lie: for one of a mark more, the card's marks fit none of its
+        examples' places with one mark dropped (a ten whose middle pip was clipped away shows nine
+        pips where a ten's lie, not where a nine's do: a nine's middle pip lies about 0.3 face
+        widths from a ten's nearest); for one of a mark fewer, the card's marks with any one
+        dropped fit none of its examples' (a nine with a crumb on it). A rival whose examples
+        agree on no count (a face card) or on a count further off is never ruled out. Used by
+        :func:`_final_label` only where the exposure look refused a card every other check named
+        (stop 50, ``real50``: webcam nines and tens whose paper the camera clips, rendered so that
+        the rank a pip away explains them about as well).
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, the card's outline (any corner first: a count does not turn).
+            scores: (L,) float32, the card's whole-card score per label.
+            label: the label index the card was given.
+        """
+        own = self._majority_mark(label) if self.judges_marks(label) else None
+        if own is None or own <= 0:
+            return False
+        if any(own in self._agreed_marks(k) for k in range(len(self.labels))
+               if k != label and self._agreed_marks(k) is not None):
+            return False
+        face = _upright(image, quad)
+        lax = max(MARK_INK_LEVELS)
+        counts = _mark_counts(face, (MARK_INK,) + tuple(MARK_INK_LEVELS))
+        if counts[1 + MARK_INK_LEVELS.index(lax)] != own or max(counts) != own:
+            return False
+        marks = _mark_layout(face, lax)
+        if len(marks) != own or not any(_layout_fit(marks, e) <= LAYOUT_TOL for e in self._example_layouts(label)):
+            return False
+
+        def fits(points: np.ndarray, k: int, drop_theirs: bool) -> bool:
+            # ``points`` (one of the card's marks dropped where not drop_theirs) against k's
+            # examples (one of theirs dropped where drop_theirs), any one so dropped.
+            if drop_theirs:
+                return any(_layout_fit(points, np.delete(e, i, axis=0)) <= LAYOUT_TOL
+                           for e in self._example_layouts(k) for i in range(len(e)))
+            return any(_layout_fit(np.delete(points, i, axis=0), e) <= LAYOUT_TOL
+                       for e in self._example_layouts(k) for i in range(len(points)))
+
+        for k in range(len(self.labels)):
+            if k == label or scores[k] < scores[label] - EXPOSURE_INK_BAND:
+                continue
+            theirs = self._majority_mark(k) if self.judges_marks(k) else None
+            if theirs is None or abs(theirs - own) != 1 or not self._example_layouts(k):
+                return False  # (a face card, or a count the marks' places cannot speak to)
+            if fits(marks, k, drop_theirs=theirs > own):
+                return False
+        return True
+
     def judges_marks(self, label: int) -> bool:
         """Whether the mark count judges ``label`` (an index into ``labels``): its examples agree on
         a count (:meth:`_agreed_marks`; a pip card on paper, not a face card's art)."""
@@ -2583,7 +2647,10 @@ def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.nda
     if not deck.judges_marks(label) and deck.rival_count_claims(image, quad, scores, label) \
             and deck.unaligned(image, quad, label):
         return -1
-    if deck.within_examples(image, quad, label) and deck.exposure_apart(image, quad, scores, label):
+    # Where the exposure look alone refuses a pip card, its marks may still rule every rival out:
+    # clipping takes pips away, it never adds one (Deck.marks_outweigh_exposure; stop 50).
+    if deck.within_examples(image, quad, label) and (deck.exposure_apart(image, quad, scores, label)
+                                                     or deck.marks_outweigh_exposure(image, quad, scores, label)):
         return label
     return -1
 
