@@ -86,8 +86,14 @@ def test_a_rival_no_count_can_speak_to_keeps_the_refusal(refused, monkeypatch):
     monkeypatch.setattr(refused, "_agreed", {nine: {9}, ten: None})
     photo, quad = _photo(_pip_card(9, BLUE, "circle"), seed=5)
     assert dm._final_label(refused, photo, quad, _scores(refused, nine=0.90, ten=0.75), nine) == -1
-    # ... and out of the band it does not count.
-    assert dm._final_label(refused, photo, quad, _scores(refused, nine=0.90, ten=0.40), nine) == nine
+
+
+def test_with_no_rival_in_the_band_the_refusal_stands(refused):
+    # The exposure look refused the card against a rival outside the band (a colour twin, taken
+    # whatever its score): no rival was ruled out by the marks, so nothing is named.
+    nine = refused.labels.index("nine")
+    photo, quad = _photo(_pip_card(9, BLUE, "circle"), seed=5)
+    assert dm._final_label(refused, photo, quad, _scores(refused, nine=0.90, ten=0.40), nine) == -1
 
 
 @pytest.mark.skipif(not CARDS_DATA.is_dir(), reason="../shared/datasets/edje-cards is missing (the shared datasets "

@@ -1828,8 +1828,10 @@ class Deck:
         examples' places with one mark dropped (a ten whose middle pip was clipped away shows nine
         pips where a ten's lie, not where a nine's do: a nine's middle pip lies about 0.3 face
         widths from a ten's nearest); for one of a mark fewer, the card's marks with any one
-        dropped fit none of its examples' (a nine with a crumb on it). A rival whose examples
-        agree on no count (a face card) or on a count further off is never ruled out. Used by
+        dropped fit none of its examples' (a nine with a crumb on it); and at least one rival is so
+        ruled out (else the exposure look refused it against a rival outside the band, a colour
+        twin, which nothing here speaks to). A rival whose examples agree on no count (a face
+        card) or on a count further off is never ruled out. Used by
         :func:`_final_label` only where the exposure look refused a card every other check named
         (stop 50, ``real50``: webcam nines and tens whose paper the camera clips, rendered so that
         the rank a pip away explains them about as well).
@@ -1864,6 +1866,7 @@ class Deck:
             return any(_layout_fit(np.delete(points, i, axis=0), e) <= LAYOUT_TOL
                        for e in self._example_layouts(k) for i in range(len(points)))
 
+        ruled_out = 0
         for k in range(len(self.labels)):
             if k == label or scores[k] < scores[label] - EXPOSURE_INK_BAND:
                 continue
@@ -1872,7 +1875,10 @@ class Deck:
                 return False  # (a face card, or a count the marks' places cannot speak to)
             if fits(marks, k, drop_theirs=theirs > own):
                 return False
-        return True
+            ruled_out += 1
+        # With no rival in the band, the exposure look refused the card against one outside it (a
+        # colour twin, taken whatever its score): nothing here spoke to that one.
+        return ruled_out > 0
 
     def judges_marks(self, label: int) -> bool:
         """Whether the mark count judges ``label`` (an index into ``labels``): its examples agree on
