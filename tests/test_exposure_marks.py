@@ -9,7 +9,6 @@ examples' lie and not where the rival's (one dropped) lie, is named. The drawn t
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import cv2
@@ -19,6 +18,7 @@ import pytest
 from companion.vision import deck as dm
 from test_vision_marks import BLUE, GREEN, RED, _deck, _photo
 from test_vision_deck import _pip_card
+from benches import load_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS_DATA = ROOT.parent / "shared" / "datasets" / "edje-cards"
@@ -185,9 +185,7 @@ def test_a_real_webcam_nine_whose_paper_clips_is_named():
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
-    spec = importlib.util.spec_from_file_location("real_cards", ROOT / "bench" / "real_cards.py")
-    real_cards = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(real_cards)
+    real_cards = load_bench("real_cards")
     boxes = real_cards.load_boxes(CARDS_DATA)
     chosen, _ = real_cards.split(boxes, 10, 3)
     deck = real_cards.enrol(boxes, chosen, CARDS_DATA)
@@ -209,9 +207,7 @@ def test_a_real_webcam_ten_whose_middle_pips_are_joined_is_not_named_nine():
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
-    spec = importlib.util.spec_from_file_location("real_cards", ROOT / "bench" / "real_cards.py")
-    real_cards = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(real_cards)
+    real_cards = load_bench("real_cards")
     boxes = real_cards.load_boxes(CARDS_DATA)
     chosen, held = real_cards.split(boxes, 3, 71)
     assert "cam_image29.jpg" in held
