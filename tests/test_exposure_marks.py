@@ -176,6 +176,27 @@ def test_a_rival_whose_places_fit_too_keeps_the_refusal():
     assert not deck.marks_outweigh_exposure(photo, quad, _scores(deck, ten=0.90, **{"short ten": 0.80}), ten)
 
 
+def _real_deck(per_rank: int, seed: int):
+    """``bench/real_cards.py``'s labelled boxes, the photos its enrolment draw ``seed`` holds out,
+    and the deck it enrols from ``per_rank`` crops a rank."""
+    real_cards = load_bench("real_cards")
+    boxes = real_cards.load_boxes(CARDS_DATA)
+    chosen, held = real_cards.split(boxes, per_rank, seed)
+    return boxes, held, real_cards.enrol(boxes, chosen, CARDS_DATA)
+
+
+def _labels_on(obs, box) -> list[str]:
+    """The labels of the readings whose outline's bounding box meets ``box`` ((x0, y0, x1, y1) px)
+    at IoU 0.5 or more, as ``bench/real_cards.py`` scores a labelled card."""
+    iou = load_bench("real_cards").iou
+    out = []
+    for o in obs:
+        q = np.asarray(o.quad, np.float32)
+        if iou((q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()), box) >= 0.5:
+            out.append(o.label)
+    return out
+
+
 @pytest.mark.skipif(not CARDS_DATA.is_dir(), reason="../shared/datasets/edje-cards is missing (the shared datasets "
                     "sit beside the repo); the drawn tests above cover the rule itself")
 def test_a_real_webcam_nine_whose_paper_clips_is_named():
@@ -185,16 +206,9 @@ def test_a_real_webcam_nine_whose_paper_clips_is_named():
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
-    real_cards = load_bench("real_cards")
-    boxes = real_cards.load_boxes(CARDS_DATA)
-    chosen, _ = real_cards.split(boxes, 10, 3)
-    deck = real_cards.enrol(boxes, chosen, CARDS_DATA)
-    x0, y0, x1, y1 = 391, 98, 614, 388  # its labelled box
-    obs = read_cards(read_image(CARDS_DATA / "images" / "cam_image32.jpg"), deck)
-    on_it = [o.label for o in obs if real_cards.iou((np.min(np.array(o.quad)[:, 0]), np.min(np.array(o.quad)[:, 1]),
-                                                     np.max(np.array(o.quad)[:, 0]), np.max(np.array(o.quad)[:, 1])),
-                                                    (x0, y0, x1, y1)) >= 0.5]
-    assert on_it == ["nine"]
+    _, _, deck = _real_deck(per_rank=10, seed=3)
+    box = (391, 98, 614, 388)  # its labelled box
+    assert _labels_on(read_cards(read_image(CARDS_DATA / "images" / "cam_image32.jpg"), deck), box) == ["nine"]
 
 
 @pytest.mark.skipif(not CARDS_DATA.is_dir(), reason="../shared/datasets/edje-cards is missing (the shared datasets "
@@ -207,11 +221,8 @@ def test_a_real_webcam_ten_whose_middle_pips_are_joined_is_not_named_nine():
     from companion.vision.cards import read_cards
     from companion.vision.imageio import read_image
 
-    real_cards = load_bench("real_cards")
-    boxes = real_cards.load_boxes(CARDS_DATA)
-    chosen, held = real_cards.split(boxes, 3, 71)
+    boxes, held, deck = _real_deck(per_rank=3, seed=71)
     assert "cam_image29.jpg" in held
-    deck = real_cards.enrol(boxes, chosen, CARDS_DATA)
     (rank, (x0, y0, x1, y1)), = boxes["cam_image29.jpg"]
     assert rank == "ten"
     whole = read_image(CARDS_DATA / "images" / "cam_image29.jpg")
@@ -244,7 +255,5 @@ def test_a_real_webcam_ten_whose_middle_pips_are_joined_is_not_named_nine():
     a = cv2.warpPerspective(alpha, to_photo, size, flags=cv2.INTER_AREA)[..., None]
     bridged = np.clip(img.astype(np.float32) * (1 - a) + a * c, 0, 255).astype(np.uint8)
     assert len(dm._mark_layout(dm._upright(bridged, quad), max(dm.MARK_INK_LEVELS))) == 9  # the pair is one mark
-    on_it = [o.label for o in read_cards(bridged, deck)
-             if real_cards.iou((np.min(np.array(o.quad)[:, 0]), np.min(np.array(o.quad)[:, 1]),
-                                np.max(np.array(o.quad)[:, 0]), np.max(np.array(o.quad)[:, 1])), box) >= 0.5]
+    on_it = _labels_on(read_cards(bridged, deck), box)
     assert on_it and "nine" not in on_it

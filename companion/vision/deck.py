@@ -1777,8 +1777,7 @@ class Deck:
         if own is None or len(marks) != own + 1:
             return 0
         to_named = min((_layout_fit(marks, e) for e in self._example_layouts(named)), default=np.inf)
-        to_label = min((_layout_fit(np.delete(marks, i, axis=0), e)
-                        for e in self._example_layouts(label) for i in range(len(marks))), default=np.inf)
+        to_label = _fit_one_dropped(marks, self._example_layouts(label))
         if not np.isfinite(to_named) or not np.isfinite(to_label):
             return 0
         if to_named <= LAYOUT_TOL and to_label >= LAYOUT_MARGIN * to_named:
@@ -1881,16 +1880,6 @@ class Deck:
             return False
         if not any(_layout_fit(marks, e) <= LAYOUT_TOL for e in self._example_layouts(label)):
             return False
-
-        def fits(points: np.ndarray, k: int, drop_theirs: bool) -> bool:
-            # ``points`` (one of the card's marks dropped where not drop_theirs) against k's
-            # examples (one of theirs dropped where drop_theirs), any one so dropped.
-            if drop_theirs:
-                return any(_layout_fit(points, np.delete(e, i, axis=0)) <= LAYOUT_TOL
-                           for e in self._example_layouts(k) for i in range(len(e)))
-            return any(_layout_fit(np.delete(points, i, axis=0), e) <= LAYOUT_TOL
-                       for e in self._example_layouts(k) for i in range(len(points)))
-
         ruled_out = 0
         for k in range(len(self.labels)):
             if k == label or scores[k] < scores[label] - EXPOSURE_INK_BAND:
@@ -1898,7 +1887,7 @@ class Deck:
             theirs = self._majority_mark(k) if self.judges_marks(k) else None
             if theirs is None or abs(theirs - own) != 1 or not self._example_layouts(k):
                 return False  # (a face card, or a count the marks' places cannot speak to)
-            if fits(marks, k, drop_theirs=theirs > own):
+            if _fit_one_dropped(marks, self._example_layouts(k), from_layouts=theirs > own) <= LAYOUT_TOL:
                 return False
             ruled_out += 1
         # With no rival in the band, the exposure look refused the card against one outside it (a
@@ -3069,6 +3058,18 @@ def _layout_fit(a: np.ndarray, b: np.ndarray) -> float:
         d = np.linalg.norm((a * turn)[:, None, :] - b[None, :, :], axis=-1)
         best = min(best, float(max(d.min(axis=1).max(), d.min(axis=0).max())))
     return best
+
+
+def _fit_one_dropped(marks: np.ndarray, layouts: list[np.ndarray], from_layouts: bool = False) -> float:
+    """The best :func:`_layout_fit` of ``marks`` ((N, 3) float32, :func:`_mark_layout`) to any of
+    ``layouts`` with any one mark dropped: from ``marks`` (a mark too many: a crumb on a nine), or
+    from the layout where ``from_layouts`` (a mark too few: a ten's pip clipped away). ``inf`` where
+    nothing is left to fit (no layout, or no mark)."""
+    if from_layouts:
+        fits = (_layout_fit(marks, np.delete(e, i, axis=0)) for e in layouts for i in range(len(e)))
+    else:
+        fits = (_layout_fit(np.delete(marks, i, axis=0), e) for e in layouts for i in range(len(marks)))
+    return min(fits, default=float("inf"))
 
 
 def _variants(canon: np.ndarray, rng: np.random.Generator, n: int, strength: float) -> list[np.ndarray]:
