@@ -40,6 +40,8 @@ Figures on main after ``turn43`` (stop 43): ``cover_ill`` right 517, wrong 2, sp
 148; ``adj_ill2`` right 669, wrong 2, spurious 1, not found 90; flat ``cover`` 948, 0, 1, 169 and
 ``adj`` 1427, 0, 0, 13. After ``pile44`` (stop 44, the turned-rival guard of
 ``card_search._contested``): ``cover_ill`` 517, 0, 3, 150; ``adj_ill2`` 669, 0, 0, 92; flat the same.
+``cover_air`` (six51, the airbrush style measured once, never tuned on) ``--seed 6800``: 346, 1, 1, 318
+(``cover_ill --seed 6800``: 490, 2, 1, 172).
 Nothing is read from or written to disk but the printed report.
 """
 
