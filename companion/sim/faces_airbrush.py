@@ -186,6 +186,10 @@ _WOOD: Colour = (110, 160, 200)
 _DISH: Colour = (235, 232, 225)
 
 
+def _darker(c: Colour, f: float) -> Colour:
+    return tuple(int(v * f) for v in c)  # type: ignore[return-value]
+
+
 def _maki(img: np.ndarray, n: int) -> None:
     """A wooden board with ``n`` identical rolls (side view, top face up) standing on it."""
     board = _poly([(70, 420), (370, 420), (388, 470), (52, 470)])
@@ -204,10 +208,6 @@ def _maki(img: np.ndarray, n: int) -> None:
         _dome(img, _ellipse((x, 330), (r, 20)), _RICE, gloss=0.1, flat=0.7, grain=f"airbrush-rice-{x}")
         _dome(img, _ellipse((x - 4, 331), (16, 8)), _SALMON, gloss=0.3, flat=0.5)
         _dome(img, _ellipse((x + 13, 328), (7, 5)), (90, 170, 95), gloss=0.3, flat=0.5)
-
-
-def _darker(c: Colour, f: float) -> Colour:
-    return tuple(int(v * f) for v in c)  # type: ignore[return-value]
 
 
 def _nigiri_base(img: np.ndarray) -> None:
@@ -264,7 +264,8 @@ def _food(img: np.ndarray, label: str) -> None:
         rng = _rng("airbrush-tempura")
         for a in np.linspace(150, 390, 15):  # batter bumps on its edge
             t = math.radians(a)
-            p = (int(220 + (120 + rng.uniform(28, 42)) * math.cos(t)), int(300 + (130 + rng.uniform(28, 42)) * math.sin(t)))
+            p = (int(220 + (120 + rng.uniform(28, 42)) * math.cos(t)),
+                 int(300 + (130 + rng.uniform(28, 42)) * math.sin(t)))
             cv2.circle(body, p, int(rng.uniform(12, 20)), 255, -1, _AA)
         _shadow(img, body)
         _dome(img, body, (70, 175, 230), gloss=0.45, grain="airbrush-batter")
