@@ -1,6 +1,6 @@
 """`companion read cards` (the general finder, no mat) on loose simulated table scenes, per card style.
 
-    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated|noir|watercolour|pattern] [--seeds 40-59] [-v]
+    .venv/bin/python bench/loose_scenes.py [--style flat|illustrated|noir|watercolour|pattern|airbrush] [--seeds 40-59] [-v]
 
 Each seed lays 12 random cards of the style at random turns on one of six table textures (plain,
 dark, felt, wood, checker, blobs), seen through a mild perspective with blur, noise and JPEG (the

@@ -12,10 +12,11 @@ Sets (all ported from the stop-43 review's scratch generator, draw for draw):
   seed ``4f`` (the index of its first configuration) and mild random conditions. ``adj_ill2``:
   illustrated faces, gaps 0, 0.5, 2, 5, 8, −1, −3 mm, angles 10–85° in steps of 15; ``adj``: flat
   faces, gaps 0, 0.5, 1, 2, 3, 5, 8, −1, −3, −6 mm, angles 0, 10, 20, 30, 45, 60, 80, 90.
-- ``cover_ill`` (24 scenes) / ``cover`` (40): the same 20 tableau cards, and at each marker a card A
+- ``cover_ill`` (24 scenes) / ``cover`` (40) / ``cover_air`` (24, the sixth style, added by six51):
+  the same 20 tableau cards, and at each marker a card A
   0–5 mm beside it (turned 0–90°) and a card B lying over A's far part (its centre 30–45 mm from A's,
   turned 0–180°); labels and places drawn from one generator seeded 1661, scene ``f`` rendered with
-  seed ``3000 + f``. ``cover_ill`` illustrated, ``cover`` flat.
+  seed ``3000 + f``. ``cover_ill`` illustrated, ``cover`` flat, ``cover_air`` airbrush.
 
 The deck is enrolled from the style's flat scans (``enroll_sim_deck``) and every frame read with
 ``companion.vision.cards.read_cards`` (no mat homography given). A reading is matched to a placed card
@@ -39,6 +40,8 @@ Figures on main after ``turn43`` (stop 43): ``cover_ill`` right 517, wrong 2, sp
 148; ``adj_ill2`` right 669, wrong 2, spurious 1, not found 90; flat ``cover`` 948, 0, 1, 169 and
 ``adj`` 1427, 0, 0, 13. After ``pile44`` (stop 44, the turned-rival guard of
 ``card_search._contested``): ``cover_ill`` 517, 0, 3, 150; ``adj_ill2`` 669, 0, 0, 92; flat the same.
+``cover_air`` (six51, the airbrush style measured once, never tuned on) ``--seed 6800``: 346, 1, 1, 318
+(``cover_ill --seed 6800``: 490, 2, 1, 172).
 Nothing is read from or written to disk but the printed report.
 """
 
@@ -196,6 +199,8 @@ SETS = {
     "adj_ill2": ("illustrated", lambda seed=None: adj_scenes((0, 0.5, 2, 5, 8, -1, -3), (10, 25, 40, 55, 70, 85),
                                                              "illustrated", "adjI2-", seed)),
     "cover": ("flat", lambda seed=None: cover_scenes("flat", "cover", 40, seed)),
+    # The sixth style (six51), measured once and never tuned on: cover_ill's draw in airbrush faces.
+    "cover_air": ("airbrush", lambda seed=None: cover_scenes("airbrush", "coverA", 24, seed)),
     "adj": ("flat", lambda seed=None: adj_scenes((0, 0.5, 1, 2, 3, 5, 8, -1, -3, -6), (0, 10, 20, 30, 45, 60, 80, 90),
                                                  "flat", "adj", seed)),
 }

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from seedargs import seed_list  # noqa: E402
 
 KINDS = ("touch", "tilt", "stripes", "artcloth", "textile")
-STYLES = ("flat", "illustrated", "noir", "pattern", "watercolour")
+STYLES = ("flat", "illustrated", "noir", "pattern", "watercolour", "airbrush")
 LABELS = ["tempura", "sashimi", "dumpling", "maki_1", "maki_2", "maki_3", "egg_nigiri", "salmon_nigiri",
           "squid_nigiri", "pudding", "wasabi", "chopsticks"]
 #: ``--labels maki_nigiri``: the look-alike draw of pat48's review (its tilted watercolour scenes

@@ -3,8 +3,9 @@
 Styles: "flat" (our camera-friendly faces, which must stay pixel-identical because recorded
 fixtures depend on them), "illustrated" (printed-card-like faces, ``faces_illustrated``), "noir"
 (dark line-art faces, ``faces_noir``, tested in test_sim_faces_noir.py), "watercolour" (pale
-washes on white stock, ``faces_watercolour``, tested in test_sim_faces_watercolour.py) and "pattern"
-(kawaii food on textile patterns, ``faces_pattern``, tested in test_sim_faces_pattern.py).
+washes on white stock, ``faces_watercolour``, tested in test_sim_faces_watercolour.py), "pattern"
+(kawaii food on textile patterns, ``faces_pattern``, tested in test_sim_faces_pattern.py) and "airbrush"
+(soft-shaded food on one shared pale field, ``faces_airbrush``, tested in test_sim_faces_airbrush.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from companion.rules.sushi_go.cards import VISION_LABELS
-from companion.sim import faces_illustrated, faces_noir, faces_pattern, faces_watercolour
+from companion.sim import faces_airbrush, faces_illustrated, faces_noir, faces_pattern, faces_watercolour
 from companion.sim.faces import STYLES, draw_card_face, write_deck_folder
 
 
@@ -113,7 +114,7 @@ def ill() -> dict[str, np.ndarray]:
 
 
 def test_styles_constant():
-    assert STYLES == ("flat", "illustrated", "noir", "watercolour", "pattern")
+    assert STYLES == ("flat", "illustrated", "noir", "watercolour", "pattern", "airbrush")
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -126,8 +127,8 @@ def test_every_label_draws_in_every_style(style):
             assert img.std() > 5, label  # something is drawn
 
 
-@pytest.mark.parametrize("style", [faces_illustrated, faces_noir, faces_watercolour, faces_pattern],
-                         ids=["illustrated", "noir", "watercolour", "pattern"])
+@pytest.mark.parametrize("style", [faces_illustrated, faces_noir, faces_watercolour, faces_pattern, faces_airbrush],
+                         ids=["illustrated", "noir", "watercolour", "pattern", "airbrush"])
 def test_design_size_dtype_read_only_and_labels(style):
     assert set(style.LABELS) == set(VISION_LABELS)
     for label in VISION_LABELS:
@@ -138,8 +139,8 @@ def test_design_size_dtype_read_only_and_labels(style):
         style.design("eel")
 
 
-@pytest.mark.parametrize("style", [faces_noir, faces_watercolour, faces_pattern],
-                         ids=["noir", "watercolour", "pattern"])
+@pytest.mark.parametrize("style", [faces_noir, faces_watercolour, faces_pattern, faces_airbrush],
+                         ids=["noir", "watercolour", "pattern", "airbrush"])
 def test_a_drawn_style_is_deterministic_distinct_chiral_with_a_point_symmetric_back(style):
     # Every label drawn again (cache cleared) is the same; no two labels alike; a front turned
     # half a turn differs from itself (the camera sees which way up a card lies), the back does not.
@@ -248,6 +249,7 @@ def test_illustrated_back_is_point_symmetric(ill):
     ("illustrated", lambda label: draw_card_face(label, 220, style="illustrated"), 8),
     ("watercolour", faces_watercolour.design, 6),  # pale washes: less apart, still clearly
     ("pattern", faces_pattern.design, 8),
+    ("airbrush", faces_airbrush.design, 8),  # one shared pale field for all: the food alone tells them apart
 ])
 def test_types_are_distinct_blurred(style, draw, least):
     faces = {label: draw(label) for label in VISION_LABELS}
@@ -285,6 +287,8 @@ def test_render_table_draws_the_style():
     assert not np.array_equal(frames["noir"].image, frames["watercolour"].image)
     assert np.array_equal(frames["flat"].homography, frames["pattern"].homography)
     assert not np.array_equal(frames["watercolour"].image, frames["pattern"].image)
+    assert np.array_equal(frames["flat"].homography, frames["airbrush"].homography)
+    assert not np.array_equal(frames["pattern"].image, frames["airbrush"].image)
     with pytest.raises(ValueError, match="flat.*illustrated"):
         render_table(layout, placements, size=(320, 240), rng=np.random.default_rng(3), style="photo")
 

@@ -24,7 +24,10 @@ held-out "any deck" measure; it has since been tuned on too. A fourth, ``"waterc
 with a white border, tiny text), was drawn after all three had been tuned on, as the next held-out
 measure. A fifth, ``"pattern"`` (``companion.sim.faces_pattern``: kawaii food with thick dark outlines on
 full-bleed repeating textile patterns, a white border, small type), was drawn after all four had been
-tuned on. ``STYLES`` lists all five; every function here takes ``style``.
+tuned on. A sixth, ``"airbrush"`` (``companion.sim.faces_airbrush``: soft-shaded muted food on one pale
+full-bleed background shared by every type, no border, a white text plate on the bottom edge), was
+drawn after all five had been tuned on, to be measured once and never tuned on. ``STYLES`` lists all
+six; every function here takes ``style``.
 """
 
 from __future__ import annotations
@@ -36,13 +39,14 @@ import cv2
 import numpy as np
 
 from companion.rules.sushi_go.cards import VISION_LABELS
-from companion.sim import faces_illustrated, faces_noir, faces_pattern, faces_watercolour
+from companion.sim import faces_airbrush, faces_illustrated, faces_noir, faces_pattern, faces_watercolour
 
 #: The simulated deck styles: our camera-friendly "flat" faces, printed-card-like "illustrated" ones,
 #: dark line-art "noir" ones and pale "watercolour" ones on white stock (drawn after the reader had
 #: been tuned on the other three: a held-out "any deck" measure) and kawaii "pattern" ones on textile
-#: patterns (drawn after all four had been tuned on: the next held-out measure).
-STYLES: tuple[str, ...] = ("flat", "illustrated", "noir", "watercolour", "pattern")
+#: patterns (drawn after all four had been tuned on: the next held-out measure), and soft "airbrush" ones
+#: on one pale background shared by every type (drawn after all five had been tuned on: measured once).
+STYLES: tuple[str, ...] = ("flat", "illustrated", "noir", "watercolour", "pattern", "airbrush")
 
 def check_style(style: str) -> None:
     """Raise ValueError naming the valid styles unless ``style`` is one of ``STYLES``."""
@@ -263,11 +267,13 @@ def draw_card_face(label: str, width_px: int = 220, style: str = "flat") -> np.n
             (printed-card-like faces, see ``companion.sim.faces_illustrated``), ``"noir"`` (dark
             faces with thin gold line-art, see ``companion.sim.faces_noir``) or ``"watercolour"``
             (pale washes on white stock with a white border, see ``companion.sim.faces_watercolour``) or
-            ``"pattern"`` (kawaii food on textile patterns, see ``companion.sim.faces_pattern``).
+            ``"pattern"`` (kawaii food on textile patterns, see ``companion.sim.faces_pattern``) or
+            ``"airbrush"`` (soft-shaded food on one pale background, see ``companion.sim.faces_airbrush``).
 
     Returns:
         (H, W, 3) uint8 BGR, a fresh writable array; the face's top (flat: the title band;
-        illustrated: the corner mark side; noir, watercolour and pattern: the name) is row 0.
+        illustrated: the corner mark side; noir, watercolour and pattern: the name; airbrush: the side away
+        from the text plate) is row 0.
 
     Raises:
         ValueError: unknown label (the message lists the valid labels), unknown style (the
@@ -280,7 +286,8 @@ def draw_card_face(label: str, width_px: int = 220, style: str = "flat") -> np.n
         raise ValueError(f"width_px must be at least 8, not {width_px}")
     h = card_height_px(width_px)
     src = {"flat": _design, "illustrated": faces_illustrated.design, "noir": faces_noir.design,
-           "watercolour": faces_watercolour.design, "pattern": faces_pattern.design}[style](label)
+           "watercolour": faces_watercolour.design, "pattern": faces_pattern.design,
+           "airbrush": faces_airbrush.design}[style](label)
     interp = cv2.INTER_AREA if width_px <= _DW else cv2.INTER_CUBIC
     return cv2.resize(src, (width_px, h), interpolation=interp)
 

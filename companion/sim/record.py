@@ -7,7 +7,7 @@
 The deck is enrolled from our own drawn card scans (``companion.sim.faces``), the frames are
 rendered by ``companion.sim.game_sim``, and the truth comes from the rules engine that the bots
 played in. Frames are saved as small JPEGs. ``--style`` picks the deck style
-(``companion.sim.faces.STYLES``: "flat", the default, "illustrated", "noir", "watercolour" or "pattern")
+(``companion.sim.faces.STYLES``: "flat", the default, "illustrated", "noir", "watercolour", "pattern" or "airbrush")
 for both the frames and a newly enrolled deck.
 """
 

@@ -389,8 +389,8 @@ def render_table(
         conditions: camera, light and table; ``None`` draws mild ones with
             ``ShotConditions.random(rng)``.
         style: the card faces' style, one of ``companion.sim.faces.STYLES`` (``"flat"``,
-            ``"illustrated"``, ``"noir"``, ``"watercolour"`` or ``"pattern"``); it does not use
-            ``rng``, so a seed gives the same light and noise in every style.
+            ``"illustrated"``, ``"noir"``, ``"watercolour"``, ``"pattern"`` or ``"airbrush"``); it does
+            not use ``rng``, so a seed gives the same light and noise in every style.
 
     Returns:
         A RenderedFrame: the (H, W, 3) uint8 BGR image, the mat mm → image px homography, and
