@@ -238,6 +238,22 @@ RIVAL_REACH = 0.4
 #: and "tempura" on a window-search one 0.83 beyond (``adj_ill2 --seed 6650`` scene 25, pile49's
 #: review); half: a card is on the mat when most of it is.
 OFF_MAT_MAX = 0.5
+#: A search reading (window and layout search) on a mat's printed title (title50, the Known limit
+#: 'Spurious "sashimi" on a watercolour mat'): :func:`_on_title` refuses it when one side of its
+#: window is backed (``refine_quads_sides``, 20 samples a side) on under this share (at most 2 of
+#: 20 samples: no edge there) ...
+TITLE_BARE_SIDE = 0.125
+#: ... each of the two sides meeting that one on under this share (a title's letter strokes back a
+#: long side in pieces; a card's own edges back it whole) ...
+TITLE_WEAK_SIDE = 0.7
+#: ... and its rim bands (``deck.RIM_BAND``, 2-6 px in on the 60 × 86 face) hold more dark ink than
+#: the label's enrolled examples by more than this share in some band, rank for rank (the letters
+#: cross the window's rim; a card's own rim is the paper its examples show). All three measured
+#: only on the scenes they were tuned on (tri50's prototype, with the ink then taken from the
+#: simulator's faces; here from the deck's examples): watercolour ``bench/mat_touching.py`` cover
+#: and adj ``--seed 6600``; the spurious names there were blurred letters over cream paper,
+#: 2-6 px in on a side, 0 or 1 of 20 samples backed on the fourth side.
+TITLE_INK_OVER = 0.03
 #: :func:`_off_mat` looks for markers this many card long sides about the window (a marker lying
 #: beside it: its centre about a card's long side from the window's, pile49's traced scenes).
 OFF_MAT_PAD = 2.0
@@ -802,6 +818,46 @@ def _near_box(quad: np.ndarray, card_wh: tuple[float, float]) -> tuple[float, fl
     return q[:, 0].min() - pad, q[:, 1].min() - pad, q[:, 0].max() + pad, q[:, 1].max() + pad
 
 
+def _on_title(image: np.ndarray, deck, quad: np.ndarray, sides: np.ndarray, label: int) -> bool:
+    """Whether a search reading's window is a mat's printed title read as a card, not a card
+    (title50; README Known limits, 'Spurious "sashimi" on a watercolour mat').
+
+    A card-sized window on the watercolour mat's title is refit with its long sides on the
+    letters' vertical strokes and a short side on the subtitle line, its fourth side on no edge;
+    blurred dark letters over cream paper score as watercolour "sashimi". True when all hold:
+    some side's own support (``sides``) is under ``TITLE_BARE_SIDE``; both sides meeting it are
+    under ``TITLE_WEAK_SIDE``; and the window's rim ink (:func:`companion.vision.deck.rim_ink` of
+    the window warped upright to 60 × 86 px, grey) exceeds the label's enrolled examples'
+    (:meth:`Deck.border_ink`) by more than ``TITLE_INK_OVER`` at some rank. False where the deck
+    keeps no example faces.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        deck: the Deck.
+        quad: (4, 2) float px, the reading's window.
+        sides: (4,) float, each side's backed share (``refine_quads_sides``), side i from corner i.
+        label: the label index the window was named.
+    """
+    from companion.vision.deck import FINE_H, FINE_W, rim_ink
+
+    sides = np.asarray(sides, np.float64)
+    bare = int(np.argmin(sides))
+    if sides[bare] >= TITLE_BARE_SIDE or max(sides[(bare - 1) % 4], sides[(bare + 1) % 4]) >= TITLE_WEAK_SIDE:
+        return False
+    own = deck.border_ink(label)
+    if own is None:
+        return False
+    q = np.asarray(quad, np.float32)
+    upright = np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[2] - q[1])  # the short side first
+    w, h = (FINE_W, FINE_H) if upright else (FINE_H, FINE_W)
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    face = cv2.warpPerspective(grey, cv2.getPerspectiveTransform(q, dst), (w, h)).astype(np.float32)
+    if not upright:
+        face = face.T  # the bands are sorted below: a quarter turn either way measures the same
+    return bool((np.sort(rim_ink(face)) - own).max() > TITLE_INK_OVER)
+
+
 def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float], markers=None) -> float:
     """The share of a window's area that lies beyond the mat's outline by a mat corner marker seen
     near it, 0 where none is (issue #6, pile49: the layout search named the wood above the mat's
@@ -1197,7 +1253,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     ``second_regions`` second grids (where :func:`_edge_turn` gives a turn) and, where not among
     ``regions``, first grids whose seeds are picked after those of ``regions``, from their own
     ``MAX_SEEDS``, and whose readings are held to the first grids' tests."""
-    from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
+    from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads_sides
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
@@ -1310,9 +1366,9 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     second_only, reached = _second_only(refined, cells[seed_index, 1] >= 2, cw)
     first_set_only = member[:, 0] & ~member[:, 1] & (second_regions is not None)
-    kept, snapped, backed = [], [], []
-    for k, (q, (sq, support, all_sides)) in enumerate(zip(quads, refine_quads(image, quads,
-                                                                              search_px=max(3.0, 0.05 * cw)))):
+    kept, snapped, backed, side_support = [], [], [], []
+    for k, (q, (sq, support, all_sides, sides)) in enumerate(zip(quads, refine_quads_sides(
+            image, quads, search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
         card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
@@ -1321,6 +1377,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             kept.append(k)
             snapped.append(sq)
             backed.append(support >= EDGE_TURN_SUPPORT and all_sides)
+            side_support.append(sides)
     if not kept:
         return []
     # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
@@ -1375,6 +1432,10 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             taken.append(q)
             if refused is not None:
                 refused.append(r)
+            continue
+        if _on_title(image, deck, q, side_support[i], deck.labels.index(r.label)):
+            # A mat's printed title (title50): not named, the place stays taken (as _off_mat).
+            taken.append(q)
             continue
         taken.append(q)
         out.append(r)
