@@ -268,8 +268,11 @@ TITLE_PAD_MM = 5.0
 #: A mat layout is taken as the frame's where the image → mat homography fitted on the decoded
 #: markers' corners (``cv2.findHomography``, least squares) maps every corner within this many mm
 #: of its printed place (a marker is 50 mm; the 840 × 594 and 1 000 × 700 mm mats place their far
-#: markers 160 mm further in x and 106 mm in y, so with three or more markers one size fits; two
-#: markers' 8 corners fit any layout exactly, and then every layout is tried). The title names
+#: markers 160 mm further in x and 106 mm in y, so with three or more markers one size fits; with
+#: two, the wrong size still leaves 4.6-7.6 mm at the corners (the title50 re-review's noise-free
+#: fits; it never passed in 4 800 noisy ones), and two markers on one short side place the title
+#: 5-16 mm off (95th percentile), beyond ``TITLE_PAD_MM``; on a blurred 5-player mat the true size
+#: can fail too, and then the rule does nothing). The title names
 #: refused on watercolour 6600 and 6800 mapped to 280-283 mm down, inside the 4-player title's
 #: 268-298 mm.
 TITLE_FIT_MM = 4.0
