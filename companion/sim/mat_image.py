@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.vision.mat_layout import MatLayout, Marker, Zone
+from companion.vision.mat_layout import TEXT_FONT, TITLE_MAX_WIDTH, MatLayout, Marker, Zone, text_size_px, title_lines_mm
 
 MAT_BG = (236, 242, 246)  # warm off-white (BGR): light, so coloured cards stand out
 ZONE_FILL = (224, 230, 233)
@@ -28,7 +28,7 @@ ROLL_PALETTE = ((165, 165, 163), (150, 150, 148), (100, 100, 100), (60, 55, 50))
 def _palette(layout: MatLayout) -> tuple:
     """(mat, zone fill, zone edge, ink) BGR for ``layout``'s game."""
     return ROLL_PALETTE if layout.game == "sushi-roll" else (MAT_BG, ZONE_FILL, ZONE_EDGE, INK)
-_FONT = cv2.FONT_HERSHEY_DUPLEX
+_FONT = TEXT_FONT  # cv2.FONT_HERSHEY_DUPLEX
 
 
 def mat_size_px(layout: MatLayout, px_per_mm: float) -> tuple[int, int]:
@@ -69,12 +69,10 @@ def _draw_marker(img: np.ndarray, marker: Marker, dictionary: cv2.aruco.Dictiona
 
 def _text_mask(text: str, height_px: int) -> np.ndarray:
     """Anti-aliased text as a float32 (h, w) coverage mask, cap height ≈ height_px."""
-    scale = height_px / 22.0  # Hershey duplex caps are ~22 px tall at scale 1
-    thick = max(1, int(round(scale * 1.6)))
-    (w, h), base = cv2.getTextSize(text, _FONT, scale, thick)
+    w, h, scale, thick, base = text_size_px(text, height_px)  # the box the reader's title test uses
     pad = thick + 2
-    m = np.zeros((h + base + 2 * pad, w + 2 * pad), np.uint8)
-    cv2.putText(m, text, (pad, pad + h), _FONT, scale, 255, thick, cv2.LINE_AA)
+    m = np.zeros((h, w), np.uint8)
+    cv2.putText(m, text, (pad, h - pad - base), _FONT, scale, 255, thick, cv2.LINE_AA)
     return m.astype(np.float32) / 255.0
 
 
@@ -174,24 +172,13 @@ def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
     for marker in layout.markers:
         _draw_marker(img, marker, dictionary, ppm)
 
-    # Title in the free band between the top and bottom zones.
-    tops = [z.rect_mm[1] + z.rect_mm[3] for z in layout.zones if z.facing % 360 == 180]
-    bottoms = [z.rect_mm[1] for z in layout.zones if z.facing % 360 != 180]
-    band_top = max(tops, default=0.0)
-    band_bottom = min(bottoms, default=layout.height_mm)
-    cy = (band_top + band_bottom) / 2
-    cx = layout.width_mm / 2
-    title = _text_mask(f"{'SUSHI ROLL' if layout.game == 'sushi-roll' else 'SUSHI GO!'}  COMPANION MAT",
-                       max(8, int(round(22 * ppm))))
-    sub = _text_mask(
-        f"{layout.players} players  -  print at 100%: {layout.width_mm:g} x {layout.height_mm:g} mm"
-        "  -  keep the 4 corner markers uncovered",
-        max(6, int(round(7 * ppm))),
-    )
-    max_w = 0.8 * layout.width_mm * ppm
-    for mask, dy in ((title, -14), (sub, 18)):
+    # Title in the free band between the top and bottom zones (mat_layout.title_lines_mm: the
+    # reader's title test finds it by the same lines).
+    max_w = TITLE_MAX_WIDTH * layout.width_mm * ppm
+    for k, (text, (cx, cy), cap_mm) in enumerate(title_lines_mm(layout)):
+        mask = _text_mask(text, max(8 if k == 0 else 6, int(round(cap_mm * ppm))))
         if mask.shape[1] > max_w:  # very small mats: shrink rather than spill into the zones
             f = max_w / mask.shape[1]
             mask = cv2.resize(mask, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        _stamp(img, mask, (cx * ppm, (cy + dy) * ppm), _palette(layout)[3], False)
+        _stamp(img, mask, (cx * ppm, cy * ppm), _palette(layout)[3], False)
     return img

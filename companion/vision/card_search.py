@@ -238,6 +238,44 @@ RIVAL_REACH = 0.4
 #: and "tempura" on a window-search one 0.83 beyond (``adj_ill2 --seed 6650`` scene 25, pile49's
 #: review); half: a card is on the mat when most of it is.
 OFF_MAT_MAX = 0.5
+#: A search reading (window and layout search) on a mat's printed title (title50, the Known limit
+#: 'Spurious "sashimi" on a watercolour mat'): :func:`_on_title` refuses it when one side of its
+#: window is backed (``refine_quads_sides``, 20 samples a side) on under this share (at most 2 of
+#: 20 samples: no edge there) ...
+TITLE_BARE_SIDE = 0.125
+#: ... each of the two sides meeting that one on under this share (a title's letter strokes back a
+#: long side in pieces; a card's own edges back it whole). 0.7 on the prototype; 0.6 since the fix
+#: round: the title names on watercolour ``cover``/``adj`` 6600 and the review's 6800 logs had
+#: both at 0.35-0.5, a right pudding laid on the title (the review's render seed (7770, 2), at
+#: (464, 423) px) 0.45 and 0.65 ...
+TITLE_WEAK_SIDE = 0.6
+#: ... and its rim bands (``deck.RIM_BAND``, 2-6 px in on the 60 × 86 face) hold more dark ink than
+#: the label's enrolled examples by more than this share in some band, rank for rank (the letters
+#: cross the window's rim; a card's own rim is the paper its examples show). All three measured
+#: only on the scenes they were tuned on (tri50's prototype, with the ink then taken from the
+#: simulator's faces; here from the deck's examples): watercolour ``bench/mat_touching.py`` cover
+#: and adj ``--seed 6600``; the spurious names there were blurred letters over cream paper,
+#: 2-6 px in on a side, 0 or 1 of 20 samples backed on the fourth side.
+TITLE_INK_OVER = 0.03
+#: ... and only where the frame's mat is known and the window's centre lies on the title's printed
+#: line (``mat_layout.title_box_mm``, the title's own text extent) padded by this many mm each
+#: way (a title name's window centre lies on the letters: its long sides on their strokes, a short
+#: side on the subtitle below; title50's fix round, after the review found the rule refusing a right
+#: squid_nigiri by a covering card's edge at (1126, 713) px, far from the title, ``cover_ill --seed
+#: 6851`` scene 18). The mat is known from the shipped mats' corner markers decoded in the frame
+#: (:func:`_title_maps`); where fewer than two decode the rule does nothing.
+TITLE_PAD_MM = 5.0
+#: A mat layout is taken as the frame's where the image → mat homography fitted on the decoded
+#: markers' corners (``cv2.findHomography``, least squares) maps every corner within this many mm
+#: of its printed place (a marker is 50 mm; the 840 × 594 and 1 000 × 700 mm mats place their far
+#: markers 160 mm further in x and 106 mm in y, so with three or more markers one size fits; with
+#: two, the wrong size still leaves 4.6-7.6 mm at the corners (the title50 re-review's noise-free
+#: fits; it never passed in 4 800 noisy ones), and two markers on one short side place the title
+#: 5-16 mm off (95th percentile), beyond ``TITLE_PAD_MM``; on a blurred 5-player mat the true size
+#: can fail too, and then the rule does nothing). The title names
+#: refused on watercolour 6600 and 6800 mapped to 280-283 mm down, inside the 4-player title's
+#: 268-298 mm.
+TITLE_FIT_MM = 4.0
 #: :func:`_off_mat` looks for markers this many card long sides about the window (a marker lying
 #: beside it: its centre about a card's long side from the window's, pile49's traced scenes).
 OFF_MAT_PAD = 2.0
@@ -802,6 +840,112 @@ def _near_box(quad: np.ndarray, card_wh: tuple[float, float]) -> tuple[float, fl
     return q[:, 0].min() - pad, q[:, 1].min() - pad, q[:, 0].max() + pad, q[:, 1].max() + pad
 
 
+_TITLE_LAYOUTS = None  # [(marker id → (4, 2) printed corners mm, title box mm)] per distinct shipped mat
+
+
+def _title_maps(image: np.ndarray, card_wh: tuple[float, float]) -> list:
+    """The image px → mat mm maps of the frame's mat and where its title is printed: ``[(H, (x0,
+    y0, x1, y1))]``, H (3, 3) float64 the homography fitted (``cv2.findHomography``, least squares,
+    no outlier rejection) from the shipped mats' corner markers decoded in the whole frame
+    (:func:`_mat_markers`, ids 0-3; at least two distinct) to their printed corners on each
+    distinct shipped layout (Sushi Go! and Sushi Roll, 2-4 players 840 × 594 mm and 5 players
+    1 000 × 700 mm: ``load_mat_layout``), kept where every corner maps within ``TITLE_FIT_MM`` mm;
+    the box the layout's title line is printed in (``mat_layout.title_box_mm``, mm). [] where
+    under two markers decode (the markers covered, no mat): then :func:`_on_title` refuses nothing.
+    Decoding the whole frame costs about 8 ms process time on a 1 280 × 960 px frame (the title
+    test's tuning frame, ``adj`` watercolour 6600 scene 6, on a shared 2-core machine); it is called
+    only for a window already past the side and ink tests, at most once per :func:`search_cards`."""
+    from companion.vision.mat_layout import load_mat_layout, title_box_mm
+
+    h, w = image.shape[:2]
+    seen: dict = {}
+    for mid, c in _mat_markers(image, (0, 0, w - 1, h - 1), card_wh):
+        seen.setdefault(mid, c)  # a second decode of an id (a printed copy?) is not used
+    global _TITLE_LAYOUTS
+    if _TITLE_LAYOUTS is None:
+        layouts: dict = {}
+        for game in ("sushi-go", "sushi-roll"):
+            for players in (2, 3, 4, 5):
+                lay = load_mat_layout(players, game=game)
+                box = title_box_mm(lay)
+                layouts.setdefault((lay.width_mm, lay.height_mm, box),
+                                   ({m.id: np.asarray(m.corners_mm(), np.float64) for m in lay.markers}, box))
+        _TITLE_LAYOUTS = list(layouts.values())
+    out = []
+    for printed, box in _TITLE_LAYOUTS:
+        ids = [k for k in seen if k in printed]
+        if len(ids) < 2:
+            continue
+        src = np.concatenate([seen[k] for k in ids]).astype(np.float64)
+        dst = np.concatenate([printed[k] for k in ids])
+        H, _ = cv2.findHomography(src, dst, 0)
+        if H is None:
+            continue
+        back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2)
+        if np.linalg.norm(back - dst, axis=1).max() <= TITLE_FIT_MM:
+            out.append((H, box))
+    return out
+
+
+def _on_title_place(quad: np.ndarray, maps: list) -> bool:
+    """Whether ``quad``'s centre (image px) maps, under any of ``maps`` (:func:`_title_maps`), into
+    its title box padded by ``TITLE_PAD_MM`` mm."""
+    c = np.asarray(quad, np.float64).reshape(4, 2).mean(axis=0).reshape(1, 1, 2)
+    for H, (x0, y0, x1, y1) in maps:
+        x, y = cv2.perspectiveTransform(c, H).reshape(2)
+        if x0 - TITLE_PAD_MM <= x <= x1 + TITLE_PAD_MM and y0 - TITLE_PAD_MM <= y <= y1 + TITLE_PAD_MM:
+            return True
+    return False
+
+
+def _on_title(image: np.ndarray, deck, quad: np.ndarray, sides: np.ndarray, label: int,
+              maps=None) -> bool:
+    """Whether a search reading's window is a mat's printed title read as a card, not a card
+    (title50; README Known limits, 'Spurious "sashimi" on a watercolour mat').
+
+    A card-sized window on the watercolour mat's title is refit with its long sides on the
+    letters' vertical strokes and a short side on the subtitle line, its fourth side on no edge;
+    blurred dark letters over cream paper score as watercolour "sashimi". True when all hold:
+    some side's own support (``sides``) is under ``TITLE_BARE_SIDE``; both sides meeting it are
+    under ``TITLE_WEAK_SIDE``; and the window's rim ink (:func:`companion.vision.deck.rim_ink` of
+    the window warped upright to 60 × 86 px, grey) exceeds the label's enrolled examples'
+    (:meth:`Deck.border_ink`) by more than ``TITLE_INK_OVER`` at some rank; and the window's
+    centre lies on the mat's printed title (:func:`_on_title_place`, ``TITLE_PAD_MM``). False
+    where the deck keeps no example faces, and where the frame's mat is not known (under two of
+    its corner markers decoded, :func:`_title_maps`): then a title name can come back.
+
+    Args:
+        image: (H, W, 3) uint8 BGR.
+        deck: the Deck.
+        quad: (4, 2) float px, the reading's window as snapped to its edges (the quad ``sides`` were
+            measured on).
+        sides: (4,) float, each side's backed share (``refine_quads_sides``), side i from corner i.
+        label: the label index the window was named.
+        maps: a callable giving :func:`_title_maps` of the frame (called only once the side and
+            ink tests pass, so the markers are decoded only then); None: no mat known, False.
+    """
+    from companion.vision.deck import FINE_H, FINE_W, rim_ink
+
+    sides = np.asarray(sides, np.float64)
+    bare = int(np.argmin(sides))
+    if sides[bare] >= TITLE_BARE_SIDE or max(sides[(bare - 1) % 4], sides[(bare + 1) % 4]) >= TITLE_WEAK_SIDE:
+        return False
+    own = deck.border_ink(label)
+    if own is None:
+        return False
+    q = np.asarray(quad, np.float32)
+    upright = np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[2] - q[1])  # the short side first
+    w, h = (FINE_W, FINE_H) if upright else (FINE_H, FINE_W)
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    face = cv2.warpPerspective(grey, cv2.getPerspectiveTransform(q, dst), (w, h)).astype(np.float32)
+    if not upright:
+        face = face.T  # the bands are sorted below: a quarter turn either way measures the same
+    if not (np.sort(rim_ink(face)) - own).max() > TITLE_INK_OVER:
+        return False
+    return maps is not None and _on_title_place(q, maps())
+
+
 def _off_mat(image: np.ndarray, quad: np.ndarray, card_wh: tuple[float, float], markers=None) -> float:
     """The share of a window's area that lies beyond the mat's outline by a mat corner marker seen
     near it, 0 where none is (issue #6, pile49: the layout search named the wood above the mat's
@@ -1076,10 +1220,17 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         ``"unknown"``), at most one per place.
     """
     seen: dict = {}
+    title_maps: list = []  # _title_maps of the frame, decoded at most once, when first asked (_on_title)
+
+    def maps() -> list:
+        if not title_maps:
+            title_maps.append(_title_maps(image, card_wh))
+        return title_maps[0]
+
     refused: list = []  # contested readings (_contested): not named, their places taken as if they were
     second: list = []  # of found and refused, those only a second grid reached (_second_only)
     found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen,
-                            refused=refused, second=second)
+                            refused=refused, second=second, maps=maps)
     named = [r for r in readings if r.label != UNKNOWN] + found + refused
     # The layout search's first grids are laid over what the first grids left unexplained, decided as
     # without a second grid (from the first grids' windows and readings), and its second grids over
@@ -1096,18 +1247,19 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     left_second = _unexplained(regions, named, card_wh, seen, cut)
     if not left and not left_second:
         return found
-    return found + _layout_search(image, deck, named, left, card_wh, differs, second_regions=left_second)
+    return found + _layout_search(image, deck, named, left, card_wh, differs, second_regions=left_second,
+                                  maps=maps)
 
 
 def _layout_search(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
-                   differs: np.ndarray | None, second_regions: list[Region] | None = None) -> list:
+                   differs: np.ndarray | None, second_regions: list[Region] | None = None, maps=None) -> list:
     """The search of :func:`search_cards` again on ``regions`` (those the ordinary search left
     unexplained), screened and climbed on the cards' layout (``LAYOUT_BLUR``); ``readings`` are
     all named cards so far, the ordinary search's included; ``second_regions``, if given, get the
     second grids, and a first grid of their own where not among ``regions`` (:func:`_search_regions`).
     Returns its new readings."""
     return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True,
-                           second_regions=second_regions)
+                           second_regions=second_regions, maps=maps)
 
 
 def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], seen: dict | None = None,
@@ -1183,7 +1335,7 @@ def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
                     differs: np.ndarray | None, layout: bool, seen: dict | None = None,
                     refused: list | None = None, second: list | None = None,
-                    second_regions: list[Region] | None = None) -> list:
+                    second_regions: list[Region] | None = None, maps=None) -> list:
     """One search of :func:`search_cards` over ``regions``: on the quick score's estimate
     (``layout`` False), or on the cards' layout (``layout`` True: screened and climbed with the
     windows and centroids blurred by ``LAYOUT_BLUR``, a coarser first step ``LAYOUT_STEP`` and up
@@ -1196,8 +1348,9 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     With ``second_regions`` (a list, maybe empty), ``regions`` get only first grids, and
     ``second_regions`` second grids (where :func:`_edge_turn` gives a turn) and, where not among
     ``regions``, first grids whose seeds are picked after those of ``regions``, from their own
-    ``MAX_SEEDS``, and whose readings are held to the first grids' tests."""
-    from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads
+    ``MAX_SEEDS``, and whose readings are held to the first grids' tests. ``maps``: the frame's mat
+    maps, called when needed (:func:`_on_title`); None: no mat known."""
+    from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads_sides
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
 
@@ -1310,9 +1463,9 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     taken = [np.asarray(r.quad, np.float32) for r in readings if r.label != UNKNOWN]
     second_only, reached = _second_only(refined, cells[seed_index, 1] >= 2, cw)
     first_set_only = member[:, 0] & ~member[:, 1] & (second_regions is not None)
-    kept, snapped, backed = [], [], []
-    for k, (q, (sq, support, all_sides)) in enumerate(zip(quads, refine_quads(image, quads,
-                                                                              search_px=max(3.0, 0.05 * cw)))):
+    kept, snapped, backed, side_support = [], [], [], []
+    for k, (q, (sq, support, all_sides, sides)) in enumerate(zip(quads, refine_quads_sides(
+            image, quads, search_px=max(3.0, 0.05 * cw)))):
         sq = order_quad(sq)
         s = np.linalg.norm(sq - np.roll(sq, -1, axis=0), axis=1)
         card_sized = abs(0.5 * (s[0] + s[2]) - cw) < 0.08 * cw and abs(0.5 * (s[1] + s[3]) - ch) < 0.08 * ch
@@ -1321,6 +1474,7 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             kept.append(k)
             snapped.append(sq)
             backed.append(support >= EDGE_TURN_SUPPORT and all_sides)
+            side_support.append(sides)
     if not kept:
         return []
     # The checks that can only make a name "unknown" (deck.checked) are left for the reading kept.
@@ -1375,6 +1529,10 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
             taken.append(q)
             if refused is not None:
                 refused.append(r)
+            continue
+        if _on_title(image, deck, snapped[i], side_support[i], deck.labels.index(r.label), maps):
+            # A mat's printed title (title50): not named, the place stays taken (as _off_mat).
+            taken.append(q)
             continue
         taken.append(q)
         out.append(r)

@@ -615,6 +615,12 @@ def _cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | None = None
                  ) -> list[tuple[np.ndarray, float]]:
+    """See :func:`refine_quads_sides`, without each side's own support."""
+    return [r[:3] for r in refine_quads_sides(frame, quads, search_px)]
+
+
+def refine_quads_sides(frame: np.ndarray, quads: list[np.ndarray], search_px: float | None = None
+                       ) -> list[tuple[np.ndarray, float, bool, np.ndarray]]:
     """Snap each quad's sides to the strongest straight colour step near them, at full res.
 
     Args:
@@ -628,13 +634,15 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
         (0..1, 1 = good) rates the three best-backed sides by the fraction of their samples lying
         on a strong step within 2 px of the fitted line (see ``_SUPPORT_MIN_*``) and is 0 when
         the fit fails; ``all_sides`` says whether the fourth side is backed as well.
+        :func:`refine_quads_sides` adds each side's own share so backed, (4,) float32 in quad
+        side order (side i runs from corner i to corner i+1; zeros where the fit failed).
     """
     if not quads:
         return []
     if len(quads) > _REFINE_RUN:
         # cv2.remap takes maps of at most SHRT_MAX rows (4 sides × _SIDE_SAMPLES per quad).
         return [r for i in range(0, len(quads), _REFINE_RUN)
-                for r in refine_quads(frame, quads[i:i + _REFINE_RUN], search_px)]
+                for r in refine_quads_sides(frame, quads[i:i + _REFINE_RUN], search_px)]
     t = _SIDE_T
     q = np.stack(quads).astype(np.float32)  # (N, 4, 2)
     a, b = q, q[:, _NEXT]
@@ -710,7 +718,8 @@ def refine_quads(frame: np.ndarray, quads: list[np.ndarray], search_px: float | 
     support = np.minimum(best3[:, 0] / _SUPPORT_MIN_SIDE, best3.mean(axis=1) / _SUPPORT_MIN_MEAN)
     support = np.minimum(1.0, support).tolist()
     all_sides = (sup.min(axis=1) >= _SUPPORT_MIN_SIDE).tolist()
-    return [(q[ci], 0.0, False) if failed[ci] else (every[ci], support[ci], all_sides[ci]) for ci in range(n)]
+    return [(q[ci], 0.0, False, np.zeros(4, np.float32)) if failed[ci]
+            else (every[ci], support[ci], all_sides[ci], sup[ci].astype(np.float32)) for ci in range(n)]
 
 
 def pixels_in(quad_px: np.ndarray, *masks: np.ndarray) -> tuple[int, ...]:

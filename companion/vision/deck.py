@@ -1086,6 +1086,26 @@ def _rot180(desc: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(desc.reshape(n, 3, PATCH_H, PATCH_W)[:, :, ::-1, ::-1].reshape(n, -1))
 
 
+#: The rim bands :func:`rim_ink` measures: this many px in from the face's outline to this many, on
+#: an upright face warped to ``FINE_W × FINE_H`` (60 × 86 px), all four sides; and the ink in
+#: them: a pixel darker than this share of the face's 90th-percentile grey (title50, from the
+#: watercolour title prototype, tri50: the title's letters reach 2-6 px inside a window laid on them).
+RIM_BAND = (2, 6)
+RIM_DARK = 0.6
+
+
+def rim_ink(grey: np.ndarray) -> np.ndarray:
+    """(4,) float64: the share of dark pixels (under ``RIM_DARK`` × the face's 90th-percentile
+    grey) in each rim band (``RIM_BAND`` px in, corners left out) of an upright face ``grey``,
+    (FINE_H, FINE_W) float grey 0..255, in the order top, bottom, left, right."""
+    p = np.asarray(grey, np.float32)
+    dark = p < RIM_DARK * float(np.percentile(p, 90))
+    a, b = RIM_BAND
+    h, w = dark.shape
+    return np.array([dark[a:b, a:w - a].mean(), dark[h - b:h - a, a:w - a].mean(),
+                     dark[a:h - a, a:b].mean(), dark[a:h - a, w - b:w - a].mean()], np.float64)
+
+
 @dataclass
 class Deck:
     """An enrolled deck: templates per label and the "unknown" threshold.
@@ -1118,6 +1138,7 @@ class Deck:
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
         self._seeing: np.ndarray | None = None  # (E,) bool, examples whose paper was not clipped (_seeing_examples)
+        self._border_ink: dict[int, np.ndarray | None] = {}  # label → its examples' rim ink (border_ink), when needed
         # (label, sigma, chroma) → that label's fine rows blurred so (_fine_blurred), made when needed
         self._blurred: dict[tuple[int, float, float], np.ndarray] = {}
         # (label, sigma, chroma, region's bytes) → the level look's unit region rows of that label at
@@ -1926,6 +1947,25 @@ class Deck:
             bgr = cv2.cvtColor(flat, cv2.COLOR_Lab2BGR).reshape(lab.shape) * 255.0
             self._fine_bgr = np.ascontiguousarray(np.clip(bgr, 0, 255).transpose(0, 3, 1, 2), np.float32)
         return self._fine_bgr
+
+    def border_ink(self, label: int) -> np.ndarray | None:
+        """(4,) float64, ascending: the most dark ink any of ``label``'s enrolled examples shows in
+        each of its face's rim bands (:func:`rim_ink` of each look-alike example's face,
+        :meth:`_examples_bgr`, ``FINE_W × FINE_H``; sorted per example, then the largest share
+        at each rank over the examples). Measured from the deck's own examples, so a deck of any
+        print works; made once per label. ``None`` where the deck keeps no look-alike faces (no
+        ``fine`` or no ``fine_mean``) or the label has none. Used by
+        :func:`companion.vision.card_search._on_title` (title50)."""
+        if label not in self._border_ink:
+            out = None
+            if self.fine is not None and self.fine_mean is not None and self.fine_label is not None:
+                rows = np.flatnonzero(np.asarray(self.fine_label) == label)
+                if len(rows):
+                    bgr = self._examples_bgr()
+                    out = np.max([np.sort(rim_ink(cv2.cvtColor(bgr[i].transpose(1, 2, 0), cv2.COLOR_BGR2GRAY)))
+                                  for i in rows], axis=0)
+            self._border_ink[label] = out
+        return self._border_ink[label]
 
     def _seeing_examples(self) -> np.ndarray:
         """(E,) bool: the look-alike examples whose white balance could see the enrolment's light.

@@ -167,3 +167,60 @@ def load_mat_layout(players: int | None = None, path: Path | str | None = None, 
         raise MatLayoutError(f"{path}: zones: need seats 0..{layout.players - 1} in order, each with its {each} zone"
                              f" ({_TITLES[layout.game]})")
     return layout
+
+
+#: The printed title's lines (:func:`title_lines_mm`): each line's cap height, mm, and its centre's
+#: offset, mm, from the middle of the free band between the top and bottom seats' zones (y down);
+#: and the share of the mat's width a line may span (wider lines are drawn shrunk to it). The
+#: simulator's mat (``companion.sim.mat_image.render_mat``) is drawn from these, and the card
+#: reader's title test (``companion.vision.card_search._on_title``) finds the title by them.
+TITLE_CAP_MM = 22.0
+SUBTITLE_CAP_MM = 7.0
+TITLE_DY_MM = -14.0
+SUBTITLE_DY_MM = 18.0
+TITLE_MAX_WIDTH = 0.8
+#: The font the mat's text is drawn in (``cv2.FONT_HERSHEY_DUPLEX``; its caps are ~22 px tall at
+#: scale 1), as an int so this module needs no cv2 to load.
+TEXT_FONT = 2
+
+
+def text_size_px(text: str, height_px: int) -> tuple[int, int, float, int, int]:
+    """``(w, h, scale, thick, base)``: the px box of ``text`` drawn in ``TEXT_FONT`` with caps about
+    ``height_px`` px tall (w, h include the baseline's descent and a pad of ``thick + 2`` px each
+    side), the font scale, stroke thickness (px) and the descent below the baseline (px). Used by the simulator's text stamps and by
+    :func:`title_box_mm` (cv2 is imported here, when called)."""
+    import cv2
+
+    scale = height_px / 22.0  # Hershey duplex caps are ~22 px tall at scale 1
+    thick = max(1, int(round(scale * 1.6)))
+    (w, h), base = cv2.getTextSize(text, TEXT_FONT, scale, thick)
+    pad = thick + 2
+    return w + 2 * pad, h + base + 2 * pad, scale, thick, base
+
+
+def title_lines_mm(layout: MatLayout) -> list[tuple[str, tuple[float, float], float]]:
+    """The mat's printed title, line by line: ``(text, (cx, cy) centre mm, cap height mm)``, the
+    title ("SUSHI GO!  COMPANION MAT") and the subtitle (players, print size, markers), centred
+    across the mat in the free band between the top seats' zones (facing 180) and the bottom
+    seats' (``TITLE_DY_MM``, ``SUBTITLE_DY_MM`` from the band's middle)."""
+    tops = [z.rect_mm[1] + z.rect_mm[3] for z in layout.zones if z.facing % 360 == 180]
+    bottoms = [z.rect_mm[1] for z in layout.zones if z.facing % 360 != 180]
+    cy = (max(tops, default=0.0) + min(bottoms, default=layout.height_mm)) / 2
+    cx = layout.width_mm / 2
+    title = f"{'SUSHI ROLL' if layout.game == 'sushi-roll' else 'SUSHI GO!'}  COMPANION MAT"
+    sub = (f"{layout.players} players  -  print at 100%: {layout.width_mm:g} x {layout.height_mm:g} mm"
+           "  -  keep the 4 corner markers uncovered")
+    return [(title, (cx, cy + TITLE_DY_MM), TITLE_CAP_MM), (sub, (cx, cy + SUBTITLE_DY_MM), SUBTITLE_CAP_MM)]
+
+
+def title_box_mm(layout: MatLayout, line: int = 0, px_per_mm: float = 10.0) -> tuple[float, float, float, float]:
+    """``(x0, y0, x1, y1)`` mm: the box the title's line ``line`` (0 the title, 1 the subtitle,
+    :func:`title_lines_mm`) is printed in, its text's own extent (:func:`text_size_px` at
+    ``px_per_mm``, shrunk to ``TITLE_MAX_WIDTH`` of the mat's width as drawn), no margin."""
+    text, (cx, cy), cap = title_lines_mm(layout)[line]
+    w, h, _, _, _ = text_size_px(text, max(1, int(round(cap * px_per_mm))))
+    w_mm, h_mm = w / px_per_mm, h / px_per_mm
+    if w_mm > TITLE_MAX_WIDTH * layout.width_mm:
+        f = TITLE_MAX_WIDTH * layout.width_mm / w_mm
+        w_mm, h_mm = w_mm * f, h_mm * f
+    return cx - w_mm / 2, cy - h_mm / 2, cx + w_mm / 2, cy + h_mm / 2
