@@ -855,6 +855,7 @@ def _title_maps(image: np.ndarray, card_wh: tuple[float, float]) -> list:
     Decoding the whole frame costs about 8 ms process time on a 1 280 × 960 px frame (the title
     test's tuning frame, ``adj`` watercolour 6600 scene 6, on a shared 2-core machine); it is called
     only for a window already past the side and ink tests, at most once per :func:`search_cards`."""
+    from companion.vision.mat import to_mat_mm
     from companion.vision.mat_layout import load_mat_layout, title_box_mm
 
     h, w = image.shape[:2]
@@ -881,18 +882,19 @@ def _title_maps(image: np.ndarray, card_wh: tuple[float, float]) -> list:
         H, _ = cv2.findHomography(src, dst, 0)
         if H is None:
             continue
-        back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2)
-        if np.linalg.norm(back - dst, axis=1).max() <= TITLE_FIT_MM:
+        if np.linalg.norm(to_mat_mm(H, src) - dst, axis=1).max() <= TITLE_FIT_MM:
             out.append((H, box))
     return out
 
 
 def _on_title_place(quad: np.ndarray, maps: list) -> bool:
     """Whether ``quad``'s centre (image px) maps, under any of ``maps`` (:func:`_title_maps`), into
-    its title box padded by ``TITLE_PAD_MM`` mm."""
-    c = np.asarray(quad, np.float64).reshape(4, 2).mean(axis=0).reshape(1, 1, 2)
+    its title box padded by ``TITLE_PAD_MM`` mm (a centre beyond the horizon maps nowhere)."""
+    from companion.vision.mat import to_mat_mm
+
+    c = np.asarray(quad, np.float64).reshape(4, 2).mean(axis=0)
     for H, (x0, y0, x1, y1) in maps:
-        x, y = cv2.perspectiveTransform(c, H).reshape(2)
+        x, y = to_mat_mm(H, c)[0]
         if x0 - TITLE_PAD_MM <= x <= x1 + TITLE_PAD_MM and y0 - TITLE_PAD_MM <= y <= y1 + TITLE_PAD_MM:
             return True
     return False
