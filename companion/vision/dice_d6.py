@@ -1976,7 +1976,7 @@ FAR_TWO_MIN_DIAGONAL = 30.0
 
 def far_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
     """For each round pip alone in its group (:func:`group_pips`: a pip read as a lone one), the
-    pips of other groups of its polarity that may be its two's partner: ``FAR_MATE_REACH`` mean
+    pips alone in other groups, of its polarity, that may be its two's partner: ``FAR_MATE_REACH`` mean
     diameters apart, of like size (``FAR_MATE_SIZE``), contrast (``MAX_CONTRAST_RATIO``) and round
     (``FAR_MATE_MIN_ROUNDNESS``). Keyed by ``id(pip)``; a pip with none is left out.
 
@@ -1987,7 +1987,11 @@ def far_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
     lone = [g[0] for g in groups if len(g) == 1 and g[0].roundness >= TOP_MIN_ROUNDNESS]
     if not lone:
         return {}
-    others = [(k, q) for k, g in enumerate(groups) for q in g if q.roundness >= FAR_MATE_MIN_ROUNDNESS]
+    # The mate alone in its group too: a clear two's other pip was, in all 110 far pairs of the
+    # tuning twos (300-319); a pip of an oblique webcam photo's side face beside a one (roundness
+    # 0.55-0.62, in a group of 2-5 with its face's other pips) made six real ones of the dev half
+    # read 2 or no value when any pip could be a mate.
+    others = [(k, g[0]) for k, g in enumerate(groups) if len(g) == 1 and g[0].roundness >= FAR_MATE_MIN_ROUNDNESS]
     if len(others) < 2:
         return {}
     which = np.array([k for k, _ in others])
