@@ -112,6 +112,8 @@ def test_far_mates_are_like_pips_a_twos_diagonal_off():
     assert [q for q in found[id(p)]] == [mate]
     # A pip with a partner in its own group is no lone one: it gets none.
     assert id(p) not in dice_d6.far_mates([[p, _pip(130, 100)], [mate]])
+    # Nor is a pip grouped with others a mate (a side face's pip beside a one, on a webcam photo).
+    assert id(p) not in dice_d6.far_mates([[p], [mate, _pip(mate.x + 20, mate.y)]])
 
 
 def test_turned_face_puts_the_pair_on_its_sides():
