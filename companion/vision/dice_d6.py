@@ -1984,32 +1984,22 @@ def far_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
     below's ghost, so they are grouped apart and each is read as a one (a wrong value): such a one
     is refused where the pair looks like a two's (:func:`_far_two`), and the pair read as a two or
     reported with no value."""
-    lone = [g[0] for g in groups if len(g) == 1 and g[0].roundness >= TOP_MIN_ROUNDNESS]
-    if not lone:
-        return {}
     # The mate alone in its group too: a clear two's other pip was, in all 110 far pairs of the
     # tuning twos (300-319); a pip of an oblique webcam photo's side face beside a one (roundness
     # 0.55-0.62, in a group of 2-5 with its face's other pips) made six real ones of the dev half
-    # read 2 or no value when any pip could be a mate.
-    others = [(k, g[0]) for k, g in enumerate(groups) if len(g) == 1 and g[0].roundness >= FAR_MATE_MIN_ROUNDNESS]
-    if len(others) < 2:
+    # read 2 or no value when any pip could be a mate. So only lone pips are compared, all pairs
+    # of them at once.
+    lone = [g[0] for g in groups if len(g) == 1 and g[0].roundness >= FAR_MATE_MIN_ROUNDNESS]
+    if len(lone) < 2:
         return {}
-    which = np.array([k for k, _ in others])
-    qs = [q for _, q in others]
-    q_x, q_y, q_d, q_c, q_pol = np.array([(q.x, q.y, q.diameter, max(q.contrast, 1e-3), q.polarity) for q in qs],
-                                         np.float64).T
-    home = {id(g[0]): k for k, g in enumerate(groups) if len(g) == 1}
+    x, y, dia, con, pol, rnd = np.array([(q.x, q.y, q.diameter, max(q.contrast, 1e-3), q.polarity, q.roundness)
+                                         for q in lone], np.float64).T
     lo, hi = FAR_MATE_REACH
-    out: dict[int, tuple[Pip, ...]] = {}
-    for p in lone:
-        d = np.hypot(q_x - p.x, q_y - p.y) / ((q_d + p.diameter) / 2)
-        c = max(p.contrast, 1e-3)
-        ok = ((q_pol == p.polarity) & (which != home[id(p)]) & (d >= lo) & (d <= hi)
-              & (np.minimum(q_d, p.diameter) >= FAR_MATE_SIZE * np.maximum(q_d, p.diameter))
-              & (np.maximum(q_c, c) <= MAX_CONTRAST_RATIO * np.minimum(q_c, c)))
-        if ok.any():
-            out[id(p)] = tuple(qs[i] for i in np.nonzero(ok)[0].tolist())
-    return out
+    d = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) / ((dia[:, None] + dia[None]) / 2)
+    ok = ((rnd[:, None] >= TOP_MIN_ROUNDNESS) & (pol[:, None] == pol[None]) & (d >= lo) & (d <= hi)
+          & (np.minimum(dia[:, None], dia[None]) >= FAR_MATE_SIZE * np.maximum(dia[:, None], dia[None]))
+          & (np.maximum(con[:, None], con[None]) <= MAX_CONTRAST_RATIO * np.minimum(con[:, None], con[None])))
+    return {id(lone[i]): tuple(lone[j] for j in np.nonzero(ok[i])[0].tolist()) for i in np.nonzero(ok.any(axis=1))[0].tolist()}
 
 
 _TURN_45 = np.array([[1.0, -1.0], [1.0, 1.0]]) / 2.0  # a 45 degree turn, scaled by 1 / sqrt(2)
