@@ -1962,12 +1962,13 @@ FAR_MATE_MIN_ROUNDNESS = 0.5
 #: the pair's middle with the pips on its sides' middles (:func:`_turned_face`): two touching dice's
 #: ones, side by side, are outlined so (their dice's long sides and their pips' rims), a two's
 #: face has its edges round its diagonal. Tuning photos (300-319, no seam between the pips):
-#: twos 0.72-5.4 (4 of 70 below 1.1), touching ones 0.45-0.92.
+#: twos 0.72-5.4 (4 of 70 below 1.1), touching ones 0.45-0.92; but on 340-399 five pairs of touching
+#: ones measured 1.13-1.59, so this alone does not tell them (``FAR_TWO_MIN_DIAGONAL``).
 FAR_TWO_OUTLINE_RATIO = 1.1
 #: ... and the pair lies across its die's edges as a two's diagonal does: at least this many
 #: degrees (of 45) off the edges' direction round it (:func:`_off_edges`). Touching ones side by
-#: side lie along it (0); corner to corner they too lie on a diagonal, but then their faces'
-#: outline ratio stays under ``FAR_TWO_OUTLINE_RATIO`` (all but one pair of 480 dice). On the
+#: side lie along it (0); corner to corner they too lie on a diagonal, but then the outline ratio
+#: stayed under ``FAR_TWO_OUTLINE_RATIO`` (for all but one such pair, probe 341). On the
 #: probe's photos 300-399 (340-399 looked at after a first held-out run, where five pairs of
 #: touching ones, outlined 1.13-1.59 times as clearly as side by side and with no seam found, were
 #: read as one die): twos' pairs 275 of 288 at 30 or more, four of those five pairs under it.
