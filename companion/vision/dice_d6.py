@@ -2500,13 +2500,15 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     mates = group_mates(dark_groups + light_groups)
     seams: dict = {}
     # A lone one's far mates (a very clear two's other pip, grouped apart): each pair is tried as a
-    # two, a group of its own walked after all others, and only where a one on its pip was refused
-    # for it (_far_two: on the one's diagonal, no seam between): then it reads 2, or is reported with
-    # no value when outlined. (far_hits is filled whatever the verifier says, so a replay of the
-    # trace with another verifier walks the same groups, select_readings.)
+    # two, a group of its own walked after all others, only where a one-pip face on its pip passes
+    # _far_two (on the one's diagonal, no seam between; whatever rule refused that face): then it
+    # reads 2, and is reported with no value when outlined only where that one was refused "far"
+    # (far_refused; no other rule refused it). (Both sets are filled whatever the verifier says, so
+    # a replay of the trace with another verifier walks the same groups, select_readings.)
     far = far_mates(dark_groups + light_groups)
     pair_of: dict[int, tuple[int, int]] = {}  # id of a far pair's two face: the pair's key
     far_hits: set[tuple[int, int]] = set()
+    far_refused: set[tuple[int, int]] = set()  # of far_hits, the pairs a one was refused "far" for
     if far:
         by_id = {id(p): p for p in pips}
         pairs: dict[tuple[int, int], Face] = {}
@@ -2572,8 +2574,17 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier,
                            img, mates, seams, far if kind == "hypothesis" else None)
             if value == 1 and far and kind == "hypothesis":
-                far_hits.update((id(p), id(q)) if id(p) < id(q) else (id(q), id(p))
-                                for p in f.pips for q in _far_two(f, far, img, grad, seams))
+                hits = [(id(p), id(q)) if id(p) < id(q) else (id(q), id(p))
+                        for p in f.pips for q in _far_two(f, far, img, grad, seams)]
+                far_hits.update(hits)
+                # The pair may be reported with no value only where the one was refused for it:
+                # no earlier rule refused the one (a "crowded" speck on a cable's plug is no
+                # die's pip, real test dice_46). The verifier is asked before "far", so a
+                # doubted one is asked again without it: the same whatever the verifier says.
+                if hits and (why == "far" or (why == "doubt" and _refusal(
+                        f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, None,
+                        img, mates, seams, far) == "far")):
+                    far_refused.update(hits)
             old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
                                                              pip_xy, pip_pol, grad, sample, None)
             if old_why == "shares":
@@ -2605,7 +2616,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             else:
                 no_value = value is None and why is None and id(f) not in worn
             if unread is None and ((no_value and _unreadable_die(f, margin, grad))
-                                   or (id(f) in pair_of and outline_strength(f, grad) >= MIN_ONE_OUTLINE)
+                                   or (id(f) in pair_of and pair_of[id(f)] in far_refused
+                                       and outline_strength(f, grad) >= MIN_ONE_OUTLINE)
                                    or (id(f) in worn and why is None and old_why is None
                                        and outline_strength(f, grad) >= MIN_ONE_OUTLINE)):
                 unread = (0.0, None, f)
