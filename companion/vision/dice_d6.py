@@ -1941,6 +1941,130 @@ def _two_mate(f: Face, mates: dict[int, tuple[Pip, ...]], img: np.ndarray, seams
     return False
 
 
+#: A lone one's pip and a like pip not grouped with it (:func:`far_mates`) may be a two's pair
+#: from this many to this many mean diameters apart: a two's pips are drawn 3.9 diameters apart, but
+#: on a very clear die (translucency 0.75-0.9) only each pip's core is found, smaller, and the pairs
+#: measured 3.5-4.9 apart on the probe's tuning photos (``bench/gem_hot.py`` 300-319), past
+#: ``GROUP_REACH`` or grouped apart for their shapes. Nearer like pips not grouped with a lone
+#: pip (1.5-2.2 there) are a three's, five's or six's, whose face is read from its own group.
+FAR_MATE_REACH = (3.3, 5.0)
+#: ... of like size: the smaller at least this fraction of the larger's diameter. A one's pip is
+#: drawn 1.44x a two's (0.69), so a one and a two's pip beside it are not mates; a see-through two's
+#: pips, one merged with the face below's ghost, measured down to 0.78 on the tuning photos.
+FAR_MATE_SIZE = 0.75
+#: ... and the mate about round, below ``TOP_MIN_ROUNDNESS``: a clear two's pip merged with the
+#: face below's ghost at its edge measured 0.52-0.62 on the tuning photos (so grouped apart from
+#: its round partner for its shape; 0.55 left 4 more twos of 320 read 1 there). A side face's
+#: squashed pip beside a one lies across its die's edge: a seam, refused by :func:`_far_two`.
+FAR_MATE_MIN_ROUNDNESS = 0.5
+#: A far pair is a two's when the two's face fitted on it (the pips on its diagonal) is outlined
+#: (``MIN_ONE_OUTLINE``) at least this many times as clearly as the face turned 45 degrees about
+#: the pair's middle with the pips on its sides' middles (:func:`_turned_face`): two touching dice's
+#: ones, side by side, are outlined so (their dice's long sides and their pips' rims), a two's
+#: face has its edges round its diagonal. Tuning photos (300-319, no seam between the pips):
+#: twos 0.72-5.4 (4 of 70 below 1.1), touching ones 0.45-0.92; but on 340-399 five pairs of touching
+#: ones measured 1.13-1.59, so this alone does not tell them (``FAR_TWO_MIN_DIAGONAL``).
+FAR_TWO_OUTLINE_RATIO = 1.1
+#: ... and the pair lies across its die's edges as a two's diagonal does: at least this many
+#: degrees (of 45) off the edges' direction round it (:func:`_off_edges`). Touching ones side by
+#: side lie along it (0); corner to corner they too lie on a diagonal, but then the outline ratio
+#: stayed under ``FAR_TWO_OUTLINE_RATIO`` (for all but one such pair, probe 341). On the
+#: probe's photos 300-399 (340-399 looked at after a first held-out run, where five pairs of
+#: touching ones, outlined 1.13-1.59 times as clearly as side by side and with no seam found, were
+#: read as one die): twos' pairs 275 of 288 at 30 or more, four of those five pairs under it.
+FAR_TWO_MIN_DIAGONAL = 30.0
+
+
+def far_mates(groups: list[list[Pip]]) -> dict[int, tuple[Pip, ...]]:
+    """For each round pip alone in its group (:func:`group_pips`: a pip read as a lone one), the
+    pips alone in other groups, of its polarity, that may be its two's partner: ``FAR_MATE_REACH`` mean
+    diameters apart, of like size (``FAR_MATE_SIZE``), contrast (``MAX_CONTRAST_RATIO``) and round
+    (``FAR_MATE_MIN_ROUNDNESS``). Keyed by ``id(pip)``; a pip with none is left out.
+
+    On a very clear die a two's pips are found small (their cores), or one merged with the face
+    below's ghost, so they are grouped apart and each is read as a one (a wrong value): such a one
+    is refused where the pair looks like a two's (:func:`_far_two`), and the pair read as a two or
+    reported with no value."""
+    # The mate alone in its group too: a clear two's other pip was, in all 110 far pairs of the
+    # tuning twos (300-319); a pip of an oblique webcam photo's side face beside a one (roundness
+    # 0.55-0.62, in a group of 2-5 with its face's other pips) made six real ones of the dev half
+    # read 2 or no value when any pip could be a mate. So only lone pips are compared, all pairs
+    # of them at once.
+    lone = [g[0] for g in groups if len(g) == 1 and g[0].roundness >= FAR_MATE_MIN_ROUNDNESS]
+    if len(lone) < 2:
+        return {}
+    x, y, dia, con, pol, rnd = np.array([(q.x, q.y, q.diameter, max(q.contrast, 1e-3), q.polarity, q.roundness)
+                                         for q in lone], np.float64).T
+    lo, hi = FAR_MATE_REACH
+    d = np.hypot(x[:, None] - x[None], y[:, None] - y[None]) / ((dia[:, None] + dia[None]) / 2)
+    ok = ((rnd[:, None] >= TOP_MIN_ROUNDNESS) & (pol[:, None] == pol[None]) & (d >= lo) & (d <= hi)
+          & (np.minimum(dia[:, None], dia[None]) >= FAR_MATE_SIZE * np.maximum(dia[:, None], dia[None]))
+          & (np.maximum(con[:, None], con[None]) <= MAX_CONTRAST_RATIO * np.minimum(con[:, None], con[None])))
+    return {id(lone[i]): tuple(lone[j] for j in np.nonzero(ok[i])[0].tolist()) for i in np.nonzero(ok.any(axis=1))[0].tolist()}
+
+
+_TURN_45 = np.array([[1.0, -1.0], [1.0, 1.0]]) / 2.0  # a 45 degree turn, scaled by 1 / sqrt(2)
+
+
+def _turned_face(two: Face) -> Face:
+    """The face of a two's pair turned 45 degrees about its centre and shrunk by sqrt(2), so its two
+    pips lie on its sides' middles (face coordinates (-1, 0) and (1, 0)): where two touching dice
+    side by side, each with a one on the pair, have their long sides and their pips' rims."""
+    frame = two.frame.copy()
+    frame[:, :2] = two.frame[:, :2] @ _TURN_45
+    return Face(frame, two.pips, two.residual)
+
+
+#: Where :func:`_off_edges` samples the gradients, in a two's face coordinates: a 14 x 14 grid
+#: over its face and a little beyond (its edges, wherever the fit's size puts them).
+_EDGE_GRID = np.array([(x, y) for y in np.linspace(-1.3, 1.3, 14) for x in np.linspace(-1.3, 1.3, 14)])
+
+
+def _off_edges(two: Face, grad) -> float:
+    """How many degrees (0 … 45) the line through a two's two pips lies off the direction of the
+    edges round it: the gradients over its face (``_EDGE_GRID``), each direction taken four times
+    over so that a square's four sides add up (a round pip's rim, every way at once, adds to
+    nothing), weighted by their strength. A two's diagonal lies 45 off its die's sides; the line
+    through the pips of two touching ones side by side lies along their dice's sides, 0."""
+    gx, gy = grad
+    h, w = gx.shape
+    pts = two.to_image(_EDGE_GRID)
+    xs = _clamp(np.round(pts[:, 0]).astype(int), 0, w - 1)
+    ys = _clamp(np.round(pts[:, 1]).astype(int), 0, h - 1)
+    ax, ay = gx[ys, xs], gy[ys, xs]
+    z = np.sum(np.hypot(ax, ay) * np.exp(4j * np.arctan2(ay, ax)))
+    p, q = two.pips[0], two.pips[1]
+    off = math.degrees(math.atan2(q.y - p.y, q.x - p.x) - float(np.angle(z)) / 4.0) % 90.0
+    return 45.0 - abs(off - 45.0)
+
+
+def _far_two(f: Face, far: dict[int, tuple[Pip, ...]], img: np.ndarray, grad, cache: dict) -> list[Pip]:
+    """The far mates (:func:`far_mates`) of the pip of a one's face ``f`` (a single pip) that make
+    a two with it: the two fitted on the pair crosses no seam (:func:`_seam_between`, as a right
+    two's diagonal), is outlined (``MIN_ONE_OUTLINE``), ``FAR_TWO_OUTLINE_RATIO`` times as clearly
+    as the pair's side-by-side face (:func:`_turned_face`), and lies across the edges round it as a
+    diagonal does (:func:`_off_edges`, ``FAR_TWO_MIN_DIAGONAL``). The face is then no one.
+    ``cache`` holds each pair's answer (keyed by ``("far", id, id)``, the pips' ids in order)."""
+    if len(f.pips) != 1:
+        return []
+    p = f.pips[0]
+    out = []
+    for q in far.get(id(p), ()):
+        key = ("far", id(p), id(q)) if id(p) < id(q) else ("far", id(q), id(p))
+        if key not in cache:
+            two = _fit([p, q], 2)
+            ok = two is not None and not _seam_between(two, img)
+            if ok:
+                strength = outline_strength(two, grad)
+                ok = (strength >= MIN_ONE_OUTLINE
+                      and strength >= FAR_TWO_OUTLINE_RATIO * outline_strength(_turned_face(two), grad)
+                      and _off_edges(two, grad) >= FAR_TWO_MIN_DIAGONAL)
+            cache[key] = ok
+        if cache[key]:
+            out.append(q)
+    return out
+
+
 def _unreadable_die(f: Face, margin: float, grad) -> bool:
     """Whether a face that reads as no value cleanly is still surely a die's top face: three or
     more round pips in a layout (fitted closely), nearly read (margin above 0), and outlined.
@@ -1995,7 +2119,7 @@ def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, squash: float,
              chroma: dict[int, float], pips: list[Pip], pip_xy: np.ndarray, pip_pol: np.ndarray, grad,
              sample, verifier, img: np.ndarray | None = None, mates: dict[int, tuple[Pip, ...]] | None = None,
-             seams: dict | None = None) -> str | None:
+             seams: dict | None = None, far: dict[int, tuple[Pip, ...]] | None = None) -> str | None:
     """Why a read face hypothesis is not a top face (a short name), or None when nothing refuses it.
     ``"shares"``: a one whose face holds other pips of its polarity (read again with them);
     ``"seam"``: a two whose diagonal crosses a seam between two dice (:func:`_seam_between`: one
@@ -2036,6 +2160,8 @@ def _refusal(f: Face, value: int | None, margin: float, body: float, cut: bool, 
     # wherever no such mate is found.
     if value is not None and img is not None and mates and _two_mate(f, mates, img, {} if seams is None else seams):
         return "paired"  # a two's pip whose partner was grouped apart: no one (nor its side faces' 2 or 3)
+    if value == 1 and img is not None and far and _far_two(f, far, img, grad, {} if seams is None else seams):
+        return "far"  # a very clear two's pip whose like partner lies past the group's reach: no one
     # Last, so that "seam" names a two every other check (the verifier's too) lets through: such a
     # phantom still hides what it hid before (_choose_faces), it only is not reported.
     if value == 2 and len(f.pips) == 2 and img is not None and _seam_between(f, img):
@@ -2373,6 +2499,28 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
     # puts them): a one-pip face with one across no seam is refused (_two_mate).
     mates = group_mates(dark_groups + light_groups)
     seams: dict = {}
+    # A lone one's far mates (a very clear two's other pip, grouped apart): each pair is tried as a
+    # two, a group of its own walked after all others, only where a one-pip face on its pip passes
+    # _far_two (on the one's diagonal, no seam between; whatever rule refused that face): then it
+    # reads 2, and is reported with no value when outlined only where that one was refused "far"
+    # (far_refused; no other rule refused it). (Both sets are filled whatever the verifier says, so
+    # a replay of the trace with another verifier walks the same groups, select_readings.)
+    far = far_mates(dark_groups + light_groups)
+    pair_of: dict[int, tuple[int, int]] = {}  # id of a far pair's two face: the pair's key
+    far_hits: set[tuple[int, int]] = set()
+    far_refused: set[tuple[int, int]] = set()  # of far_hits, the pairs a one was refused "far" for
+    if far:
+        by_id = {id(p): p for p in pips}
+        pairs: dict[tuple[int, int], Face] = {}
+        for i, qs in far.items():
+            for q in qs:
+                key = (i, id(q)) if i < id(q) else (id(q), i)
+                if key not in pairs:
+                    two = _fit([by_id[i], q], 2)
+                    if two is not None and not (faces_not_pips and {i, id(q)} & faces_not_pips):
+                        pairs[key] = two
+        pair_of = {id(two): key for key, two in pairs.items()}
+        per_group = per_group + [[two] for two in pairs.values()]
     # value, margin, body, cut, squash
     read: dict[int, tuple[int | None, float, float, bool, float]] = {}
 
@@ -2410,6 +2558,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
         of one to three pips all of a row of a larger face (:func:`_row_of_larger`, traced as
         ``("row", face, value, margin, None)``) is no reading of the group: it is that face's."""
         best = unread = ghost = None
+        if hypotheses and id(hypotheses[0]) in pair_of and pair_of[id(hypotheses[0])] not in far_hits:
+            return None, None  # a far pair no one on its pips was refused for: not asked
         passed: list[tuple[float, int, Face]] = []  # readings let through, in order
         rows: set[int] = set()  # ids of the pips of rows of larger faces
         if trace is not None:
@@ -2422,7 +2572,19 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             k += 1
             value, margin, body, cut, squash = read[id(f)]
             why = _refusal(f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, verifier,
-                           img, mates, seams)
+                           img, mates, seams, far if kind == "hypothesis" else None)
+            if value == 1 and far and kind == "hypothesis":
+                hits = [(id(p), id(q)) if id(p) < id(q) else (id(q), id(p))
+                        for p in f.pips for q in _far_two(f, far, img, grad, seams)]
+                far_hits.update(hits)
+                # The pair may be reported with no value only where the one was refused for it:
+                # no earlier rule refused the one (a "crowded" speck on a cable's plug is no
+                # die's pip, real test dice_46). The verifier is asked before "far", so a
+                # doubted one is asked again without it: the same whatever the verifier says.
+                if hits and (why == "far" or (why == "doubt" and _refusal(
+                        f, value, margin, body, cut, squash, chroma, pips, pip_xy, pip_pol, grad, sample, None,
+                        img, mates, seams, far) == "far")):
+                    far_refused.update(hits)
             old_why = why if id(f) not in worn else _refusal(f, worn[id(f)], margin, body, cut, squash, chroma, pips,
                                                              pip_xy, pip_pol, grad, sample, None)
             if old_why == "shares":
@@ -2454,6 +2616,8 @@ def _read_d6(image: np.ndarray, verifier, trace: list | None) -> list[DieObserva
             else:
                 no_value = value is None and why is None and id(f) not in worn
             if unread is None and ((no_value and _unreadable_die(f, margin, grad))
+                                   or (id(f) in pair_of and pair_of[id(f)] in far_refused
+                                       and outline_strength(f, grad) >= MIN_ONE_OUTLINE)
                                    or (id(f) in worn and why is None and old_why is None
                                        and outline_strength(f, grad) >= MIN_ONE_OUTLINE)):
                 unread = (0.0, None, f)
