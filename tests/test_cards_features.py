@@ -219,6 +219,7 @@ def test_early_stop_gives_the_verdict_of_every_fit(sim_deck, card, monkeypatch):
     """Random inlier counts: the verdict is what the rules give on every row's fit (written here
     from the rules, not from the code), and the rows left unfitted could not have changed it."""
     rng = np.random.default_rng(3)
+    stopped = 0
     for _ in range(200):
         fits = {r: (int(rng.integers(0, 90)), _shift(float(rng.uniform(-5, 5)))) for r in range(6)}
         extra = {r: fits[r][0] + int(rng.integers(0, 30)) for r in range(6)}
@@ -229,6 +230,8 @@ def test_early_stop_gives_the_verdict_of_every_fit(sim_deck, card, monkeypatch):
         rival = max(v for k, v in per.items() if k != win)
         want = win if per[win] >= D.FEATURE_INLIERS and per[win] >= D.FEATURE_RATIO * rival else -1
         assert label == want, (fits, fitted)
+        stopped += len(fitted) < 6
+    assert stopped >= 50  # and it does stop early, on many of them
 
 
 # ------------------------------------------------------------------ the deck file
@@ -396,3 +399,31 @@ def test_plain_shapes_keep_no_faces():
     deck = D.enroll_images({name: [plain(k, 1.5), plain(k, 1.7)] for k, name in enumerate(("a", "b", "c"))})
     assert not any(deck.judges_marks(k) for k in range(3))  # so only the keypoints keep them out
     assert deck.faces is None and deck.feature_labels() == frozenset()
+
+
+def test_only_unknown_readings_nearest_a_face_label_are_looked_at(sim_deck, card, monkeypatch):
+    """``cards._named_by_features`` asks the features only about an "unknown" reading whose best
+    whole-card label keeps faces; a deck without faces costs nothing."""
+    from companion.vision.cards import _named_by_features
+
+    img, quad = card
+    asked = []
+
+    def fake(self, image, q, labels=None):
+        asked.append(sorted(labels))
+        return 2, np.roll(np.asarray(q, np.float32), -2, axis=0)
+
+    monkeypatch.setattr(D.Deck, "feature_label", fake)
+    partial = replace(sim_deck)
+    partial.faces, partial.face_label = sim_deck.faces[:4], sim_deck.face_label[:4]  # labels 0 and 1 only
+    near = lambda k: np.eye(3, dtype=np.float32)[k] * 0.6  # noqa: E731 (scores with label k best)
+    readings = [D.Classification("unknown", 0.9, 0.6, quad, near(2)),  # best label keeps no faces
+                D.Classification("jack", 0.9, 0.9, quad, near(0)),  # named already
+                D.Classification("unknown", 0.9, 0.6, quad, near(1))]  # looked at
+    out = _named_by_features(img, partial, readings)
+    assert asked == [[0, 1]]
+    assert [r.label for r in out] == ["unknown", "jack", "queen"] and out[2].confidence == 0.5
+    assert np.allclose(out[2].quad, np.roll(quad, -2, axis=0))
+    none = replace(sim_deck)
+    none.faces = none.face_label = None
+    assert _named_by_features(img, none, readings) is readings and asked == [[0, 1]]

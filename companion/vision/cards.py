@@ -47,7 +47,9 @@ Finding (:func:`find_cards`)
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
-   square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is.
+   square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is. At the
+   very end, a card found but read ``"unknown"`` whose best label is a face card the deck keeps faces
+   of is named by local features where they are beyond doubt (:func:`_named_by_features`).
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough), except two cards touching along their long sides, whose

@@ -93,6 +93,14 @@ turns one ink into another (purple into red), a green or magenta one purple into
 card so clipped is checked the same way against the labels with its marks in another colour such a
 light, one its clipped channels hide, reaches (``LIGHTNESS_TWIN``, ``CAST_REACH``, :func:`_unseen_casts`).
 
+A face card (jack, queen, king: a label the mark count does not judge) that a webcam shows
+blurred or in another light can correlate under the threshold as a whole; its art's local features
+still match. Such a label keeps its examples' grey faces (``faces``), and a found card read
+``"unknown"`` whose best whole-card label is one of them is named by SIFT matches and a RANSAC
+homography (:meth:`Deck.feature_label`, :mod:`companion.vision.face_features`; called from
+``cards._named_by_features``) only where many matches agree, carry the example's outline onto the
+card's, outnumber every other label's threefold, and the card is as coloured as its examples.
+
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
 variants of each card match their own label versus the others.
@@ -569,23 +577,33 @@ FACE_W, FACE_H = 4 * PATCH_W, 4 * PATCH_H
 #: Lowe's ratio test (Lowe 2004 §7.1 uses 0.8; OpenCV's "Feature Matching" tutorial 0.75, the
 #: stricter of the two: fewer false matches between two suits' similar art).
 FEATURE_LOWE = 0.75
-#: Least RANSAC inliers for a name: a face's art gives 40-150 on a right example in the real photos,
-#: a wrong rank of the same suit (shared frame, index style, suit pips) under 20 on dev draws 0-5.
+#: Least RANSAC inliers for a name (the best example of the label). On dev draws 0, 1 and 4 of
+#: ``bench/real_cards.py`` (face cards found but read "unknown" by the whole-card path) the right
+#: label's best example gave 40-304 on the cards named, 9-29 on those left "unknown"; the other
+#: label's best example 4-12 on every one.
 #: Also the early stop: an example with fewer ratio-test matches than this cannot reach it.
 FEATURE_INLIERS = 30
 #: The homography must carry the example's outline onto the found card's: each corner within this
-#: fraction of the card's short side. A match on a fragment (an index corner, a suit pip, one
-#: figure of a two-headed face) agrees on a homography that flings the rest of the outline away.
+#: fraction of the card's short side. Matches on one fragment (an index corner, one half of a
+#: two-headed face matched to the other) give a homography that carries the outline elsewhere, and a
+#: found outline that is not the card (a part of it, two cards) lies apart from the carried one.
+#: On those dev draws the right label's best fit carried the corners 0.03-0.32 of the short side from
+#: the found ones (0.18-0.28 on most: the fit is made on the art and extrapolated to the corners; one
+#: king, IMG_2572 on draw 4, 200 inliers, is refused at 0.32), the other label's 0.01-9.4.
 FEATURE_CORNER_TOL = 0.3
 #: The best label's inliers must be at least this many times the best other label's: two ranks of
-#: one suit share their frame and pips, and a card of a rank never enrolled draws on both.
+#: one suit share their frame, index style and pips, and a card matching two labels at once is not
+#: named (a card of a rank never enrolled can draw on the ranks that were).
 FEATURE_RATIO = 3.0
-#: A label is named by features only when enrolled from at least this many examples (so the
-#: whole-card path has judged its examples as a label, and one stray crop cannot name a card alone).
+#: A label is named by features only when enrolled from at least this many examples: with one, the
+#: mark count cannot judge it whatever it shows (``_agreed_marks`` needs two), so "not judged" would
+#: not mean a face card, and one crop (a bad one: a rug, a thumb) would name cards alone.
 FEATURE_MIN_EXAMPLES = 2
 #: The card's chroma (mean CIE a*b* length of its white-balanced face) must be at least this share
-#: of its label's examples' median: SIFT works on grey and names a grey print or photocopy of a
-#: coloured face as the face; such a copy has almost no chroma (under 0.1 of the examples').
+#: of its label's examples' median: SIFT works on grey, and would name a grey print or photocopy of a
+#: coloured face as the face; a grey copy has no chroma but noise. On those dev draws the face cards
+#: looked at showed 0.42-1.8 of their right label's examples' (the cards named 0.58-1.8; the 0.42, a
+#: webcam's jack, had 9 inliers): a dull webcam is near the bound, and may lose a card to it.
 FEATURE_CHROMA = 0.5
 #: Share of the card's short side of table warped round the found card for SIFT: keypoints near the
 #: card's outline need room for their descriptor window.

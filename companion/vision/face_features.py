@@ -72,9 +72,9 @@ def ratio_matches(query: np.ndarray, banks: list[np.ndarray], ratio: float) -> l
     descriptors gives no match (no second neighbour to compare with). This is what one
     ``cv2.BFMatcher(cv2.NORM_L2).knnMatch(query, bank, k=2)`` per bank followed by the ratio test
     gives (:func:`ratio_matches_reference`): the squared distances to all banks come from one matrix
-    product, the two nearest are picked within each bank (banks padded to one length, padding at
-    infinite distance, so a neighbour is never taken from another bank), and the two kept are measured
-    again exactly (a difference, not the product's expansion) before the test.
+    product, the two nearest are picked within each bank's own columns (a neighbour is never taken
+    from another bank), and the two kept are measured again exactly (a difference, not the product's
+    expansion) before the test.
 
     Args:
         query: (N, 128) float32 descriptors of the card.
@@ -88,29 +88,27 @@ def ratio_matches(query: np.ndarray, banks: list[np.ndarray], ratio: float) -> l
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64))
     if n == 0 or e == 0:
         return [empty] * e
-    k = max(2, max(len(b) for b in banks))
-    bank = np.zeros((e, k, SIFT_DIM), np.float32)
-    valid = np.zeros((e, k), bool)
-    for j, b in enumerate(banks):
-        bank[j, :len(b)] = b
-        valid[j, :len(b)] = True
     q = np.asarray(query, np.float32)
-    flat = bank.reshape(e * k, SIFT_DIM)
-    d2 = (q * q).sum(axis=1)[:, None] + (flat * flat).sum(axis=1)[None, :] - 2.0 * (q @ flat.T)
-    d2 = np.where(valid.reshape(1, -1), d2, np.inf).reshape(n, e, k)
-    two = np.argpartition(d2, 1, axis=2)[:, :, :2]  # (N, E, 2): the two nearest within each bank
-    near = bank[np.arange(e)[None, :, None], two]  # (N, E, 2, 128)
-    exact = np.sqrt(((near - q[:, None, None, :]) ** 2).sum(axis=3))  # (N, E, 2)
-    exact = np.where(valid[np.arange(e)[None, :, None], two], exact, np.inf)
-    swap = exact[:, :, 1] < exact[:, :, 0]  # the product's rounding may order the two the other way
-    first = np.where(swap, two[:, :, 1], two[:, :, 0])
-    d1 = np.where(swap, exact[:, :, 1], exact[:, :, 0])
-    dn2 = np.where(swap, exact[:, :, 0], exact[:, :, 1])
-    good = np.isfinite(dn2) & (d1 < ratio * dn2)  # (N, E)
+    banks = [np.asarray(b, np.float32).reshape(-1, SIFT_DIM) for b in banks]
+    flat = np.concatenate(banks)
+    # One product for all banks: squared L2 distances, |q|² + |b|² − 2 q·b.
+    d2 = (q * q).sum(axis=1)[:, None] + (flat * flat).sum(axis=1)[None, :] - 2.0 * (q @ flat.T)  # (N, T)
     out = []
-    for j in range(e):
-        qi = np.flatnonzero(good[:, j])
-        out.append((qi.astype(np.int64), first[qi, j].astype(np.int64)))
+    start = 0
+    for b in banks:
+        seg = d2[:, start:start + len(b)]
+        start += len(b)
+        if len(b) < 2:
+            out.append(empty)
+            continue
+        two = np.argpartition(seg, 1, axis=1)[:, :2]  # (N, 2): the two nearest within this bank
+        exact = np.sqrt(((b[two] - q[:, None, :]) ** 2).sum(axis=2))  # (N, 2), measured again exactly
+        swap = exact[:, 1] < exact[:, 0]  # the product's rounding may order the two the other way
+        first = np.where(swap, two[:, 1], two[:, 0])
+        d1 = np.where(swap, exact[:, 1], exact[:, 0])
+        dn2 = np.where(swap, exact[:, 0], exact[:, 1])
+        qi = np.flatnonzero(d1 < ratio * dn2)
+        out.append((qi.astype(np.int64), first[qi].astype(np.int64)))
     return out
 
 
