@@ -182,6 +182,27 @@ def test_outline_off_the_card_is_unknown(sim_deck, card, monkeypatch):
     assert sim_deck.feature_label(*card)[0] == 2
 
 
+def _nested(f: float, turn: bool = False) -> np.ndarray:
+    """The homography carrying an example face onto the card's place grown (f > 1) or shrunk (f < 1)
+    by ``f`` about its centre: the example's outline taken at the card's edge and the card's at its
+    printed frame, or the other way round (issue #6's real face cards, both ways)."""
+    w, h = D.FACE_W * _S, D.FACE_H * _S
+    c = np.array([[f, 0.0, (1 - f) * w / 2], [0.0, f, (1 - f) * h / 2], [0.0, 0.0, 1.0]])
+    return _shift(0) @ c @ (_TURN if turn else np.eye(3))
+
+
+def test_outline_nested_in_the_card_or_round_it_is_named(sim_deck, card, monkeypatch):
+    for f in (0.7, 1 / 0.7, 1.02 / D.FEATURE_NEST, 0.98 * D.FEATURE_NEST):
+        for turn in (False, True):
+            _rigged(monkeypatch, sim_deck, {4: (80, _nested(f, turn))})
+            label, quad = sim_deck.feature_label(*card)
+            assert label == 2, (f, turn)
+            assert np.allclose(quad, np.roll(card[1], -2, axis=0) if turn else card[1])
+    for f in (0.95 / D.FEATURE_NEST, 1.05 * D.FEATURE_NEST):  # half a card, or two: not this card
+        _rigged(monkeypatch, sim_deck, {4: (80, _nested(f))})
+        assert sim_deck.feature_label(*card)[0] == -1, f
+
+
 def test_a_card_upside_down_is_named_and_turned(sim_deck, card, monkeypatch):
     _rigged(monkeypatch, sim_deck, {5: (70, _shift(0) @ _TURN)})
     label, quad = sim_deck.feature_label(*card)

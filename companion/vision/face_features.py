@@ -28,11 +28,13 @@ import numpy as np
 SIFT_DIM = 128
 
 
-def sift_features(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sift_features(grey: np.ndarray, most: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """SIFT keypoints of one grey picture.
 
     Args:
         grey: (H, W) uint8.
+        most: keep at most this many keypoints, the strongest (SIFT's ``nfeatures``: by their
+            contrast response); 0 keeps all.
 
     Returns:
         ``(points, descriptors)``: (N, 2) float32 keypoint positions (x, y) px, and (N, 128) float32
@@ -46,22 +48,21 @@ def sift_features(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     grey = np.asarray(grey)
     if grey.ndim != 2 or grey.dtype != np.uint8:
         raise ValueError(f"expected an (H, W) uint8 grey picture, got {grey.dtype} {grey.shape}")
-    kps, desc = _sift().detectAndCompute(grey, None)
+    kps, desc = _sift(int(most)).detectAndCompute(grey, None)
     if desc is None or not kps:
         return np.zeros((0, 2), np.float32), np.zeros((0, SIFT_DIM), np.float32)
     return np.array([k.pt for k in kps], np.float32).reshape(-1, 2), np.asarray(desc, np.float32)
 
 
-_SIFT = None
+_SIFT: dict = {}
 
 
-def _sift():
-    global _SIFT
-    if _SIFT is None:
+def _sift(most: int = 0):
+    if most not in _SIFT:
         import cv2
 
-        _SIFT = cv2.SIFT_create()
-    return _SIFT
+        _SIFT[most] = cv2.SIFT_create(nfeatures=most)
+    return _SIFT[most]
 
 
 def ratio_matches(query: np.ndarray, banks: list[np.ndarray], ratio: float) -> list[tuple[np.ndarray, np.ndarray]]:
