@@ -70,6 +70,15 @@ def test_pooled_ratio_test_on_sift_of_simulated_cards():
         assert _same(ff.ratio_matches(q, banks, 0.75), ff.ratio_matches_reference(q, banks, 0.75))
 
 
+def test_sift_keeps_at_most_the_strongest_asked_for():
+    grey = cv2.cvtColor(cv2.resize(_art(4), None, fx=2, fy=2), cv2.COLOR_BGR2GRAY)
+    pts, desc = ff.sift_features(grey)
+    assert len(desc) > 60
+    pts40, desc40 = ff.sift_features(grey, 40)
+    assert 0 < len(desc40) <= 40 + 5 and len(pts40) == len(desc40)  # ties at the cut may add a few
+    assert len(ff.sift_features(grey, 0)[1]) == len(desc)
+
+
 # ------------------------------------------------------------------ a simulated deck
 def _art(seed: int, grey: bool = False) -> np.ndarray:
     """A made-up face card, (172, 120, 3) uint8 BGR: white paper, a coloured frame and random
