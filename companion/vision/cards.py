@@ -47,7 +47,9 @@ Finding (:func:`find_cards`)
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
-   square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is.
+   square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is. At the
+   very end, a card found but read ``"unknown"`` whose best label is a face card the deck keeps faces
+   of is named by local features where they are beyond doubt (:func:`_named_by_features`).
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough), except two cards touching along their long sides, whose
@@ -1586,6 +1588,42 @@ def _with_refused(readings: list, refused: list) -> list:
     return sorted(out, key=_reading_order)
 
 
+def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
+    """``readings`` with each "unknown" one that the whole-card path could not settle named by local
+    features where they name it beyond doubt (:meth:`companion.vision.deck.Deck.feature_label`;
+    issue #6: a webcam's face card scores under the threshold, and no mark count judges it).
+
+    Only a reading whose best whole-card label is one :meth:`Deck.feature_labels` holds (a face card
+    enrolled from several examples) is looked at, against those labels alone: a deck without faces
+    (a symbol deck, Sushi Go! enrolled from one scan a card), a named reading, or an "unknown" nearest
+    a pip card costs one set lookup. A reading so named gets confidence 0.5 (named by another look,
+    as a name from the mark count) and its label's whole-card score.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
+        deck: the :class:`companion.vision.deck.Deck`.
+        readings: :class:`companion.vision.deck.Classification` objects.
+
+    Returns:
+        ``readings`` itself where nothing is named, else a new list in the same order.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+
+    faces = deck.feature_labels() if getattr(deck, "faces", None) is not None else frozenset()
+    if not faces:
+        return readings
+    out, changed = list(readings), False
+    for i, r in enumerate(readings):
+        if r.label != UNKNOWN or r.scores is None or int(np.argmax(r.scores)) not in faces:
+            continue
+        label, quad = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
+        if label >= 0:
+            out[i] = replace(r, label=deck.labels[label], confidence=0.5, score=float(r.scores[label]),
+                             quad=np.asarray(quad, np.float32))
+            changed = True
+    return out if changed else readings
+
+
 def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservation]:
     """Find and name every face-up card (or back) in a table photo.
 
@@ -1622,6 +1660,7 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             results = _with_refused(_with_covered(work, deck, read_card_results(work, deck, refused)), refused)
             results = _without_foreign_paper(work, deck, results)
             results = _without_bare_index(work, deck, results)
+            results = _named_by_features(work, deck, results)
     finally:
         _remember_holes(None)
     return [CardObservation(c.label, c.confidence,

@@ -93,6 +93,14 @@ turns one ink into another (purple into red), a green or magenta one purple into
 card so clipped is checked the same way against the labels with its marks in another colour such a
 light, one its clipped channels hide, reaches (``LIGHTNESS_TWIN``, ``CAST_REACH``, :func:`_unseen_casts`).
 
+A face card (jack, queen, king: a label the mark count does not judge) that a webcam shows
+blurred or in another light can correlate under the threshold as a whole; its art's local features
+still match. Such a label keeps its examples' grey faces (``faces``), and a found card read
+``"unknown"`` whose best whole-card label is one of them is named by SIFT matches and a RANSAC
+homography (:meth:`Deck.feature_label`, :mod:`companion.vision.face_features`; called from
+``cards._named_by_features``) only where many matches agree, carry the example's outline onto the
+card's, outnumber every other label's threefold, and the card is as coloured as its examples.
+
 Enrolment makes several templates per example (small quad jitter, blur, noise, brightness,
 colour cast and light gradient), then calibrates the "unknown" threshold from how well held-out
 variants of each card match their own label versus the others.
@@ -119,12 +127,17 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
                    optional: a deck without it has no mark check, :meth:`Deck.marks_agree`)
 ``paper``          (E, 2) float32, CIE a, b of each example's paper as photographed, not white-balanced
                    (:func:`paper_lab`; optional: a deck without it has no paper look, :meth:`Deck.paper_cast`, ``cards._without_foreign_paper``)
+``faces``          (F, FACE_H, FACE_W) uint8, the grey canonical face (``_CANON_W × _CANON_H`` px) of each
+                   example of a label the mark count does not judge and enrolled from at least
+                   ``FEATURE_MIN_EXAMPLES`` examples (a face card), for the local-feature look
+                   (:meth:`Deck.feature_label`; optional: a deck without it never names a card so)
+``face_label``     (F,) int64, index into ``labels`` for each row of ``faces``
 
 :meth:`Deck.load` checks this schema before it reads any array (:mod:`companion.vision.npz_schema`:
 member names, dtypes, shapes and sizes from the .npy headers), then the values: labels distinct,
 printable, non-empty, at most ``MAX_LABEL_CHARS``; every template finite and of unit length;
 ``0 < threshold < 1``; ``examples`` ≥ 1 each. The bounds are what a real deck can hold
-(``MAX_LABELS``, ``MAX_EXAMPLES``): the largest deck they allow is 135 MB uncompressed, and
+(``MAX_LABELS``, ``MAX_EXAMPLES``): the largest deck they allow is 146 MB uncompressed (10.6 MB of it ``faces``), and
 enrolment refuses to make a bigger one. Every refusal is a :class:`DeckError` naming the file and
 the field (issue #14 item 8).
 """
@@ -553,6 +566,82 @@ LAYOUT_TOL = 0.08
 JOINED_MARK_AREA = 1.5
 LAYOUT_MARGIN = 2.0
 
+# Local features (Deck.feature_label, companion.vision.face_features): a face card the whole-card
+# score leaves "unknown" (a webcam's view of its art correlates 0.55-0.68 against a threshold near
+# 0.72 on issue #6's real deck) is named by SIFT matches to its rank's examples, only where they say
+# so beyond doubt; every rule below can only keep a card "unknown".
+#: The grey canonical face kept per example (``faces``): the enrolment's canonical size, 4 × the
+#: patch (120 × 172 px), the size the enrolment warps every example to; the real photos (504 × 378 px)
+#: show a card about 80-250 px tall.
+FACE_W, FACE_H = 4 * PATCH_W, 4 * PATCH_H
+#: Lowe's ratio test (Lowe 2004 §7.1 uses 0.8; OpenCV's "Feature Matching" tutorial 0.75, the
+#: stricter of the two: fewer false matches between two suits' similar art).
+FEATURE_LOWE = 0.75
+#: Least RANSAC inliers for a name (the best example of the label). On dev draws 0, 1 and 4 of
+#: ``bench/real_cards.py`` (face cards found but read "unknown" by the whole-card path) the right
+#: label's best example gave 40-304 on the cards named, 9-29 on those left "unknown"; the other
+#: label's best example 4-12 on every one. The review's never-run draws 90 / 91 (480 wrong labels'
+#: best fits, with every rank and with one face rank left out of the enrolment): 0-24 (24: a king
+#: with the kings left out, fitted as a queen), right names down to 31: the margin is thin, and the
+#: corner test does not separate wrong fits (0.009-0.14): this bar and FEATURE_RATIO do.
+#: Also the early stop: an example with fewer ratio-test matches than this cannot reach it.
+FEATURE_INLIERS = 30
+#: The homography must carry the example's outline onto the found card's (:func:`_outline_off`):
+#: each corner within this fraction of the card's short side, once the found outline is grown or
+#: shrunk about its centre to the carried one. Matches on one fragment (an index corner, one half of a
+#: two-headed face matched to the other) give a homography that carries the outline elsewhere, and a
+#: found outline that is not the card (a part of it, two cards) lies apart from the carried one.
+#: On the real deck the finder takes a face card at its edge or at the printed frame round its art
+#: (frame / edge 0.71-0.73 across, 0.81-0.82 along), in an enrolment crop as in a scene: compared
+#: as they were, right fits on dev draws 0-4 (26-318 inliers) carried the corners 0.14-0.32 away
+#: (0.21-0.32 where one outline was the frame: a king with 200 inliers, IMG_2572 on draw 4, was refused
+#: at 0.32 under the former bound 0.3); compared nested, 0.02-0.16. Right fits still refused: 0.51-0.79
+#: (seven queens on draw 3, two jacks on draw 0, cam_image4 and 43, whose example's outline is neither the card nor
+#: its frame: an enrolment crop where the finder took the crop or a part of it). The other labels' best
+#: fits, 4-29 inliers (refused by FEATURE_INLIERS), land anywhere, 0.007 up: the count separates
+#: them, this bound makes the fit the whole card.
+FEATURE_CORNER_TOL = 0.25
+#: Most the found outline is grown or shrunk along an axis to meet the carried one
+#: (:func:`_outline_off`): the printed frame against the edge, 1 / 0.71 = 1.41 across on the real
+#: deck (measured 1.36-1.41 and 0.72-0.73, along 1.23 and 0.81-0.82). Half a card found (2) or two
+#: (0.5) is out.
+FEATURE_NEST = 1.5
+#: The best label's inliers must be at least this many times the best other label's: two ranks of
+#: one suit share their frame, index style and pips, and a card matching two labels at once is not
+#: named (a card of a rank never enrolled can draw on the ranks that were).
+FEATURE_RATIO = 3.0
+#: A label is named by features only when enrolled from at least this many examples: with one, the
+#: mark count cannot judge it whatever it shows (``_agreed_marks`` needs two), so "not judged" would
+#: not mean a face card, and one crop (a bad one: a rug, a thumb) would name cards alone.
+FEATURE_MIN_EXAMPLES = 2
+#: The card's chroma (mean CIE a*b* length of its white-balanced face) must be at least this share
+#: of its label's examples' median: SIFT works on grey, and would name a grey print or photocopy of a
+#: coloured face as the face; a grey copy has no chroma but noise. On those dev draws the face cards
+#: looked at showed 0.42-1.8 of their right label's examples' (the cards named 0.58-1.8; the 0.42, a
+#: webcam's jack, had 9 inliers): a dull webcam is near the bound, and may lose a card to it.
+FEATURE_CHROMA = 0.5
+#: Share of the card's short side of table warped round the found card for SIFT: keypoints near the
+#: card's outline need room for their descriptor window.
+FEATURE_MARGIN = 0.15
+#: A label keeps its faces only where its examples show at least this many SIFT keypoints (median,
+#: on the 120 × 172 px grey face): art, not plain shapes. The real deck's face-card examples show
+#: 133-432 (draws 0 and 1); the symbol bench's solid ovals and waves, the 15 of its 81 cards the mark
+#: count does not judge, 4-43 (whose cards could never reach FEATURE_INLIERS anyway).
+FEATURE_FACE_POINTS = 100
+#: RANSAC's reprojection bound at the face's scale (px of the 120 px wide face).
+FEATURE_REPROJ_PX = 4.0
+#: SIFT runs on the faces and the card's warp enlarged this many times (px of the face below are
+#: px of the 120 px wide face, whatever this is).
+FEATURE_SCALE = 2
+#: Most SIFT keypoints kept (the strongest, SIFT's ``nfeatures``) on each example's face and on the
+#: card's warp, both at FEATURE_SCALE; 0 keeps all. The cost of a look is mostly the product of the
+#: card's descriptors with every candidate face's. On the 23 looks of dev draws 0, 1 and 4 (one core
+#: of a loaded 2-core machine): uncapped 477 ms a look (median), 11 named; 500 / 1000 215 ms and
+#: 500 / 600 231 ms, the same 11 named (the same labels); 300 / 600 206 ms, 10; 200 / 400 88 ms, 8;
+#: FEATURE_SCALE 1 uncapped 149 ms, 9.
+FEATURE_KEEP_FACE = 500
+FEATURE_KEEP_CARD = 1000
+
 #: Most labels a deck may have: a 52-card deck with two jokers and its back is 55, Sushi Go Party!
 #: about 45 kinds of card; twice the first leaves room for a bigger game.
 MAX_LABELS = 128
@@ -583,6 +672,8 @@ _DECK_FIELDS = {
     "fine_mean": Field("float", ("E", 3), required=False, itemsize=4),
     "marks": Field("int", ("E",), required=False),
     "paper": Field("float", ("E", 2), required=False, itemsize=4),
+    "faces": Field("int", ("F", FACE_H, FACE_W), required=False, itemsize=1),
+    "face_label": Field("int", ("F",), required=False),
 }
 
 
@@ -1124,6 +1215,8 @@ class Deck:
     fine_mean: np.ndarray | None = None  # (E, 3) float32, the Lab mean taken out of each row of fine
     marks: np.ndarray | None = None  # (E,) int64, each example's mark count (mark_count)
     paper: np.ndarray | None = None  # (E, 2) float32, each example's paper's CIE a, b, not balanced (paper_lab)
+    faces: np.ndarray | None = None  # (F, FACE_H, FACE_W) uint8 grey canonical faces (feature_label)
+    face_label: np.ndarray | None = None  # (F,) int64
 
     def __post_init__(self) -> None:
         self._regions = self._lookalike_regions()
@@ -1145,6 +1238,9 @@ class Deck:
         # that blur and their squared lengths (_level_templates), made when first asked for
         self._level_rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._with_fine: tuple[object, frozenset[int]] | None = None  # (fine_label, its labels): _has_fine
+        # faces' SIFT (points, descriptors) per row and each label's example chroma, made on first use
+        self._face_features: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self._face_chroma: dict[int, float | None] = {}
         self._twins: dict[tuple, list[int]] | None = None  # (label, warm, green, magenta) → its colour twins, made when needed
         self._example_pairs = {tuple(sorted((int(self.fine_label[a]), int(self.fine_label[b]))))
                                for a, b in self._example_regions}
@@ -1920,6 +2016,127 @@ class Deck:
         a count (:meth:`_agreed_marks`; a pip card on paper, not a face card's art)."""
         return self._agreed_marks(label) is not None
 
+    def feature_labels(self) -> frozenset[int]:
+        """The labels :meth:`feature_label` can name: those with rows in ``faces`` and at least
+        ``FEATURE_MIN_EXAMPLES`` examples (empty for a deck without ``faces``)."""
+        if self.faces is None or self.face_label is None or len(self.face_label) == 0:
+            return frozenset()
+        return frozenset(int(k) for k in np.unique(self.face_label)
+                         if int(self.examples[int(k)]) >= FEATURE_MIN_EXAMPLES)
+
+    def _features(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each row of ``faces``' SIFT ``(points (N, 2) float32 px, descriptors (N, 128) float32)``,
+        made once per deck (:func:`companion.vision.face_features.sift_features`)."""
+        if self._face_features is None:
+            from companion.vision.face_features import sift_features
+
+            self._face_features = [sift_features(cv2.resize(f, None, fx=FEATURE_SCALE, fy=FEATURE_SCALE,
+                                                            interpolation=cv2.INTER_CUBIC) if FEATURE_SCALE != 1 else f,
+                                                 FEATURE_KEEP_FACE)
+                                   for f in self.faces]
+        return self._face_features
+
+    def _label_chroma(self, label: int) -> float | None:
+        """The median over ``label``'s examples of their mean CIE a*b* length (white-balanced
+        ``fine`` with its mean put back), or None where the deck has no ``fine``/``fine_mean``."""
+        if label not in self._face_chroma:
+            c = None
+            if self.fine is not None and self.fine_mean is not None:
+                rows = np.flatnonzero(np.asarray(self.fine_label) == label)
+                if len(rows):
+                    ab = self.fine[rows, 1:] + self.fine_mean[rows, 1:, None, None]
+                    c = float(np.median(np.hypot(ab[:, 0], ab[:, 1]).mean(axis=(1, 2))))
+            self._face_chroma[label] = c
+        return self._face_chroma[label]
+
+    def feature_label(self, image: np.ndarray, quad: np.ndarray, labels=None) -> tuple[int, np.ndarray]:
+        """Name a card by local features (SIFT, :mod:`companion.vision.face_features`) against the
+        enrolled faces (``faces``), or −1.
+
+        The card (``quad`` and ``FEATURE_MARGIN`` of its short side round it) is warped to the
+        faces' scale, its SIFT descriptors matched to every candidate example at once with Lowe's
+        ratio test (``FEATURE_LOWE``, within each example), and each example's matches fitted with a
+        RANSAC homography (example face px → card patch px). A label is named only when all hold:
+
+        * its best example has at least ``FEATURE_INLIERS`` inliers;
+        * that homography carries the example's four corners to the card's (either way up) within
+          ``FEATURE_CORNER_TOL`` of the card's short side: the match is the whole card;
+        * it has at least ``FEATURE_RATIO`` times the inliers of any other candidate label;
+        * it has at least ``FEATURE_MIN_EXAMPLES`` examples (:meth:`feature_labels`);
+        * the card's chroma is at least ``FEATURE_CHROMA`` of its examples' (not a grey copy).
+
+        Examples are fitted in order of their ratio-test matches, and the fitting stops where no
+        example left can change the verdict (its matches, an upper bound on its inliers, are under
+        ``FEATURE_INLIERS`` with no label yet there, or at most the best's over ``FEATURE_RATIO``):
+        the verdict is the one every example's fit would give.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from a top-left corner (portrait).
+            labels: candidate label indices (an iterable of int), or None for all of
+                :meth:`feature_labels`; others are ignored.
+
+        Returns:
+            ``(label, quad)``: the label index or −1, and ``quad`` (4, 2) float32, turned half round
+            (``np.roll(quad, -2)``) where the card lies upside down against the matched example.
+        """
+        from companion.vision.face_features import homography_inliers, ratio_matches, sift_features
+
+        q = np.asarray(quad, np.float32).reshape(4, 2)
+        allowed = self.feature_labels()
+        cands = sorted(allowed if labels is None else allowed & {int(k) for k in labels})
+        if not cands:
+            return -1, q
+        rows = [i for i, k in enumerate(self.face_label.tolist()) if k in cands]
+        feats = self._features()
+        rows = [i for i in rows if len(feats[i][1]) >= FEATURE_INLIERS]
+        if not rows:
+            return -1, q
+        fw, fh = FEATURE_SCALE * FACE_W, FEATURE_SCALE * FACE_H
+        pad = FEATURE_MARGIN * fw
+        card = np.array([[pad, pad], [pad + fw, pad], [pad + fw, pad + fh], [pad, pad + fh]], np.float32)
+        size = (int(round(fw + 2 * pad)), int(round(fh + 2 * pad)))
+        warp = cv2.warpPerspective(image, cv2.getPerspectiveTransform(q, card), size, flags=cv2.INTER_AREA,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        pts, desc = sift_features(cv2.cvtColor(warp, cv2.COLOR_BGR2GRAY), FEATURE_KEEP_CARD)
+        if len(desc) < FEATURE_INLIERS:
+            return -1, q
+        matches = ratio_matches(desc, [feats[i][1] for i in rows], FEATURE_LOWE)
+        order = sorted(range(len(rows)), key=lambda j: -len(matches[j][0]))
+        best: dict[int, tuple[int, np.ndarray | None]] = {}  # label → (inliers, homography) of its best example
+        for j in order:
+            g = len(matches[j][0])
+            top = max((v[0] for v in best.values()), default=0)
+            if g < FEATURE_INLIERS and top < FEATURE_INLIERS:
+                break  # no example left can reach FEATURE_INLIERS: nothing can be named
+            if top >= FEATURE_INLIERS and FEATURE_RATIO * g <= top:
+                break  # no example left can veto the best nor beat it
+            qi, ei = matches[j]
+            h, n_in = homography_inliers(feats[rows[j]][0][ei], pts[qi], FEATURE_REPROJ_PX * FEATURE_SCALE)
+            k = int(self.face_label[rows[j]])
+            if n_in > best.get(k, (-1, None))[0]:
+                best[k] = (n_in, h)
+        if not best:
+            return -1, q
+        label = max(best, key=lambda k: best[k][0])
+        n_in, h = best[label]
+        rival = max((v[0] for k, v in best.items() if k != label), default=0)
+        if n_in < FEATURE_INLIERS or n_in < FEATURE_RATIO * rival or h is None:
+            return -1, q
+        face = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+        mapped = cv2.perspectiveTransform(face.reshape(-1, 1, 2), h).reshape(4, 2)
+        upright = _outline_off(mapped, card, fw)
+        turned = _outline_off(mapped, np.roll(card, -2, axis=0), fw)
+        if min(upright, turned) > FEATURE_CORNER_TOL:
+            return -1, q
+        own = self._label_chroma(label)
+        if own is None:
+            return -1, q
+        lab = _fine_lab(fine_patch(image, q if upright <= turned else np.roll(q, -2, axis=0), margin=False))
+        if float(np.hypot(lab[1], lab[2]).mean()) < FEATURE_CHROMA * own:
+            return -1, q
+        return label, (q if upright <= turned else np.roll(q, -2, axis=0))
+
     def _most_marks(self, label: int) -> int:
         """The most marks a card named ``label`` (its examples agreeing on a count,
         :meth:`_agreed_marks`) may show: as many as two of its cards (twice the count most of its
@@ -2453,6 +2670,8 @@ class Deck:
                 **({} if self.fine_mean is None else {"fine_mean": self.fine_mean.astype(np.float32)}),
                 **({} if self.marks is None else {"marks": np.asarray(self.marks, np.int64)}),
                 **({} if self.paper is None else {"paper": np.asarray(self.paper, np.float32)}),
+                **({} if self.faces is None else {"faces": np.asarray(self.faces, np.uint8),
+                                                  "face_label": np.asarray(self.face_label, np.int64)}),
             )
 
     @classmethod
@@ -2472,7 +2691,8 @@ class Deck:
             where = f"{p}: field {field!r}: " if field else f"{p}: "
             return DeckError(where + reason, str(p), field)
 
-        data = read_npz(p, _DECK_FIELDS, {"L": MAX_LABELS, "M": (1 + _N_AUG) * MAX_EXAMPLES, "E": MAX_EXAMPLES},
+        data = read_npz(p, _DECK_FIELDS, {"L": MAX_LABELS, "M": (1 + _N_AUG) * MAX_EXAMPLES, "E": MAX_EXAMPLES,
+                                          "F": MAX_EXAMPLES},
                         error, "deck", " (enrol one with 'companion enroll --deck DIR --out DECK.npz')",
                         identity=("format", FORMAT_NAME))
         version = int(data["version"])
@@ -2541,7 +2761,20 @@ class Deck:
             if marks.size and (marks.min() < 0 or marks.max() > MAX_MARKS):
                 raise error("marks", f"counts must lie in 0..{MAX_MARKS}")
         paper = per_fine_row("paper", "paper colour", "CIE a, b")
-        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced, fine_mean, marks, paper)
+        faces = face_label = None
+        if ("faces" in data) != ("face_label" in data):
+            raise error("faces" if "faces" not in data else "face_label", "faces and face_label come together")
+        if "faces" in data:
+            if data["faces"].dtype != np.uint8:
+                raise error("faces", f"holds {data['faces'].dtype}, expected uint8 grey faces")
+            faces = data["faces"]
+            face_label = data["face_label"].astype(np.int64, copy=False)
+            if len(face_label) and (face_label.min() < 0 or face_label.max() >= len(labels)):
+                raise error("face_label", f"must give a label index 0..{len(labels) - 1} for every row of faces")
+            if len(face_label) and np.any(np.bincount(face_label, minlength=len(labels)) > examples):
+                raise error("face_label", "gives a label more faces than it has examples")
+        return cls(labels, templates, tl, threshold, examples, fine, fine_label, balanced, fine_mean, marks, paper,
+                   faces, face_label)
 
     # ----------------------------------------------------------- classifying
     def match(self, desc: np.ndarray, quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -2907,6 +3140,30 @@ def classify_image(image: np.ndarray, deck: Deck, scale: float = 1.0) -> Classif
 _CANON_W, _CANON_H = 4 * PATCH_W, 4 * PATCH_H
 
 
+def _outline_off(mapped: np.ndarray, card: np.ndarray, short: float) -> float:
+    """How far an example's outline carried onto the card's patch (``mapped``) lies from the found
+    card's (``card``, an upright rectangle, corners in the same order), in units of ``short`` (the
+    card's short side, px), once the found outline is scaled about its centre along each axis by the
+    least-squares factors: ``inf`` where a factor is outside ``1 / FEATURE_NEST .. FEATURE_NEST``.
+
+    The scaling is the face card's printed frame: on the real deck the finder takes a face card's
+    outline at its edge or at the frame round its art, in the enrolment's crop as in a scene, and
+    the two nest (frame / card about 0.7 across, 0.8 along); the carried outline is then the found
+    one grown or shrunk about its centre, not moved.
+
+    Args:
+        mapped, card: (4, 2) float px.
+        short: the card's short side at this scale, px.
+    """
+    c = card.mean(axis=0)
+    r = card - c
+    m = mapped - c
+    f = (m * r).sum(axis=0) / np.maximum((r * r).sum(axis=0), 1e-9)  # (2,) scale along x and y
+    if not np.all((f >= 1.0 / FEATURE_NEST) & (f <= FEATURE_NEST)):
+        return float("inf")
+    return float(np.linalg.norm(m - r * f, axis=1).max()) / short
+
+
 def _canonical(image: np.ndarray) -> np.ndarray:
     """The card in a one-card image (where :func:`crop_quad` finds it) warped upright to
     ``_CANON_W × _CANON_H`` px, (H, W, 3) uint8 BGR."""
@@ -3222,6 +3479,20 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
                 fine_mean=np.stack(fmean).astype(np.float32), marks=np.array(marks, np.int64),
                 paper=np.stack(paper).astype(np.float32))
     deck.threshold = _calibrate(deck, describe(np.stack(held)), np.array(hlabel))
+    # The faces for the local-feature look: every example of a label the mark count cannot judge
+    # (a face card), enrolled from FEATURE_MIN_EXAMPLES examples or more, whose faces show art. A
+    # Sushi Go! deck enrolled from one scan a card, or a symbol deck, keeps none, and never pays for
+    # the look.
+    keep = [li for li in range(len(labels)) if counts[li] >= FEATURE_MIN_EXAMPLES and not deck.judges_marks(li)]
+    if keep:
+        from companion.vision.face_features import sift_features
+
+        # ... and only labels whose examples show art (FEATURE_FACE_POINTS): a plain symbol has none
+        greys = {li: [cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in canons[labels[li]]] for li in keep}
+        keep = [li for li in keep if np.median([len(sift_features(g)[1]) for g in greys[li]]) >= FEATURE_FACE_POINTS]
+    if keep:
+        deck.faces = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for li in keep for c in canons[labels[li]]])
+        deck.face_label = np.array([li for li in keep for _ in canons[labels[li]]], np.int64)
     return deck
 
 
