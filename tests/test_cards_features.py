@@ -13,14 +13,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from benches import load_bench
 
 from companion.vision import deck as D
 from companion.vision import face_features as ff
@@ -316,18 +315,10 @@ def test_a_deck_of_one_scan_a_card_keeps_no_faces():
 
 
 # ------------------------------------------------------------------ real photos
-def _bench(name):
-    sys.path.insert(0, str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def real():
     """(real_cards module, boxes, deck of draw 0, held-out photos of draw 0)."""
-    rc = _bench("real_cards")
+    rc = load_bench("real_cards")
     boxes = rc.load_boxes()
     chosen, held = rc.split(boxes, 10, 0)
     return rc, boxes, rc.enrol(boxes, chosen), held
