@@ -3493,6 +3493,9 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
     if keep:
         deck.faces = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for li in keep for c in canons[labels[li]]])
         deck.face_label = np.array([li for li in keep for _ in canons[labels[li]]], np.int64)
+    # judges_marks above filled the deck's cache of agreed counts from today's ``marks``: leave none
+    # behind, so the deck is returned as before the look (a caller may still set ``marks``).
+    deck._agreed.clear()
     return deck
 
 
