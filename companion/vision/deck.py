@@ -93,7 +93,8 @@ turns one ink into another (purple into red), a green or magenta one purple into
 card so clipped is checked the same way against the labels with its marks in another colour such a
 light, one its clipped channels hide, reaches (``LIGHTNESS_TWIN``, ``CAST_REACH``, :func:`_unseen_casts`).
 
-A face card (jack, queen, king: a label the mark count does not judge) that a webcam shows
+A face card (jack, queen, king: a label the mark count does not judge, or whose examples show far
+more keypoints than a pip card's, ``FEATURE_ART_POINTS``) that a webcam shows
 blurred or in another light can correlate under the threshold as a whole; its art's local features
 still match. Such a label keeps its examples' grey faces (``faces``), and a found card read
 ``"unknown"`` whose best whole-card label is one of them is named by SIFT matches and a RANSAC
@@ -128,8 +129,9 @@ DECK.npz (``numpy.savez_compressed``, loaded with ``allow_pickle=False``)
 ``paper``          (E, 2) float32, CIE a, b of each example's paper as photographed, not white-balanced
                    (:func:`paper_lab`; optional: a deck without it has no paper look, :meth:`Deck.paper_cast`, ``cards._without_foreign_paper``)
 ``faces``          (F, FACE_H, FACE_W) uint8, the grey canonical face (``_CANON_W × _CANON_H`` px) of each
-                   example of a label the mark count does not judge and enrolled from at least
-                   ``FEATURE_MIN_EXAMPLES`` examples (a face card), for the local-feature look
+                   example of a label enrolled from at least ``FEATURE_MIN_EXAMPLES`` examples
+                   whose faces show art (a face card: ``FEATURE_FACE_POINTS`` SIFT keypoints where
+                   the mark count does not judge it, ``FEATURE_ART_POINTS`` where it does), for the local-feature look
                    (:meth:`Deck.feature_label`; optional: a deck without it never names a card so)
 ``face_label``     (F,) int64, index into ``labels`` for each row of ``faces``
 
