@@ -585,7 +585,10 @@ FEATURE_LOWE = 0.75
 #: label's best example 4-12 on every one. The review's never-run draws 90 / 91 (480 wrong labels'
 #: best fits, with every rank and with one face rank left out of the enrolment): 0-24 (24: a king
 #: with the kings left out, fitted as a queen), right names down to 31: the margin is thin, and the
-#: corner test does not separate wrong fits (0.009-0.14): this bar and FEATURE_RATIO do.
+#: corner test does not separate wrong fits (0.009-0.14): this bar and FEATURE_RATIO do. With the
+#: queens' faces kept (FEATURE_ART_POINTS, ``face53``), every example fitted on each look: wrong
+#: labels' best fits at most 21 over 139 looks (test draws 0, 1, 92-94, dev draw 0, draw 91 all
+#: photos), right names down to 30 (cam_image9's queen on draw 93): no wider.
 #: Also the early stop: an example with fewer ratio-test matches than this cannot reach it.
 FEATURE_INLIERS = 30
 #: The homography must carry the example's outline onto the found card's (:func:`_outline_off`):
