@@ -6,7 +6,11 @@
 * each rule of :meth:`Deck.feature_label` (inliers, corners, ratio to the rival, examples, chroma)
   alone turns a name into "unknown" (the matcher's counts and homographies given, so each rule is
   met or broken on its own), and the early stop gives what fitting every example gives;
-* the deck's ``faces`` field: saved, loaded, optional, refused when malformed;
+* a fit of more inliers whose outline is off the card neither names nor blocks its label, and still
+  vetoes another (``face53``);
+* the deck's ``faces`` field: saved, loaded, optional, refused when malformed; kept for a label the
+  mark count judges where its examples show art (``FEATURE_ART_POINTS``: the real deck's queens,
+  ``face53``), not for pip cards;
 * real photos: a grey print of a face card is not named; a deck enrolled without its kings names
   no king as another rank.
 """
