@@ -49,7 +49,9 @@ Finding (:func:`find_cards`)
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
    square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is. At the
    very end, a card found but read ``"unknown"`` whose best label is a face card the deck keeps faces
-   of is named by local features where they are beyond doubt (:func:`_named_by_features`).
+   of is named by local features where they are beyond doubt (:func:`_named_by_features`); before
+   that, a card the whole-card path named near a face card whose local features name another label
+   beyond doubt is made ``"unknown"`` (:func:`_crossed_by_features`: two readers disagree).
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough), except two cards touching along their long sides, whose
@@ -1588,7 +1590,65 @@ def _with_refused(readings: list, refused: list) -> list:
     return sorted(out, key=_reading_order)
 
 
-def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
+#: The cross-check (:func:`_crossed_by_features`) looks only at a named reading whose whole-card
+#: score is under this (ZNCC; None: every such reading). Set by measurement (README, *Known limits*,
+#: ``cross53``).
+CROSS_SCORE: float | None = None
+
+
+def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list, frozenset[int]]:
+    """``readings`` with each one the whole-card path named, where the local features name another
+    label beyond doubt, turned "unknown"; and the indices so turned.
+
+    Issue #6, ``cross53``: on enrolment draw 93 a real queen (IMG_2586) was named "king" by the
+    whole-card path (score 0.663) while its features said queen (39 inliers on a whole-card fit
+    against 9 for king). Two readers that disagree are not settled by either (the project's rule: a
+    sight that fits two readings is not guessed), so the card is not renamed: it becomes "unknown",
+    which is always better than a wrong name.
+
+    Only a named reading whose label, or whose best other whole-card label, is one
+    :meth:`Deck.feature_labels` holds (a face card enrolled from several examples) is looked at, and
+    only under ``CROSS_SCORE``: a deck without faces (a drawn deck enrolled from one example a
+    card, a symbol deck) or a pip card whose rivals are pip cards costs a set lookup. The features
+    overrule only by the bar that names a card (:meth:`Deck.feature_label`: ``FEATURE_INLIERS``
+    inliers on a whole-card fit, ``FEATURE_RATIO`` times every other label's, chroma): a look that
+    names nothing, or names the reading's own label, keeps the name.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
+        deck: the :class:`companion.vision.deck.Deck`.
+        readings: :class:`companion.vision.deck.Classification` objects.
+
+    Returns:
+        ``(readings, frozenset())`` where nothing changes, else a new list in the same order (each
+        turned reading "unknown", confidence 0: not sure it is no card) and the turned indices, for
+        :func:`_named_by_features` to leave alone (it would name them the features' label).
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+
+    faces = deck.feature_labels() if getattr(deck, "faces", None) is not None else frozenset()
+    if not faces:
+        return readings, frozenset()
+    out, turned = list(readings), set()
+    for i, r in enumerate(readings):
+        if r.label == UNKNOWN or r.scores is None or r.label not in deck.labels:
+            continue
+        if CROSS_SCORE is not None and r.score >= CROSS_SCORE:
+            continue
+        own = deck.labels.index(r.label)
+        others = np.asarray(r.scores, np.float64).copy()
+        others[own] = -np.inf
+        rival = int(np.argmax(others)) if len(others) > 1 else own
+        if own not in faces and rival not in faces:
+            continue
+        label, _ = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
+        if label >= 0 and label != own:
+            out[i] = replace(r, label=UNKNOWN, confidence=0.0)
+            turned.add(i)
+    return (out, frozenset(turned)) if turned else (readings, frozenset())
+
+
+def _named_by_features(frame: np.ndarray, deck, readings: list, skip: frozenset[int] = frozenset()) -> list:
     """``readings`` with each "unknown" one that the whole-card path could not settle named by local
     features where they name it beyond doubt (:meth:`companion.vision.deck.Deck.feature_label`;
     issue #6: a webcam's face card scores under the threshold, and no mark count judges it).
@@ -1603,6 +1663,8 @@ def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
         frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
         deck: the :class:`companion.vision.deck.Deck`.
         readings: :class:`companion.vision.deck.Classification` objects.
+        skip: indices of readings left alone: those :func:`_crossed_by_features` turned "unknown"
+            (the features named another label than the whole-card path: not guessed).
 
     Returns:
         ``readings`` itself where nothing is named, else a new list in the same order.
@@ -1614,7 +1676,7 @@ def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
         return readings
     out, changed = list(readings), False
     for i, r in enumerate(readings):
-        if r.label != UNKNOWN or r.scores is None or int(np.argmax(r.scores)) not in faces:
+        if i in skip or r.label != UNKNOWN or r.scores is None or int(np.argmax(r.scores)) not in faces:
             continue
         label, quad = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
         if label >= 0:
@@ -1660,7 +1722,10 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             results = _with_refused(_with_covered(work, deck, read_card_results(work, deck, refused)), refused)
             results = _without_foreign_paper(work, deck, results)
             results = _without_bare_index(work, deck, results)
-            results = _named_by_features(work, deck, results)
+            # The cross-check first, on the names the whole-card path gave; the cards it turns
+            # "unknown" are not then named by the features it disagreed with.
+            results, crossed = _crossed_by_features(work, deck, results)
+            results = _named_by_features(work, deck, results, crossed)
     finally:
         _remember_holes(None)
     return [CardObservation(c.label, c.confidence,
