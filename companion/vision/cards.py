@@ -1595,7 +1595,8 @@ def _with_refused(readings: list, refused: list) -> list:
 #: were weak: draw 93's queen read "king" at 0.663, draw 25's ace read "king" at 0.726 (``why45``).
 #: Checking every name near a face label cost 117-141 looks a draw, 53-59 % of the reading time (dev
 #: and test draws 0 / 1, a loaded 2-core machine, 0.6-0.9 s a look), and turned nothing "unknown";
-#: under 0.80: 6-15 looks, 2-9 %; under 0.85: 16-28, 8-12 %; under 0.90: 33-39, 15-18 %.
+#: under 0.80: 6-15 looks, 2-9 %; under 0.85: 16-28, 8-12 %; under 0.90: 33-39, 15-18 %. With
+#: 0.80 on never-run draws 97-99 (test and dev): 9-18 looks a draw, 8-16 % of the reading time.
 CROSS_SCORE: float | None = 0.80
 
 
