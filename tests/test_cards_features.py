@@ -12,7 +12,10 @@
   mark count judges where its examples show art (``FEATURE_ART_POINTS``: the real deck's queens,
   ``face53``), not for pip cards;
 * real photos: a grey print of a face card is not named; a deck enrolled without its kings names
-  no king as another rank.
+  no king as another rank;
+* the cross-check (``cross53``, ``cards._crossed_by_features``): a name the whole-card path gives
+  that the features contradict beyond doubt is "unknown", not renamed; only names near a face label
+  and under ``CROSS_SCORE`` are looked at; draw 93's queen read "king" is "unknown".
 """
 
 from __future__ import annotations
