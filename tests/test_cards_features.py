@@ -500,3 +500,32 @@ def test_only_unknown_readings_nearest_a_face_label_are_looked_at(sim_deck, card
     none = replace(sim_deck)
     none.faces = none.face_label = None
     assert _named_by_features(img, none, readings) is readings and asked == [[0, 1]]
+
+
+def test_a_photo_pays_for_a_bounded_number_of_looks_the_likeliest_first(sim_deck, card, monkeypatch):
+    """``cards._named_by_features`` looks at no more than ``_FEATURE_LOOKS`` readings of one photo
+    (face53's review: a photo full of face cards its enrolment lacks must not cost a second a card
+    on a Pi), those whose face label scores highest as a whole first; the rest stay "unknown"."""
+    from companion.vision import cards as C
+
+    img, quad = card
+    asked = []
+
+    def fake(self, image, q, labels=None):
+        asked.append(float(np.asarray(q).sum()))
+        return 1, np.asarray(q, np.float32)
+
+    monkeypatch.setattr(D.Deck, "feature_label", fake)
+    n = C._FEATURE_LOOKS + 3
+    # reading k: its best label a face label (1), scoring 0.50 + 0.01 * ((5 k) mod n)
+    order = [(5 * k) % n for k in range(n)]
+    readings = [D.Classification("unknown", 0.9, 0.5, np.asarray(quad, np.float32) + k,
+                                 np.array([0.1, 0.5 + 0.01 * order[k], 0.1], np.float32))
+                for k in range(n)]
+    out = C._named_by_features(img, sim_deck, readings)
+    assert len(asked) == C._FEATURE_LOOKS
+    looked = [k for k in range(n) if out[k].label == sim_deck.labels[1]]
+    assert len(looked) == C._FEATURE_LOOKS
+    # the ones left unknown are the lowest-scoring three
+    left = sorted(order[k] for k in range(n) if out[k].label == "unknown")
+    assert left == [0, 1, 2]
