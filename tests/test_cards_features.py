@@ -612,3 +612,60 @@ def test_draw_93s_queen_is_not_named_king(real93):
     assert "king" in [r.label for r in read_card_results(img, deck) if on_queen(r.quad)]
     # "unknown", not renamed "queen": the feature naming that follows must leave it alone
     assert [o.label for o in read_cards(img, deck) if on_queen(o.quad)] == ["unknown"]
+
+
+def test_a_photo_pays_for_a_bounded_number_of_looks_the_likeliest_first(sim_deck, card, monkeypatch):
+    """``cards._named_by_features`` looks at no more than ``_FEATURE_LOOKS`` readings of one photo
+    (face53's review: a photo full of face cards its enrolment lacks must not cost a second a card
+    on a Pi), those whose face label scores highest as a whole first; the rest stay "unknown"."""
+    from companion.vision import cards as C
+
+    img, quad = card
+    asked = []
+
+    def fake(self, image, q, labels=None):
+        asked.append(float(np.asarray(q).sum()))
+        return 1, np.asarray(q, np.float32)
+
+    monkeypatch.setattr(D.Deck, "feature_label", fake)
+    n = C._FEATURE_LOOKS + 3
+    # reading k: its best label a face label (1), scoring 0.50 + 0.01 * ((5 k) mod n)
+    order = [(5 * k) % n for k in range(n)]
+    readings = [D.Classification("unknown", 0.9, 0.5, np.asarray(quad, np.float32) + k,
+                                 np.array([0.1, 0.5 + 0.01 * order[k], 0.1], np.float32))
+                for k in range(n)]
+    out = C._named_by_features(img, sim_deck, readings)
+    assert len(asked) == C._FEATURE_LOOKS
+    looked = [k for k in range(n) if out[k].label == sim_deck.labels[1]]
+    assert len(looked) == C._FEATURE_LOOKS
+    # the ones left unknown are the lowest-scoring three
+    left = sorted(order[k] for k in range(n) if out[k].label == "unknown")
+    assert left == [0, 1, 2]
+
+
+def test_the_cross_check_pays_for_a_bounded_number_of_looks_the_weakest_first(sim_deck, card, monkeypatch):
+    """``cards._crossed_by_features`` looks at no more than ``_FEATURE_LOOKS`` named readings of one
+    photo, the weakest names first (a wrong name is weak: draw 93's "king" at 0.663); the others keep
+    their names unchecked."""
+    from companion.vision import cards as C
+
+    img, quad = card
+    king, queen = sim_deck.labels.index("king"), sim_deck.labels.index("queen")
+    asked = []
+
+    def fake(self, image, q, labels=None):
+        asked.append(1)
+        return queen, np.asarray(q, np.float32)  # the features always contradict "king"
+
+    monkeypatch.setattr(D.Deck, "feature_label", fake)
+    n = C._FEATURE_LOOKS + 3
+    order = [(5 * k) % n for k in range(n)]  # reading k scores 0.60 + 0.01 * order[k]
+    readings = []
+    for k in range(n):
+        s = np.full(3, 0.3, np.float32)
+        s[king], s[queen] = 0.60 + 0.01 * order[k], 0.55
+        readings.append(D.Classification("king", 0.9, float(s[king]), np.asarray(quad, np.float32) + k, s))
+    out, turned = C._crossed_by_features(img, sim_deck, readings)
+    assert len(asked) == C._FEATURE_LOOKS and len(turned) == C._FEATURE_LOOKS
+    kept = sorted(order[k] for k in range(n) if out[k].label == "king")
+    assert kept == list(range(C._FEATURE_LOOKS, n))  # the three strongest names were not looked at

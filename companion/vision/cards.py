@@ -120,6 +120,12 @@ _EVEN_PEAK = 8.0
 # refused by those checks at any slack up to 0.15, and no reading of a thing that is not a card
 # came within 0.15 of the threshold.
 _LOOK_AGAIN_SLACK = 0.03
+# The most local-feature looks (_named_by_features) one photo pays for: a look fits SIFT matches
+# against every face of the candidate labels (0.14-0.3 s each on this 2-core machine, about a second
+# on a Pi), and a photo full of face cards its enrolment lacks (face53's review, draw 1 with the
+# kings left out: 72 looks over 94 photos) must not take a minute. The cards past the budget stay
+# "unknown"; the likeliest (highest whole-card score for a face label) are looked at first.
+_FEATURE_LOOKS = 6
 # A too-square find down to this aspect may still be a whole card: a camera that looks at the
 # table at a slant foreshortens the far cards (a webcam on a tripod: 63:44 seen as 1.25:1). Such
 # a find is also offered as found, beside its two completions.
@@ -1616,7 +1622,8 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
     card, a symbol deck) or a pip card whose rivals are pip cards costs a set lookup. The features
     overrule only by the bar that names a card (:meth:`Deck.feature_label`: ``FEATURE_INLIERS``
     inliers on a whole-card fit, ``FEATURE_RATIO`` times every other label's, chroma): a look that
-    names nothing, or names the reading's own label, keeps the name.
+    names nothing, or names the reading's own label, keeps the name. At most ``_FEATURE_LOOKS``
+    readings a photo are looked at, the weakest names first (the rest keep their names unchecked).
 
     Args:
         frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
@@ -1630,10 +1637,10 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
     """
     from companion.rules.sushi_go.cards import UNKNOWN
 
-    faces = deck.feature_labels() if getattr(deck, "faces", None) is not None else frozenset()
+    faces = deck.feature_labels()
     if not faces:
         return readings, frozenset()
-    out, turned = list(readings), set()
+    out, turned, asked = list(readings), set(), []
     for i, r in enumerate(readings):
         if r.label == UNKNOWN or r.scores is None or r.label not in deck.labels:
             continue
@@ -1643,8 +1650,11 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
         others = np.asarray(r.scores, np.float64).copy()
         others[own] = -np.inf
         rival = int(np.argmax(others)) if len(others) > 1 else own
-        if own not in faces and rival not in faces:
-            continue
+        if own in faces or rival in faces:
+            asked.append((i, own))
+    # a bounded look per photo (_FEATURE_LOOKS), the weakest names first
+    for i, own in sorted(sorted(asked, key=lambda a: float(readings[a[0]].score))[:_FEATURE_LOOKS]):
+        r = readings[i]
         label, _ = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
         if label >= 0 and label != own:
             out[i] = replace(r, label=UNKNOWN, confidence=0.0)
@@ -1655,13 +1665,15 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
 def _named_by_features(frame: np.ndarray, deck, readings: list, skip: frozenset[int] = frozenset()) -> list:
     """``readings`` with each "unknown" one that the whole-card path could not settle named by local
     features where they name it beyond doubt (:meth:`companion.vision.deck.Deck.feature_label`;
-    issue #6: a webcam's face card scores under the threshold, and no mark count judges it).
+    issue #6: a webcam's face card scores under the threshold; a queen's art the mark count reads
+    as too many marks).
 
     Only a reading whose best whole-card label is one :meth:`Deck.feature_labels` holds (a face card
     enrolled from several examples) is looked at, against those labels alone: a deck without faces
     (a symbol deck, Sushi Go! enrolled from one scan a card), a named reading, or an "unknown" nearest
     a pip card costs one set lookup. A reading so named gets confidence 0.5 (named by another look,
-    as a name from the mark count) and its label's whole-card score.
+    as a name from the mark count) and its label's whole-card score. At most ``_FEATURE_LOOKS``
+    readings a photo are looked at, the highest whole-card scores first; the rest stay "unknown".
 
     Args:
         frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
@@ -1675,13 +1687,16 @@ def _named_by_features(frame: np.ndarray, deck, readings: list, skip: frozenset[
     """
     from companion.rules.sushi_go.cards import UNKNOWN
 
-    faces = deck.feature_labels() if getattr(deck, "faces", None) is not None else frozenset()
+    faces = deck.feature_labels()
     if not faces:
         return readings
     out, changed = list(readings), False
-    for i, r in enumerate(readings):
-        if i in skip or r.label != UNKNOWN or r.scores is None or int(np.argmax(r.scores)) not in faces:
-            continue
+    asked = [i for i, r in enumerate(readings) if i not in skip
+             and r.label == UNKNOWN and r.scores is not None and int(np.argmax(r.scores)) in faces]
+    # a bounded look per photo (_FEATURE_LOOKS), the likeliest face cards first
+    asked = sorted(asked, key=lambda i: -float(np.max(readings[i].scores)))[:_FEATURE_LOOKS]
+    for i in sorted(asked):
+        r = readings[i]
         label, quad = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
         if label >= 0:
             out[i] = replace(r, label=deck.labels[label], confidence=0.5, score=float(r.scores[label]),
