@@ -669,3 +669,23 @@ def test_the_cross_check_pays_for_a_bounded_number_of_looks_the_weakest_first(si
     assert len(asked) == C._FEATURE_LOOKS and len(turned) == C._FEATURE_LOOKS
     kept = sorted(order[k] for k in range(n) if out[k].label == "king")
     assert kept == list(range(C._FEATURE_LOOKS, n))  # the three strongest names were not looked at
+
+
+def test_read_cards_does_not_name_a_crossed_card_by_the_features_it_disagreed_with(sim_deck, card, monkeypatch):
+    """``read_cards`` runs the cross-check before the feature naming and hands it the cards it
+    turned: a "king" the features say is a queen comes out "unknown" (confidence 0.5, undecided),
+    not "queen" (the review of cross53: without the hand-over, the naming pass renames it)."""
+    from companion.vision import cards as C
+
+    img, quad = card
+    king, queen = sim_deck.labels.index("king"), sim_deck.labels.index("queen")
+    s = np.full(3, 0.3, np.float32)
+    s[king], s[queen] = 0.66, 0.60
+    named = D.Classification("king", 0.9, 0.66, np.asarray(quad, np.float32), s)
+    monkeypatch.setattr(C, "read_card_results", lambda work, deck, refused=None: [named])
+    for stage in ("_with_covered", "_without_foreign_paper", "_without_bare_index"):
+        monkeypatch.setattr(C, stage, lambda work, deck, readings: readings)
+    monkeypatch.setattr(C, "_with_refused", lambda readings, refused: readings)
+    monkeypatch.setattr(D.Deck, "feature_label", lambda self, image, q, labels=None: (queen, np.asarray(q, np.float32)))
+    out = C.read_cards(img, sim_deck)
+    assert [(o.label, o.confidence) for o in out] == [("unknown", 0.5)]

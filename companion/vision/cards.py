@@ -120,11 +120,13 @@ _EVEN_PEAK = 8.0
 # refused by those checks at any slack up to 0.15, and no reading of a thing that is not a card
 # came within 0.15 of the threshold.
 _LOOK_AGAIN_SLACK = 0.03
-# The most local-feature looks (_named_by_features) one photo pays for: a look fits SIFT matches
-# against every face of the candidate labels (0.14-0.3 s each on this 2-core machine, about a second
-# on a Pi), and a photo full of face cards its enrolment lacks (face53's review, draw 1 with the
-# kings left out: 72 looks over 94 photos) must not take a minute. The cards past the budget stay
-# "unknown"; the likeliest (highest whole-card score for a face label) are looked at first.
+# The most local-feature looks each pass pays for on one photo, so at most twice this a photo: a
+# look fits SIFT matches against every face of the candidate labels (0.14-0.3 s each on this 2-core
+# machine, about a second on a Pi), and a photo full of face cards its enrolment lacks (face53's
+# review, draw 1 with the kings left out: 72 looks over 94 photos) must not take a minute. Naming
+# (_named_by_features) looks at the likeliest first (highest whole-card score for a face label),
+# the rest stay "unknown"; the cross-check (_crossed_by_features) at the weakest names first, the
+# rest keep their names unchecked. The real photos' draws looked at most 3 times a photo.
 _FEATURE_LOOKS = 6
 # A too-square find down to this aspect may still be a whole card: a camera that looks at the
 # table at a slant foreshortens the far cards (a webcam on a tripod: 63:44 seen as 1.25:1). Such
@@ -1632,7 +1634,7 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
 
     Returns:
         ``(readings, frozenset())`` where nothing changes, else a new list in the same order (each
-        turned reading "unknown", confidence 0: not sure it is no card) and the turned indices, for
+        turned reading "unknown", confidence 0.5: undecided, as every name made "unknown" here) and the turned indices, for
         :func:`_named_by_features` to leave alone (it would name them the features' label).
     """
     from companion.rules.sushi_go.cards import UNKNOWN
@@ -1657,7 +1659,7 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
         r = readings[i]
         label, _ = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
         if label >= 0 and label != own:
-            out[i] = replace(r, label=UNKNOWN, confidence=0.0)
+            out[i] = replace(r, label=UNKNOWN, confidence=0.5)
             turned.add(i)
     return (out, frozenset(turned)) if turned else (readings, frozenset())
 
