@@ -49,7 +49,9 @@ Finding (:func:`find_cards`)
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
    square (:mod:`companion.vision.card_corners`): a lone card on a table as pale as it is. At the
    very end, a card found but read ``"unknown"`` whose best label is a face card the deck keeps faces
-   of is named by local features where they are beyond doubt (:func:`_named_by_features`).
+   of is named by local features where they are beyond doubt (:func:`_named_by_features`); before
+   that, a card the whole-card path named near a face card whose local features name another label
+   beyond doubt is made ``"unknown"`` (:func:`_crossed_by_features`: two readers disagree).
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough), except two cards touching along their long sides, whose
@@ -118,11 +120,13 @@ _EVEN_PEAK = 8.0
 # refused by those checks at any slack up to 0.15, and no reading of a thing that is not a card
 # came within 0.15 of the threshold.
 _LOOK_AGAIN_SLACK = 0.03
-# The most local-feature looks (_named_by_features) one photo pays for: a look fits SIFT matches
-# against every face of the candidate labels (0.14-0.3 s each on this 2-core machine, about a second
-# on a Pi), and a photo full of face cards its enrolment lacks (face53's review, draw 1 with the
-# kings left out: 72 looks over 94 photos) must not take a minute. The cards past the budget stay
-# "unknown"; the likeliest (highest whole-card score for a face label) are looked at first.
+# The most local-feature looks each pass pays for on one photo, so at most twice this a photo: a
+# look fits SIFT matches against every face of the candidate labels (0.14-0.3 s each on this 2-core
+# machine, about a second on a Pi), and a photo full of face cards its enrolment lacks (face53's
+# review, draw 1 with the kings left out: 72 looks over 94 photos) must not take a minute. Naming
+# (_named_by_features) looks at the likeliest first (highest whole-card score for a face label),
+# the rest stay "unknown"; the cross-check (_crossed_by_features) at the weakest names first, the
+# rest keep their names unchecked. The real photos' draws looked at most 3 times a photo.
 _FEATURE_LOOKS = 6
 # A too-square find down to this aspect may still be a whole card: a camera that looks at the
 # table at a slant foreshortens the far cards (a webcam on a tripod: 63:44 seen as 1.25:1). Such
@@ -1594,7 +1598,73 @@ def _with_refused(readings: list, refused: list) -> list:
     return sorted(out, key=_reading_order)
 
 
-def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
+#: The cross-check (:func:`_crossed_by_features`) looks only at a named reading whose whole-card
+#: score is under this (ZNCC; None: every such reading). The wrong face names seen on the real photos
+#: were weak: draw 93's queen read "king" at 0.663, draw 25's ace read "king" at 0.726 (``why45``).
+#: Checking every name near a face label cost 117-141 looks a draw, 53-59 % of the reading time (dev
+#: and test draws 0 / 1, a loaded 2-core machine, 0.6-0.9 s a look), and turned nothing "unknown";
+#: under 0.80: 6-15 looks, 2-9 %; under 0.85: 16-28, 8-12 %; under 0.90: 33-39, 15-18 %. With
+#: 0.80 on never-run draws 97-99 (test and dev): 9-18 looks a draw, 8-16 % of the reading time.
+CROSS_SCORE: float | None = 0.80
+
+
+def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list, frozenset[int]]:
+    """``readings`` with each one the whole-card path named, where the local features name another
+    label beyond doubt, turned "unknown"; and the indices so turned.
+
+    Issue #6, ``cross53``: on enrolment draw 93 a real queen (IMG_2586) was named "king" by the
+    whole-card path (score 0.663) while its features said queen (39 inliers on a whole-card fit
+    against 9 for king). Two readers that disagree are not settled by either (the project's rule: a
+    sight that fits two readings is not guessed), so the card is not renamed: it becomes "unknown",
+    which is always better than a wrong name.
+
+    Only a named reading whose label, or whose best other whole-card label, is one
+    :meth:`Deck.feature_labels` holds (a face card enrolled from several examples) is looked at, and
+    only under ``CROSS_SCORE``: a deck without faces (a drawn deck enrolled from one example a
+    card, a symbol deck) or a pip card whose rivals are pip cards costs a set lookup. The features
+    overrule only by the bar that names a card (:meth:`Deck.feature_label`: ``FEATURE_INLIERS``
+    inliers on a whole-card fit, ``FEATURE_RATIO`` times every other label's, chroma): a look that
+    names nothing, or names the reading's own label, keeps the name. At most ``_FEATURE_LOOKS``
+    readings a photo are looked at, the weakest names first (the rest keep their names unchecked).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
+        deck: the :class:`companion.vision.deck.Deck`.
+        readings: :class:`companion.vision.deck.Classification` objects.
+
+    Returns:
+        ``(readings, frozenset())`` where nothing changes, else a new list in the same order (each
+        turned reading "unknown", confidence 0.5: undecided, as every name made "unknown" here) and the turned indices, for
+        :func:`_named_by_features` to leave alone (it would name them the features' label).
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+
+    faces = deck.feature_labels()
+    if not faces:
+        return readings, frozenset()
+    out, turned, asked = list(readings), set(), []
+    for i, r in enumerate(readings):
+        if r.label == UNKNOWN or r.scores is None or r.label not in deck.labels:
+            continue
+        if CROSS_SCORE is not None and r.score >= CROSS_SCORE:
+            continue
+        own = deck.labels.index(r.label)
+        others = np.asarray(r.scores, np.float64).copy()
+        others[own] = -np.inf
+        rival = int(np.argmax(others)) if len(others) > 1 else own
+        if own in faces or rival in faces:
+            asked.append((i, own))
+    # a bounded look per photo (_FEATURE_LOOKS), the weakest names first
+    for i, own in sorted(sorted(asked, key=lambda a: float(readings[a[0]].score))[:_FEATURE_LOOKS]):
+        r = readings[i]
+        label, _ = deck.feature_label(frame, order_quad(np.asarray(r.quad, np.float32)), faces)
+        if label >= 0 and label != own:
+            out[i] = replace(r, label=UNKNOWN, confidence=0.5)
+            turned.add(i)
+    return (out, frozenset(turned)) if turned else (readings, frozenset())
+
+
+def _named_by_features(frame: np.ndarray, deck, readings: list, skip: frozenset[int] = frozenset()) -> list:
     """``readings`` with each "unknown" one that the whole-card path could not settle named by local
     features where they name it beyond doubt (:meth:`companion.vision.deck.Deck.feature_label`;
     issue #6: a webcam's face card scores under the threshold; a queen's art the mark count reads
@@ -1611,6 +1681,8 @@ def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
         frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
         deck: the :class:`companion.vision.deck.Deck`.
         readings: :class:`companion.vision.deck.Classification` objects.
+        skip: indices of readings left alone: those :func:`_crossed_by_features` turned "unknown"
+            (the features named another label than the whole-card path: not guessed).
 
     Returns:
         ``readings`` itself where nothing is named, else a new list in the same order.
@@ -1621,8 +1693,8 @@ def _named_by_features(frame: np.ndarray, deck, readings: list) -> list:
     if not faces:
         return readings
     out, changed = list(readings), False
-    asked = [i for i, r in enumerate(readings)
-             if r.label == UNKNOWN and r.scores is not None and int(np.argmax(r.scores)) in faces]
+    asked = [i for i, r in enumerate(readings) if i not in skip
+             and r.label == UNKNOWN and r.scores is not None and int(np.argmax(r.scores)) in faces]
     # a bounded look per photo (_FEATURE_LOOKS), the likeliest face cards first
     asked = sorted(asked, key=lambda i: -float(np.max(readings[i].scores)))[:_FEATURE_LOOKS]
     for i in sorted(asked):
@@ -1671,7 +1743,10 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
             results = _with_refused(_with_covered(work, deck, read_card_results(work, deck, refused)), refused)
             results = _without_foreign_paper(work, deck, results)
             results = _without_bare_index(work, deck, results)
-            results = _named_by_features(work, deck, results)
+            # The cross-check first, on the names the whole-card path gave; the cards it turns
+            # "unknown" are not then named by the features it disagreed with.
+            results, crossed = _crossed_by_features(work, deck, results)
+            results = _named_by_features(work, deck, results, crossed)
     finally:
         _remember_holes(None)
     return [CardObservation(c.label, c.confidence,
