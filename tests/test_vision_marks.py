@@ -83,6 +83,18 @@ def test_labels_whose_examples_disagree_are_not_judged():
     assert deck.marks_agree(photo, quad, np.float32([0.8, 0.8]), nine)
 
 
+def test_a_deck_given_new_mark_counts_judges_by_them():
+    # The agreed counts are remembered per label (Deck._agreed_marks); a deck whose counts are
+    # replaced after it was asked (stop 52: the enrolment's own look asked first) judges by the new.
+    deck = _deck()
+    nine, ten = deck.labels.index("nine"), deck.labels.index("ten")
+    assert deck.judges_marks(nine) and deck.judges_marks(ten)  # enrolled: 9 and 10 agreed
+    deck.marks = np.array([9, 4, 7, 10, 10, 10], np.int64)  # the nine's examples: no count agreed
+    assert not deck.judges_marks(nine) and deck.judges_marks(ten)
+    deck.marks = np.array([9, 9, 9, 10, 10, 10], np.int64)
+    assert deck.judges_marks(nine)
+
+
 def test_examples_that_agree_on_no_marks_at_all_are_not_judged():
     # Symbols larger than a pip's MARK_AREA count 0 on every example: nothing to judge a card by.
     deck = _deck()

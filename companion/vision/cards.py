@@ -1634,8 +1634,9 @@ def _crossed_by_features(frame: np.ndarray, deck, readings: list) -> tuple[list,
 
     Returns:
         ``(readings, frozenset())`` where nothing changes, else a new list in the same order (each
-        turned reading "unknown", confidence 0.5: undecided, as every name made "unknown" here) and the turned indices, for
-        :func:`_named_by_features` to leave alone (it would name them the features' label).
+        turned reading "unknown", confidence 0.5: undecided, as every name made "unknown" here)
+        and the turned indices, for :func:`_named_by_features` to leave alone (it would name them
+        the features' label).
     """
     from companion.rules.sushi_go.cards import UNKNOWN
 

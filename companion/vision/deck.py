@@ -1242,6 +1242,8 @@ class Deck:
         self._spreads: dict[int, float | None] = {}  # label → its examples' spread, made when needed
         self._local_spreads: dict[int, np.ndarray | None] = {}  # label → (FH, FW) spread map, when needed
         self._agreed: dict[int, set[int] | None] = {}  # label → the mark counts its examples agree on
+        # ... made from these arrays: a deck whose ``marks`` or ``fine_label`` is replaced forgets it
+        self._agreed_of: tuple[object, object] = (self.marks, self.fine_label)
         self._stocks: dict[int, np.ndarray | None] = {}  # label → its examples' paper (paper_stock), when needed
         self._self_match: dict[int, float | None] = {}  # label → its examples' leave-one-out index match, when needed
         self._indices: dict[int, list[np.ndarray]] = {}  # label → its examples' corner indices (corner_indices), when needed
@@ -1582,6 +1584,9 @@ class Deck:
         """The mark counts ``label``'s examples agree on (``MARK_AGREE``, module constants), or None
         where they do not agree (a face card), agree on none (symbols larger than ``MARK_AREA``),
         the label has fewer than two examples or the deck has no counts (enrolled before them)."""
+        if self._agreed_of[0] is not self.marks or self._agreed_of[1] is not self.fine_label:
+            self._agreed.clear()
+            self._agreed_of = (self.marks, self.fine_label)
         if label not in self._agreed:
             agreed = None
             if self.marks is not None and self.fine_label is not None:
@@ -3527,9 +3532,6 @@ def _enroll_canonical(canons: dict[str, list[np.ndarray]], seed: int) -> Deck:
     if keep:
         deck.faces = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for li in keep for c in canons[labels[li]]])
         deck.face_label = np.array([li for li in keep for _ in canons[labels[li]]], np.int64)
-    # judges_marks above filled the deck's cache of agreed counts from today's ``marks``: leave none
-    # behind, so the deck is returned as before the look (a caller may still set ``marks``).
-    deck._agreed.clear()
     return deck
 
 
