@@ -40,10 +40,12 @@ Finding (:func:`find_cards`)
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
-   art sits in a panel the edge map takes for the card, is read whole. Where that search has no
-   blob to go by (a table too busy for its estimate, or nothing named), a card whose outline has a
-   gap (a blurred side, a side running into a pale cable) is looked for as the thick core of the
-   edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
+   art sits in a panel the edge map takes for the card, is read whole. A place the search snapped
+   to with all four sides backed but read under its bar is read again as an outline found just
+   under the threshold is (:func:`_look_again`), and reported "unknown" if that does not name it.
+   Where that search has no blob to go by (a table too busy for its estimate, or nothing named), a
+   card whose outline has a gap (a blurred side, a side running into a pale cable) is looked for as
+   the thick core of the edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
@@ -1252,7 +1254,8 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
     (:mod:`companion.vision.card_search`): part-cards, card-shaped finds that read ``"unknown"``,
     and patches that differ from the table. Where the outlines named no card, the search guesses
     the size, and an outline of two touching cards that overlaps a card the search named is cut in
-    two (:func:`_split_pairs`).
+    two (:func:`_split_pairs`). A place the search outlined whole (``card_search.NEAR_BAND``) but
+    did not name is read again (:func:`_look_again`); if still unnamed it goes to ``refused``.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import card_search
@@ -1313,7 +1316,19 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
             settled = [r for r in readings if not any(r is b for b in recheck)]
     if not regions:
         return readings
-    found = card_search.search_cards(frame, deck, settled, regions, size, differs)
+    # The search's places that are a card by their outline (four sides backed) but read under its bar
+    # are read again as an outline found just under the threshold is (_look_again); one named so
+    # joins the search's cards, the rest go to ``refused``: reported "unknown" where nothing else is
+    # (_with_refused), found if not named.
+    near: list = []
+    found = card_search.search_cards(frame, deck, settled, regions, size, differs, near=near)
+    for r in _look_again(frame, near, deck):
+        if r.label == UNKNOWN:
+            if refused is not None:
+                refused.append(r)
+        elif not any(card_search.overlap_area(r.quad, o.quad) > card_search.OVERLAP_MAX * size[0] * size[1]
+                     for o in settled + found if o.label != UNKNOWN):
+            found.append(r)
     if not found:
         return readings
     # An "unknown" outline, or a doubtful one, that a card found now covers was part of that card.
