@@ -57,7 +57,9 @@ Finding (:func:`find_cards`)
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough), except two cards touching along their long sides, whose
-one outline has a card's shape; a card cut by the image border is not reported; on a
+one outline has a card's shape; a card cut by the image border is not reported, unless at most
+a quarter of it is cut off, its three other sides show, and another card named gives the card
+size (:func:`_with_border_cut`; it is then named only if the deck names it clearly); on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
 border region, or that the deck finds at the size of the others, are found; a card partly covered
 by something else is found only when one whole side of it shows, with the paper running from it
