@@ -1,5 +1,5 @@
 """A card the window search outlines on all four sides but reads under its bar is reported, not lost
-(issue #6, branch ``find55``).
+(issue #6).
 
 The window search (:mod:`companion.vision.card_search`) names a card only ``WINDOW_MARGIN`` above the
 deck's threshold. Where the outline finder gave nothing for a card (a pale card on a pale table; on

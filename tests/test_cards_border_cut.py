@@ -1,4 +1,4 @@
-"""A card a little cut by the photo's border is read from what shows (issue #6, branch ``find55``).
+"""A card a little cut by the photo's border is read from what shows (issue #6).
 
 The outline finder drops a contour that runs along the photo's border: a card cut off there cannot
 be told whole. On the real photos' IMG_2615 an ace lay at the top border, turned a little: one top

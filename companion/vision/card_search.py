@@ -118,7 +118,7 @@ WINDOW_MARGIN = 0.1
 #: face, is handed back as found but unnamed (``near``, :func:`search_cards`): its snapped outline
 #: backed on all four sides at ``EDGE_TURN_SUPPORT`` or more, of the card size, and its best whole-card
 #: score at most this (ZNCC) under the deck's threshold (the band the outline finder's near misses
-#: are looked at again in, ``cards._LOOK_AGAIN_BAND``). Issue #6, branch ``find55``: the real photos'
+#: are looked at again in, ``cards._LOOK_AGAIN_BAND``). Issue #6: the real photos'
 #: IMG_2569, a jack of clubs on pale tiles, its outline joined to the grout lines and its art to its
 #: outline (no closed outline for the finder), snapped with all four sides backed and read 0.66-0.69
 #: under a 0.72 threshold (its suit enrolled from one blurred photo): not named by the search (the

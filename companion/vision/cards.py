@@ -1562,7 +1562,7 @@ def _border_cut_quads(frame: np.ndarray, size: tuple[float, float], readings: li
 def _with_border_cut(frame: np.ndarray, deck, readings: list) -> list:
     """``readings`` plus the cards a little cut by the photo's border that the deck names clearly.
 
-    Issue #6, branch ``find55``: on the real photos' IMG_2615 an ace lies at the top border on
+    Issue #6: on the real photos' IMG_2615 an ace lies at the top border on
     dark knit, turned about 11 degrees: its top-left corner 2 px inside the photo, its top-right
     one about 25 px beyond it (some 6 % of the card cut off). The outline finder drops its contour
     (it runs along the border), the table is too busy for the window search's blobs, and the ace was
