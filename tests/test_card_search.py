@@ -370,8 +370,8 @@ def test_a_named_cards_own_panel_is_not_searched_and_the_cards_only_the_search_f
     seen = []
     search = card_search.search_cards
 
-    def spy(image, deck_, readings, regions, card_wh, differs=None):
-        found = search(image, deck_, readings, regions, card_wh, differs)
+    def spy(image, deck_, readings, regions, card_wh, differs=None, near=None):
+        found = search(image, deck_, readings, regions, card_wh, differs, near=near)
         seen.append(([r for r in regions if r.source == "part"], readings, found))
         return found
 

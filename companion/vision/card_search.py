@@ -114,6 +114,16 @@ COARSE_SLACK = 0.3
 MAX_SEEDS = 24
 #: A card found by trying many windows must read this much (ZNCC) above the deck's threshold.
 WINDOW_MARGIN = 0.1
+#: A window-search place that no name reached, but that is a card by its outline and nearly by its
+#: face, is handed back as found but unnamed (``near``, :func:`search_cards`): its snapped outline
+#: backed on all four sides at ``EDGE_TURN_SUPPORT`` or more, of the card size, and its best whole-card
+#: score at most this (ZNCC) under the deck's threshold (the band the outline finder's near misses
+#: are looked at again in, ``cards._LOOK_AGAIN_BAND``). Issue #6: the real photos'
+#: IMG_2569, a jack of clubs on pale tiles, its outline joined to the grout lines and its art to its
+#: outline (no closed outline for the finder), snapped with all four sides backed and read 0.66-0.69
+#: under a 0.72 threshold (its suit enrolled from one blurred photo): not named by the search (the
+#: bar is the threshold plus ``WINDOW_MARGIN``), and so not found at all.
+NEAR_BAND = 0.08
 #: A new card may overlap a card already read by at most this fraction of a card's area.
 OVERLAP_MAX = 0.2
 #: A found card's sides must be backed by a card's outline this well (``refine_quads`` support,
@@ -1196,7 +1206,7 @@ def _refine(image: np.ndarray, deck, seeds: list[tuple], scores: np.ndarray, cw:
 
 
 def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
-                 differs: np.ndarray | None = None) -> list:
+                 differs: np.ndarray | None = None, near: list | None = None) -> list:
     """Steps 2–4 of the module doc: cards the deck finds in the leftover regions.
 
     The windows are first screened and climbed on the quick score's estimate (the ordinary
@@ -1216,6 +1226,16 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
         regions: from :func:`leftover_regions`.
         card_wh: (short, long) card side, image px.
         differs: :func:`differs_from_table`, or None (then the bare-table test is skipped).
+        near: if given, a list this appends to: the places the searches climbed to and snapped that
+            are a card by their outline (all four sides backed, ``EDGE_TURN_SUPPORT``; of the card
+            size) and read within ``NEAR_BAND`` under the deck's threshold, but were not named (under
+            the search's bar, or "unknown"), each as an "unknown" reading (confidence 0.5, its quad
+            the snapped outline, its per-label scores kept), where every test a named reading passes
+            but the name's holds (inside the photo, off the cards taken, on its region, not bare
+            table, not only a second grid's). :func:`companion.vision.cards.read_cards` reports one
+            where nothing else was (``cards._with_refused``), so that a card found but not named
+            counts as found, and its local features may still name it (``cards._named_by_features``).
+            It changes no reading returned.
 
     Returns:
         New :class:`companion.vision.deck.Classification` readings, each named (never
@@ -1232,7 +1252,7 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     refused: list = []  # contested readings (_contested): not named, their places taken as if they were
     second: list = []  # of found and refused, those only a second grid reached (_second_only)
     found = _search_regions(image, deck, readings, regions, card_wh, differs, layout=False, seen=seen,
-                            refused=refused, second=second, maps=maps)
+                            refused=refused, second=second, maps=maps, near=near)
     named = [r for r in readings if r.label != UNKNOWN] + found + refused
     # The layout search's first grids are laid over what the first grids left unexplained, decided as
     # without a second grid (from the first grids' windows and readings), and its second grids over
@@ -1250,18 +1270,19 @@ def search_cards(image: np.ndarray, deck, readings, regions: list[Region], card_
     if not left and not left_second:
         return found
     return found + _layout_search(image, deck, named, left, card_wh, differs, second_regions=left_second,
-                                  maps=maps)
+                                  maps=maps, near=near)
 
 
 def _layout_search(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
-                   differs: np.ndarray | None, second_regions: list[Region] | None = None, maps=None) -> list:
+                   differs: np.ndarray | None, second_regions: list[Region] | None = None, maps=None,
+                   near: list | None = None) -> list:
     """The search of :func:`search_cards` again on ``regions`` (those the ordinary search left
     unexplained), screened and climbed on the cards' layout (``LAYOUT_BLUR``); ``readings`` are
     all named cards so far, the ordinary search's included; ``second_regions``, if given, get the
-    second grids, and a first grid of their own where not among ``regions`` (:func:`_search_regions`).
-    Returns its new readings."""
+    second grids, and a first grid of their own where not among ``regions`` (:func:`_search_regions`);
+    ``near`` as :func:`search_cards`'. Returns its new readings."""
     return _search_regions(image, deck, readings, regions, card_wh, differs, layout=True,
-                           second_regions=second_regions, maps=maps)
+                           second_regions=second_regions, maps=maps, near=near)
 
 
 def _unexplained(regions: list[Region], named, card_wh: tuple[float, float], seen: dict | None = None,
@@ -1337,7 +1358,7 @@ def _inside_convex(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], card_wh: tuple[float, float],
                     differs: np.ndarray | None, layout: bool, seen: dict | None = None,
                     refused: list | None = None, second: list | None = None,
-                    second_regions: list[Region] | None = None, maps=None) -> list:
+                    second_regions: list[Region] | None = None, maps=None, near: list | None = None) -> list:
     """One search of :func:`search_cards` over ``regions``: on the quick score's estimate
     (``layout`` False), or on the cards' layout (``layout`` True: screened and climbed with the
     windows and centroids blurred by ``LAYOUT_BLUR``, a coarser first step ``LAYOUT_STEP`` and up
@@ -1351,7 +1372,8 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     ``second_regions`` second grids (where :func:`_edge_turn` gives a turn) and, where not among
     ``regions``, first grids whose seeds are picked after those of ``regions``, from their own
     ``MAX_SEEDS``, and whose readings are held to the first grids' tests. ``maps``: the frame's mat
-    maps, called when needed (:func:`_on_title`); None: no mat known."""
+    maps, called when needed (:func:`_on_title`); None: no mat known. ``near``, a list, is given the
+    unnamed places that are a card by their outline (see :func:`search_cards`)."""
     from companion.vision.cards import order_quad, order_quads, pixels_in, refine_quads_sides
     from companion.vision.deck import checked, classify_quads
     from companion.vision.window_screen import Screen
@@ -1487,6 +1509,9 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
     for i in sorted(range(n), key=lambda i: -max(results[i].score, results[n + i].score)):
         r = results[n + i] if results[n + i].score >= results[i].score - 0.02 else results[i]
         if r.label == UNKNOWN or r.score < deck.threshold + WINDOW_MARGIN:
+            if near is not None and backed[i] and results[n + i].score >= deck.threshold - NEAR_BAND:
+                _keep_near(image, results[n + i], near, taken, regions[seed_owner[kept[i]]], card_wh, differs,
+                           reached[kept[i]], second_only[kept[i]])
             continue
         if reached[kept[i]]:
             continue  # the first grid's seed climbed here too: its reading stands (as on main)
@@ -1539,6 +1564,42 @@ def _search_regions(image: np.ndarray, deck, readings, regions: list[Region], ca
         taken.append(q)
         out.append(r)
     return out
+
+
+def _keep_near(image: np.ndarray, reading, near: list, taken: list[np.ndarray], region: Region,
+               card_wh: tuple[float, float], differs: np.ndarray | None, reached: bool, strict: bool) -> None:
+    """Append ``reading`` (a snapped, fully backed window read under the search's bar) to ``near``
+    as "unknown" (confidence 0.5: a card by its outline, undecided by its face) if it passes the
+    tests a named search reading passes but the name's: wholly inside the photo, over no card
+    ``taken`` (quads, image px) by more than ``OVERLAP_MAX`` of a card, on its ``region``
+    (:func:`_accounts_for`), not mostly bare table (``NOT_BARE_MIN`` of ``differs``; a place only a
+    second grid reached, ``strict``, ``EDGE_TURN_NOT_BARE``, as for a name), and not a second-grid
+    place a first grid's seed reached too (``reached``: the first grid's reading is the one there).
+    Nothing else is changed: the place is not taken, no name is given or taken away.
+
+    Args:
+        reading: :class:`companion.vision.deck.Classification`, quad (4, 2) float32 image px.
+        card_wh: (short, long) card side, image px.
+    """
+    from dataclasses import replace
+
+    from companion.vision.cards import pixels_in
+
+    if reached:
+        return
+    cw, ch = card_wh
+    q = np.asarray(reading.quad, np.float32)
+    if q.min() < 0 or q[:, 0].max() > image.shape[1] - 1 or q[:, 1].max() > image.shape[0] - 1:
+        return
+    if any(overlap_area(q, t) > OVERLAP_MAX * cw * ch for t in taken):
+        return
+    if not _accounts_for(q, region, cw * ch):
+        return
+    if differs is not None:
+        inside, differing = pixels_in(q, differs)
+        if differing < (EDGE_TURN_NOT_BARE if strict else NOT_BARE_MIN) * max(inside, 1):
+            return
+    near.append(replace(reading, label=UNKNOWN, confidence=0.5))
 
 
 def _second_only(refined: list[tuple], from_second: np.ndarray, cw: float) -> tuple[np.ndarray, np.ndarray]:

@@ -40,10 +40,12 @@ Finding (:func:`find_cards`)
    at the size of the cards just read, what the outlines left over: part-cards, card-shaped finds
    that read ``"unknown"`` or are of the wrong size, and patches that differ from the table
    (:mod:`companion.vision.card_search`). That is how a pale card on a pale table, or a card whose
-   art sits in a panel the edge map takes for the card, is read whole. Where that search has no
-   blob to go by (a table too busy for its estimate, or nothing named), a card whose outline has a
-   gap (a blurred side, a side running into a pale cable) is looked for as the thick core of the
-   edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
+   art sits in a panel the edge map takes for the card, is read whole. A place the search snapped
+   to with all four sides backed but read under its bar is read again as an outline found just
+   under the threshold is (:func:`_look_again`), and reported "unknown" if that does not name it.
+   Where that search has no blob to go by (a table too busy for its estimate, or nothing named), a
+   card whose outline has a gap (a blurred side, a side running into a pale cable) is looked for as
+   the thick core of the edge-free part of the map (:func:`_with_cores`). Last, a card partly covered
    by something else (a knife, a book's edge) is completed from its visible sides and named on the
    part that shows (:mod:`companion.vision.covered`), where no card was named. On a photo where
    nothing at all is named, a card is also looked for from a corner, two straight sides meeting
@@ -55,7 +57,9 @@ Finding (:func:`find_cards`)
 
 Limits: cards must not touch or overlap (a visible gap of about 2 px in the reduced image, i.e.
 a few mm at table distance, is enough), except two cards touching along their long sides, whose
-one outline has a card's shape; a card cut by the image border is not reported; on a
+one outline has a card's shape; a card cut by the image border is not reported, unless at most
+a quarter of it is cut off, its three other sides show, and another card named gives the card
+size (:func:`_with_border_cut`; it is then named only if the deck names it clearly); on a
 table whose texture is as strong as the card outlines, only cards whose face has a continuous
 border region, or that the deck finds at the size of the others, are found; a card partly covered
 by something else is found only when one whole side of it shows, with the paper running from it
@@ -1252,7 +1256,8 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
     (:mod:`companion.vision.card_search`): part-cards, card-shaped finds that read ``"unknown"``,
     and patches that differ from the table. Where the outlines named no card, the search guesses
     the size, and an outline of two touching cards that overlaps a card the search named is cut in
-    two (:func:`_split_pairs`).
+    two (:func:`_split_pairs`). A place the search outlined whole (``card_search.NEAR_BAND``) but
+    did not name is read again (:func:`_look_again`); if still unnamed it goes to ``refused``.
     """
     from companion.rules.sushi_go.cards import UNKNOWN
     from companion.vision import card_search
@@ -1313,7 +1318,19 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
             settled = [r for r in readings if not any(r is b for b in recheck)]
     if not regions:
         return readings
-    found = card_search.search_cards(frame, deck, settled, regions, size, differs)
+    # The search's places that are a card by their outline (four sides backed) but read under its bar
+    # are read again as an outline found just under the threshold is (_look_again); one named so
+    # joins the search's cards, the rest go to ``refused``: reported "unknown" where nothing else is
+    # (_with_refused), found if not named.
+    near: list = []
+    found = card_search.search_cards(frame, deck, settled, regions, size, differs, near=near)
+    for r in _look_again(frame, near, deck):
+        if r.label == UNKNOWN:
+            if refused is not None:
+                refused.append(r)
+        elif not any(card_search.overlap_area(r.quad, o.quad) > card_search.OVERLAP_MAX * size[0] * size[1]
+                     for o in settled + found if o.label != UNKNOWN):
+            found.append(r)
     if not found:
         return readings
     # An "unknown" outline, or a doubtful one, that a card found now covers was part of that card.
@@ -1454,6 +1471,140 @@ def _with_covered(frame: np.ndarray, deck, readings: list) -> list:
             or not any(overlap_area(r.quad, c.quad) > 0.5 * abs(cv2.contourArea(np.asarray(r.quad, np.float32)))
                        for c in new)]
     return _one_per_place([(False, r) for r in kept] + [(True, c) for c in new])
+
+
+#: A card cut by the photo's border (:func:`_with_border_cut`): the side of its outline lying on the
+#: border must be within this share of the card's short or long side as read elsewhere in the photo ...
+_CUT_SIDE = 0.2
+#: ... the longer of the two sides running from the border within this share of the other of the
+#: card's sides (a card of the photo's size, give or take perspective) ...
+_CUT_FULL = 0.2
+#: ... and the shorter at least this share of the longer: at most a quarter of the card runs off the
+#: photo (beyond that too little of it shows to be named as a whole card).
+_CUT_SHOWN = 0.75
+#: ... and its three sides in the photo each backed (``refine_quads_sides``) at least this well.
+_CUT_SUPPORT = 0.6
+
+
+def _border_cut_quads(frame: np.ndarray, size: tuple[float, float], readings: list) -> list[np.ndarray]:
+    """Whole-card quads of the cards a little cut by the photo's border, for :func:`_with_border_cut`.
+
+    The outline finder drops a contour that runs along the border (:func:`_runs_along_border`): its
+    true shape cannot be told from what shows. With the card size known from the cards read, it
+    can, where little is cut: the contour's hull is a quad one side of which lies on the border
+    (both its ends within 3 px of one edge), the side between the two sides that run from the
+    border. The longer of those two is taken as the card's whole side (a card turned a little has
+    one corner near the border in the photo and the other off it), the shorter is extended to it
+    along its own line: the corner cut off is put back. Kept if the border side is about the card's
+    other side (``_CUT_SIDE``), the longer side about a card's (``_CUT_FULL``), the shorter at
+    least ``_CUT_SHOWN`` of it, the result card-shaped, and it overlaps no reading by more than
+    ``card_search.OVERLAP_MAX`` of a card.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR (the working image).
+        size: (short, long) card side, px (:func:`companion.vision.card_search.card_size`).
+        readings: the readings so far (Classification), quads (4, 2) float32 px.
+
+    Returns:
+        (4, 2) float32 quads, px of ``frame``, :func:`order_quad` order; corners may lie outside
+        the photo (the part cut off).
+    """
+    from companion.vision.card_search import OVERLAP_MAX, overlap_area
+
+    cw, ch = size
+    h, w = frame.shape[:2]
+    scale, contours, hier = thick_edge_contours(frame)
+    if hier is None or not len(contours):
+        return []
+    sw, sh = round(w * scale), round(h * scale)
+    lo, hi = 0.4 * cw * ch * scale * scale, 1.3 * cw * ch * scale * scale
+    boxes = _boxes(contours)
+    near = ((boxes[:, 0] <= 1) | (boxes[:, 1] <= 1) | (boxes[:, 0] + boxes[:, 2] >= sw - 1)
+            | (boxes[:, 1] + boxes[:, 3] >= sh - 1)) & (boxes[:, 2] * boxes[:, 3] >= lo)
+    taken = [np.asarray(r.quad, np.float32) for r in readings]
+    out: list[np.ndarray] = []
+    for i in np.flatnonzero(near):
+        c = contours[i]
+        if not _runs_along_border(c, sw, sh, float(min(boxes[i, 2], boxes[i, 3]))):
+            continue
+        hull = cv2.convexHull(c)
+        res = _hull_quad(hull, cv2.contourArea(hull))
+        if res is None or not lo <= res[1] <= hi:
+            continue
+        q = order_quad(res[0] / scale)
+        if not _square_enough(q, side_ratio=1.6):  # (one pair of sides is cut short)
+            continue
+        on = [k for k in range(4) for ax, lim in ((0, 0.0), (1, 0.0), (0, w - 1.0), (1, h - 1.0))
+              if abs(q[k, ax] - lim) <= 3 and abs(q[_NEXT[k], ax] - lim) <= 3]
+        if len(on) != 1:
+            continue  # on two edges (a photo's corner) or on none: not a card cut at one side
+        k = on[0]
+        cut = float(np.linalg.norm(q[_NEXT[k]] - q[k]))
+        across, along = (cw, ch) if abs(cut - cw) <= abs(cut - ch) else (ch, cw)
+        if abs(cut - across) > _CUT_SIDE * across:
+            continue
+        runs = ((k, _PREV[k]), (_NEXT[k], _NEXT[_NEXT[k]]))  # (corner on the border, its far end)
+        lens = [float(np.linalg.norm(q[a] - q[b])) for a, b in runs]
+        full = max(lens)
+        if abs(full - along) > _CUT_FULL * along or min(lens) < _CUT_SHOWN * full:
+            continue
+        e = q.copy()
+        for (a, b), ln in zip(runs, lens):
+            e[a] = q[b] + (q[a] - q[b]) * np.float32(full / max(ln, 1e-6))
+        if not _ASPECT_MIN <= _aspect(e) <= _ASPECT_MAX:
+            continue
+        if any(overlap_area(e, t) > OVERLAP_MAX * cw * ch for t in taken + out):
+            continue
+        out.append(e.astype(np.float32))
+    return out
+
+
+def _with_border_cut(frame: np.ndarray, deck, readings: list) -> list:
+    """``readings`` plus the cards a little cut by the photo's border that the deck names clearly.
+
+    Issue #6: on the real photos' IMG_2615 an ace lies at the top border on
+    dark knit, turned about 11 degrees: its top-left corner 2 px inside the photo, its top-right
+    one about 25 px beyond it (some 6 % of the card cut off). The outline finder drops its contour
+    (it runs along the border), the table is too busy for the window search's blobs, and the ace was
+    not found. Its three sides in the photo and the card size the other cards give place the whole
+    card (:func:`_border_cut_quads`); the cut corner is read as the border's pixels repeated
+    (``deck.card_patches``, ``BORDER_REPLICATE``). Only a name that clears the window search's bar
+    (the deck's threshold plus ``card_search.WINDOW_MARGIN``: a quad built, not found whole) and the
+    deck's checks, on a place that overlaps no reading, is added: nothing is made "unknown" and no
+    reading is changed or dropped. Run only where a card was named (the card size is known).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.
+        deck: the enrolled deck.
+        readings: :class:`companion.vision.deck.Classification` objects.
+
+    Returns:
+        ``readings`` itself if nothing is added, else a new list sorted as :func:`_one_per_place`
+        sorts. A card added has corners outside the photo (the part cut off).
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision import card_search
+    from companion.vision.deck import checked, classify_quads
+
+    size = card_search.card_size(readings)
+    if size is None:
+        return readings
+    quads = _border_cut_quads(frame, size, readings)
+    if not quads:
+        return readings
+    out = list(readings)
+    bar = deck.threshold + card_search.WINDOW_MARGIN
+    for q, r, (_, _, _, sides) in zip(quads, classify_quads(frame, quads, deck, checks=False),
+                                      refine_quads_sides(frame, quads)):
+        # (sides: each side's share backed; the one side cut off by the border has none)
+        if r.label == UNKNOWN or r.score < bar or np.sort(sides)[1] < _CUT_SUPPORT:
+            continue
+        r = checked(frame, r, deck)
+        if r.label == UNKNOWN or any(card_search.overlap_area(np.asarray(r.quad, np.float32), np.asarray(
+                o.quad, np.float32)) > card_search.OVERLAP_MAX * size[0] * size[1] for o in out):
+            continue
+        out.append(r)
+    return readings if len(out) == len(readings) else sorted(out, key=_reading_order)
 
 
 #: A refused card (:func:`_with_refused`) is reported only where no reading covers more than this
@@ -1741,7 +1892,8 @@ def read_cards(frame: np.ndarray, deck, scale: float = 1.0) -> list[CardObservat
     try:
         with one_blas_thread(), one_opencv_thread():
             refused: list = []
-            results = _with_refused(_with_covered(work, deck, read_card_results(work, deck, refused)), refused)
+            results = _with_border_cut(work, deck, read_card_results(work, deck, refused))
+            results = _with_refused(_with_covered(work, deck, results), refused)
             results = _without_foreign_paper(work, deck, results)
             results = _without_bare_index(work, deck, results)
             # The cross-check first, on the names the whole-card path gave; the cards it turns
