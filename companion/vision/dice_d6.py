@@ -2205,18 +2205,39 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
     for t in [t for t in kept if t[1] is None]:
         hidden = [u for u in order if u[1] is not None and len(u[2].pips) >= SPANNED_MIN_PIPS
                   and u[2].squash >= SPANNED_MIN_SQUASH and _overlap(u[2], t[2])
-                  and not any(_overlap(u[2], k) for _, _, k in kept if k is not t[2])]
+                  and not any(_overlap(u[2], k, u[1], v) for _, v, k in kept if k is not t[2])]
         if any(not _overlap(a[2], b[2]) for i, a in enumerate(hidden) for b in hidden[i + 1:]):
             order = [u for u in order if u is not t]
             kept = _greedy(order)
     return kept
 
 
-def _overlap(f: Face, k: Face) -> bool:
+#: A face read as a one counts, for :func:`_overlap`, at most this many of its pip's diameters
+#: wide (half-width): a one's face is a guess (2.6 … 3.4 diameters, or out to the strongest edge
+#: round the pip, on a clear die often its base), and the group keeps the guess of the largest
+#: margin, all its guesses reading 1 about as well (0.77 … 0.79). Its die is smaller: 1.8 … 2.0
+#: diameters on the simulated and the dev photos' dice (``LARGE_ONE_HALF_WIDTH``). Counted at its
+#: guess, a one touching a die read as a two or a five overlapped it (centres 2.0 … 2.2 of the
+#: one's true half-widths apart, under 1.6 of a 3.0 … 3.4-diameter guess) and lost to its rounder
+#: pips (``gem_d6`` 2509, 2524).
+ONE_OVERLAP_HALF_WIDTH = LARGE_ONE_HALF_WIDTH
+
+
+def _overlap_half_width(f: Face, value: int | None) -> float:
+    """``f``'s half-width as :func:`_overlap` counts it, px: a one's no more than
+    ``ONE_OVERLAP_HALF_WIDTH`` of its pip's diameters."""
+    if value == 1 and len(f.pips) == 1:
+        return min(f.half_width, ONE_OVERLAP_HALF_WIDTH * f.pips[0].diameter)
+    return f.half_width
+
+
+def _overlap(f: Face, k: Face, f_value: int | None = None, k_value: int | None = None) -> bool:
     """Whether two read faces lie too near to be two dice's top faces: centres within 1.6 of the
     larger half-width (a die's side faces lie within that of its top face's centre, a touching
-    die's top face 2 or more away)."""
-    return math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
+    die's top face 2 or more away); a face read as a one (``f_value``, ``k_value``) counted no
+    wider than its die can be (:func:`_overlap_half_width`)."""
+    return (math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1])
+            < 1.6 * max(_overlap_half_width(f, f_value), _overlap_half_width(k, k_value)))
 
 
 def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
@@ -2224,7 +2245,7 @@ def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, in
     overlaps one kept before it (:func:`_overlap`)."""
     kept: list[tuple[float, int | None, Face]] = []
     for t in order:
-        if not any(_overlap(t[2], k) for _, _, k in kept):
+        if not any(_overlap(t[2], k, t[1], v) for _, v, k in kept):
             kept.append(t)
     return kept
 
@@ -2260,7 +2281,7 @@ def _choose_faces(scored: list[tuple[float, int | None, Face]], alt: list[tuple[
     for margin, value, f in _top_faces(alt, least_value=2):
         if id(f) in held or f.half_width < least:
             continue  # (smaller than the dice round it: two side-by-side pips of a four read as a two)
-        if not any(_overlap(f, k) for _, _, k in kept):
+        if not any(_overlap(f, k, value, v) for _, v, k in kept):
             kept.append((margin, value, f))
     return kept
 
