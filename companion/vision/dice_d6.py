@@ -660,12 +660,14 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     out = []
     large = [False] * n if alone is None else alone
     for p, t, h, big in zip(pips, theta.tolist(), half, large):
-        if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
+        far = h / p.diameter > LONE_HALF_WIDTH[1]
+        if h / p.diameter < LONE_HALF_WIDTH[0] or (far and not big):
             out.append([])
             continue
         c, s_ = math.cos(t), math.sin(t)
         out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0, large)
-                    for w, large in ((h, False), *(((LARGE_ONE_HALF_WIDTH * p.diameter, True),) if big else ()),
+                    for w, large in (*(() if far else ((h, False),)),
+                                     *(((LARGE_ONE_HALF_WIDTH * p.diameter, True),) if big else ()),
                                      (2.6 * p.diameter, False), (3.0 * p.diameter, False), (3.4 * p.diameter, False))])
     return out
 
