@@ -2225,11 +2225,23 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
 ONE_OVERLAP_HALF_WIDTH = LARGE_ONE_HALF_WIDTH
 
 
-def _overlap_half_width(f: Face, value: int | None) -> float:
-    """``f``'s half-width as :func:`_overlap` counts it, px: a one's no more than
-    ``ONE_OVERLAP_HALF_WIDTH`` of its pip's diameters."""
+#: ... but only against a face at least this many of the one's pip diameters wide (half-width):
+#: a die beside it, as large as the one's (1.7 … 1.9 of its pip's diameters on ``gem_d6``'s clear
+#: dice, by their true quads, and read so: 1.7 … 1.8 on 2501, 2509, 2524). A smaller reading is of
+#: fewer pips of a larger face (two of a six's pips read as a three, 1.3 on never-run 2648, its
+#: centre 3.4 diameters from a one's where no die the one's size could lie): the one, counted at
+#: its guess, still hides it, as before.
+ONE_OVERLAP_MIN_OTHER = 1.5
+
+
+def _overlap_half_width(f: Face, value: int | None, other: Face) -> float:
+    """``f``'s half-width as :func:`_overlap` counts it beside ``other``, px: a one's no more than
+    ``ONE_OVERLAP_HALF_WIDTH`` of its pip's diameters when ``other`` is as large as its die can be
+    (``ONE_OVERLAP_MIN_OTHER``)."""
     if value == 1 and len(f.pips) == 1:
-        return min(f.half_width, ONE_OVERLAP_HALF_WIDTH * f.pips[0].diameter)
+        d = f.pips[0].diameter
+        if other.half_width >= ONE_OVERLAP_MIN_OTHER * d:
+            return min(f.half_width, ONE_OVERLAP_HALF_WIDTH * d)
     return f.half_width
 
 
@@ -2237,9 +2249,9 @@ def _overlap(f: Face, k: Face, f_value: int | None = None, k_value: int | None =
     """Whether two read faces lie too near to be two dice's top faces: centres within 1.6 of the
     larger half-width (a die's side faces lie within that of its top face's centre, a touching
     die's top face 2 or more away); a face read as a one (``f_value``, ``k_value``) counted no
-    wider than its die can be (:func:`_overlap_half_width`)."""
+    wider than its die can be beside a face as large as that die (:func:`_overlap_half_width`)."""
     return (math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1])
-            < 1.6 * max(_overlap_half_width(f, f_value), _overlap_half_width(k, k_value)))
+            < 1.6 * max(_overlap_half_width(f, f_value, k), _overlap_half_width(k, k_value, f)))
 
 
 def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
