@@ -79,3 +79,15 @@ def test_clear_ones_touching_a_two_or_a_five_are_read():
         assert per_die[neighbour] == [shot.dice[neighbour][1]], (seed, per_die[neighbour])
         # ... and no die of the photo is given a value it does not show.
         assert all(got in ([], [None], [face]) for (_, face, _), got in zip(shot.dice, per_die)), (seed, per_die)
+
+
+def test_a_one_still_hides_a_reading_smaller_than_its_die():
+    # Two of a six's pips read as a three (half-width 1.27 of the one's pip diameter, where a die
+    # as large as the one's is 1.7 … 1.9) whose centre lies 3.4 diameters from a round one's: no
+    # die the one's size fits there, so it is no die beside the one (as never-run gem_d6 2648).
+    one_pip = _pip(100.0, 100.0, 18.0, 1.0)
+    one = (0.83, 1, _face(100.0, 100.0, 43.0, (one_pip,)))
+    cx = 100.0 + 3.4 * 18.0
+    small = (0.86, 3, _face(cx, 100.0, 1.27 * 18.0, (_pip(cx - 9, 91, 12.6, 0.92), _pip(cx + 9, 109, 12.6, 0.92))))
+    kept = dice_d6._top_faces([one, small])
+    assert [v for _, v, _ in kept] == [1]
