@@ -563,7 +563,9 @@ def _squashes(frames: np.ndarray) -> np.ndarray:
 BLURRED_FACE_MIN_SQUASH = 0.75
 #: A one's face half-width per pip diameter, (min, max): a one's pip is large, about a third of
 #: the half-width (2.8 … 3.7 on the dev photos, 10th to 90th percentile), on some dice a half
-#: (1.8 on the simulated ones).
+#: (1.8 on the simulated ones). Beyond the max, a pip alone in its group still gets a one's usual
+#: proportions (:func:`_lone_faces_many`): a clear die's top edge is faint, its base and shadow
+#: the strongest edges, out to 5 diameters (``gem_d6`` 2501's one, 1.8 diameters to its edge).
 LONE_HALF_WIDTH = (1.6, 4.6)
 #: A large one's face half-width per pip diameter, tried besides the usual proportions for a pip
 #: alone in its group: on many dice the one's pip is larger than the others' (on the dev photos
@@ -601,7 +603,12 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     """Faces around each pip with no neighbours (a one), turned like the strongest edges nearby:
     one as wide as the distance to its outline, and a few of a one's usual proportions (the
     outline found may be the die's base rather than its top face's edge). None at all for a pip
-    with no outline at a face's distance: a dark spot on the table or on clutter.
+    with no outline at a face's distance (``LONE_HALF_WIDTH``): a dark spot on the table or on
+    clutter. An outline nearer than that (a pip by an edge) gives none whatever the pip; one
+    farther out is no face, but a pip alone in its group (``alone``) still gets the usual
+    proportions and the large one's face: a clear die's faint top edge is weaker than its base
+    or its shadow, and the faces' own checks (their outline, :func:`_refusal`) tell a die from
+    a spot.
 
     The turn is the dominant edge direction (modulo 90°) in a disc round the pip: the face's
     outline and the side faces' edges run along the face's axes, and averaging angles ×4 folds the
