@@ -563,7 +563,9 @@ def _squashes(frames: np.ndarray) -> np.ndarray:
 BLURRED_FACE_MIN_SQUASH = 0.75
 #: A one's face half-width per pip diameter, (min, max): a one's pip is large, about a third of
 #: the half-width (2.8 … 3.7 on the dev photos, 10th to 90th percentile), on some dice a half
-#: (1.8 on the simulated ones).
+#: (1.8 on the simulated ones). Beyond the max, a pip alone in its group still gets a one's usual
+#: proportions (:func:`_lone_faces_many`): a clear die's top edge is faint, its base and shadow
+#: the strongest edges, out to 5 diameters (``gem_d6`` 2501's one, 1.8 diameters to its edge).
 LONE_HALF_WIDTH = (1.6, 4.6)
 #: A large one's face half-width per pip diameter, tried besides the usual proportions for a pip
 #: alone in its group: on many dice the one's pip is larger than the others' (on the dev photos
@@ -601,7 +603,12 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     """Faces around each pip with no neighbours (a one), turned like the strongest edges nearby:
     one as wide as the distance to its outline, and a few of a one's usual proportions (the
     outline found may be the die's base rather than its top face's edge). None at all for a pip
-    with no outline at a face's distance: a dark spot on the table or on clutter.
+    with no outline at a face's distance (``LONE_HALF_WIDTH``): a dark spot on the table or on
+    clutter. An outline nearer than that (a pip by an edge) gives none whatever the pip; one
+    farther out is no face, but a pip alone in its group (``alone``) still gets the usual
+    proportions and the large one's face: a clear die's faint top edge is weaker than its base
+    or its shadow, and the faces' own checks (their outline, :func:`_refusal`) tell a die from
+    a spot.
 
     The turn is the dominant edge direction (modulo 90°) in a disc round the pip: the face's
     outline and the side faces' edges run along the face's axes, and averaging angles ×4 folds the
@@ -660,12 +667,14 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     out = []
     large = [False] * n if alone is None else alone
     for p, t, h, big in zip(pips, theta.tolist(), half, large):
-        if not LONE_HALF_WIDTH[0] <= h / p.diameter <= LONE_HALF_WIDTH[1]:
+        far = h / p.diameter > LONE_HALF_WIDTH[1]
+        if h / p.diameter < LONE_HALF_WIDTH[0] or (far and not big):
             out.append([])
             continue
         c, s_ = math.cos(t), math.sin(t)
         out.append([Face(np.array([[w * c, -w * s_, p.x], [w * s_, w * c, p.y]]), (p,), 0.0, large)
-                    for w, large in ((h, False), *(((LARGE_ONE_HALF_WIDTH * p.diameter, True),) if big else ()),
+                    for w, large in (*(() if far else ((h, False),)),
+                                     *(((LARGE_ONE_HALF_WIDTH * p.diameter, True),) if big else ()),
                                      (2.6 * p.diameter, False), (3.0 * p.diameter, False), (3.4 * p.diameter, False))])
     return out
 
@@ -2205,18 +2214,51 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
     for t in [t for t in kept if t[1] is None]:
         hidden = [u for u in order if u[1] is not None and len(u[2].pips) >= SPANNED_MIN_PIPS
                   and u[2].squash >= SPANNED_MIN_SQUASH and _overlap(u[2], t[2])
-                  and not any(_overlap(u[2], k) for _, _, k in kept if k is not t[2])]
+                  and not any(_overlap(u[2], k, u[1], v) for _, v, k in kept if k is not t[2])]
         if any(not _overlap(a[2], b[2]) for i, a in enumerate(hidden) for b in hidden[i + 1:]):
             order = [u for u in order if u is not t]
             kept = _greedy(order)
     return kept
 
 
-def _overlap(f: Face, k: Face) -> bool:
+#: A face read as a one counts, for :func:`_overlap`, at most this many of its pip's diameters
+#: wide (half-width): a one's face is a guess (2.6 … 3.4 diameters, or out to the strongest edge
+#: round the pip, on a clear die often its base), and the group keeps the guess of the largest
+#: margin, all its guesses reading 1 about as well (0.77 … 0.79). Its die is smaller: 1.8 … 2.0
+#: diameters on the simulated and the dev photos' dice (``LARGE_ONE_HALF_WIDTH``). Counted at its
+#: guess, a one touching a die read as a two or a five overlapped it (centres 2.0 … 2.2 of the
+#: one's true half-widths apart, under 1.6 of a 3.0 … 3.4-diameter guess) and lost to its rounder
+#: pips (``gem_d6`` 2509, 2524).
+ONE_OVERLAP_HALF_WIDTH = LARGE_ONE_HALF_WIDTH
+
+
+#: ... but only against a face at least this many of the one's pip diameters wide (half-width):
+#: a die beside it, as large as the one's (1.7 … 1.9 of its pip's diameters on ``gem_d6``'s clear
+#: dice, by their true quads, and read so: 1.7 … 1.8 on 2501, 2509, 2524). A smaller reading is of
+#: fewer pips of a larger face (two of a six's pips read as a three, 1.3 on never-run 2648, its
+#: centre 3.4 diameters from a one's where no die the one's size could lie): the one, counted at
+#: its guess, still hides it, as before.
+ONE_OVERLAP_MIN_OTHER = 1.5
+
+
+def _overlap_half_width(f: Face, value: int | None, other: Face) -> float:
+    """``f``'s half-width as :func:`_overlap` counts it beside ``other``, px: a one's no more than
+    ``ONE_OVERLAP_HALF_WIDTH`` of its pip's diameters when ``other`` is as large as its die can be
+    (``ONE_OVERLAP_MIN_OTHER``)."""
+    if value == 1 and len(f.pips) == 1:
+        d = f.pips[0].diameter
+        if other.half_width >= ONE_OVERLAP_MIN_OTHER * d:
+            return min(f.half_width, ONE_OVERLAP_HALF_WIDTH * d)
+    return f.half_width
+
+
+def _overlap(f: Face, k: Face, f_value: int | None = None, k_value: int | None = None) -> bool:
     """Whether two read faces lie too near to be two dice's top faces: centres within 1.6 of the
     larger half-width (a die's side faces lie within that of its top face's centre, a touching
-    die's top face 2 or more away)."""
-    return math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1]) < 1.6 * max(f.half_width, k.half_width)
+    die's top face 2 or more away); a face read as a one (``f_value``, ``k_value``) counted no
+    wider than its die can be beside a face as large as that die (:func:`_overlap_half_width`)."""
+    return (math.hypot(f.center[0] - k.center[0], f.center[1] - k.center[1])
+            < 1.6 * max(_overlap_half_width(f, f_value, k), _overlap_half_width(k, k_value, f)))
 
 
 def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, int | None, Face]]:
@@ -2224,7 +2266,7 @@ def _greedy(order: list[tuple[float, int | None, Face]]) -> list[tuple[float, in
     overlaps one kept before it (:func:`_overlap`)."""
     kept: list[tuple[float, int | None, Face]] = []
     for t in order:
-        if not any(_overlap(t[2], k) for _, _, k in kept):
+        if not any(_overlap(t[2], k, t[1], v) for _, v, k in kept):
             kept.append(t)
     return kept
 
@@ -2260,7 +2302,7 @@ def _choose_faces(scored: list[tuple[float, int | None, Face]], alt: list[tuple[
     for margin, value, f in _top_faces(alt, least_value=2):
         if id(f) in held or f.half_width < least:
             continue  # (smaller than the dice round it: two side-by-side pips of a four read as a two)
-        if not any(_overlap(f, k) for _, _, k in kept):
+        if not any(_overlap(f, k, value, v) for _, v, k in kept):
             kept.append((margin, value, f))
     return kept
 
