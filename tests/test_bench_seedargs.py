@@ -42,6 +42,7 @@ def test_seed_span_names_a_bad_span(text):
     ("icon_dice", "8000"), ("roll_read", "x:y"), ("sim_d6", "320:300"),
     ("real_covers", "9-2"), ("crumb_nines", "x"), ("gem_crack", "7"), ("blur_pips", "3-1"),
     ("gem_d6", "20:10"), ("gem_probe", "0-20"), ("touching_pairs", "13000-x"), ("ace_corners", "9-2"),
+    ("border_cards", "9-2"),
 ])
 def test_a_bench_given_bad_seeds_exits_2_naming_the_argument(bench, bad):
     r = subprocess.run([sys.executable, str(ROOT / "bench" / f"{bench}.py"), "--seeds", bad],
