@@ -20,7 +20,8 @@ papers at the border).
 
 Stop 54, draw 0, main before and after ``find55``: seeds 96400-96599 border cards right 3 -> 4 of 30,
 96600-96799 2 -> 4 of 32; 0 wrong, 0 spurious on the border things on both; one spurious "ace" on
-both (seed 96428, a small quad beside a border ace's corner index at a seam of the pasted table).
+both (seed 96428, a small quad beside a border ace's corner index at a seam of the pasted table):
+gone since ``cards._readable`` (an outline narrower than the deck's patch needs the search's bar).
 """
 
 from __future__ import annotations

@@ -1263,12 +1263,12 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
     from companion.vision import card_search
 
     readings, unread = classify_groups(frame, find_card_groups(frame), deck, refused)
-    readings = _look_again(frame, readings, deck)
+    readings = _readable(_look_again(frame, readings, deck), deck)
     size = card_search.card_size(readings)
     if size is None:
         # No card named: the table's texture may touch every outline; look again, coarser.
         coarse, coarse_unread = classify_groups(frame, find_card_groups(frame, coarse=True), deck, refused)
-        coarse = _look_again(frame, coarse, deck)
+        coarse = _readable(_look_again(frame, coarse, deck), deck)
         if card_search.card_size(coarse) is not None:
             readings, unread = coarse, coarse_unread
     readings, unread = _split_pairs(frame, readings, unread, deck)
@@ -1343,6 +1343,35 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
 #: core is opened at each of these guesses of the card's short side (fraction of the square root of the
 #: photo's area at the finder's working size; the finder takes cards from 0.0015 of the area up, about
 #: 0.03 of that root for the short side).
+def _readable(readings: list, deck) -> list:
+    """``readings`` without the outlines too small to be read: a short side under the deck's patch
+    width (``deck.PATCH_W``, 30 px). The deck compares a 30 × 43 px patch of each card; a smaller
+    outline is read from fewer pixels than the template holds, stretched to it, and its name would
+    also set the card size every later path looks for (:func:`card_search.card_size`). Found with
+    ``bench/border_cards.py`` seed 96428: an 18 × 31 px white patch with a red mark beside a card's
+    corner, on a pasted table's seam, named "ace" (0.76 over a 0.72 threshold), and the photo's jack
+    not found at all at that size. The real photos' cards are 135–165 px long.
+
+    Args:
+        readings: :class:`companion.vision.deck.Classification` objects, quads (4, 2) px.
+
+    Returns:
+        ``readings`` itself if every one is large enough, else a new list without the small ones.
+    """
+    from companion.rules.sushi_go.cards import UNKNOWN
+    from companion.vision import card_search
+    from companion.vision.deck import PATCH_W
+
+    def short(r) -> float:
+        q = np.asarray(r.quad, np.float32).reshape(4, 2)
+        sides = np.linalg.norm(q - q[[1, 2, 3, 0]], axis=1)
+        return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2.0)
+
+    bar = deck.threshold + card_search.WINDOW_MARGIN
+    kept = [r for r in readings if short(r) >= PATCH_W or (r.label != UNKNOWN and r.score >= bar)]
+    return readings if len(kept) == len(readings) else kept
+
+
 _CORE_GUESS = (0.05, 0.08, 0.12)
 
 
