@@ -122,3 +122,26 @@ def test_a_dark_dot_framed_far_out_is_no_one():
             cv2.circle(img, (cx, cy), d // 2, (40, 45, 50), -1, cv2.LINE_AA)
         img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
         assert read_d6(img) == [], seed
+
+
+def _framed_dot(seed: int) -> np.ndarray:
+    """(480, 640, 3) uint8 BGR: one dark dot 12-25 px across on plain paper, a ring 5.6-7.5 of its
+    diameters out (a plate's or a tile's rim, no die's base that far from its one)."""
+    rng = np.random.default_rng(seed)
+    bg = rng.integers(90, 220, 3)
+    img = np.full((480, 640, 3), bg, np.uint8)
+    d = int(rng.integers(12, 26))
+    h = int(rng.uniform(5.6, 7.5) * d)
+    cv2.circle(img, (320, 240), h, tuple(int(v) for v in np.clip(bg - 70, 0, 255)), max(2, d // 4))
+    cv2.circle(img, (320, 240), d // 2, tuple(int(v) for v in rng.integers(0, 60, 3)), -1, cv2.LINE_AA)
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    return np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_a_dot_whose_edges_lie_past_a_dies_base_gets_no_faces(monkeypatch):
+    # Stop 54's review: a lone pip whose strongest edges lie past a one's reach now gets a one's
+    # faces (a clear die's base outshines its top edge, 4.96 diameters out on gem 2501), but only
+    # out to LONE_FAR_MAX; the dot of seed 2 (its ring 5.6-7.5 diameters out) read "1" without it.
+    assert read_d6(_framed_dot(2)) == []
+    monkeypatch.setattr(dice_d6, "LONE_FAR_MAX", math.inf)
+    assert [o.face for o in read_d6(_framed_dot(2))] == ["1"]  # the bound is what refuses it

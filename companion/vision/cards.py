@@ -1339,10 +1339,6 @@ def read_card_results(frame: np.ndarray, deck, refused: list | None = None) -> l
     return _one_per_place([(False, r) for r in kept + found])
 
 
-#: A gapped outline's core (:func:`_core_quads`) where no card is named, so no card size to go by: the
-#: core is opened at each of these guesses of the card's short side (fraction of the square root of the
-#: photo's area at the finder's working size; the finder takes cards from 0.0015 of the area up, about
-#: 0.03 of that root for the short side).
 def _readable(readings: list, deck) -> list:
     """``readings`` without the outlines too small to be read: a short side under the deck's patch
     width (``deck.PATCH_W``, 30 px). The deck compares a 30 × 43 px patch of each card; a smaller
@@ -1372,6 +1368,10 @@ def _readable(readings: list, deck) -> list:
     return readings if len(kept) == len(readings) else kept
 
 
+#: A gapped outline's core (:func:`_core_quads`) where no card is named, so no card size to go by: the
+#: core is opened at each of these guesses of the card's short side (fraction of the square root of the
+#: photo's area at the finder's working size; the finder takes cards from 0.0015 of the area up, about
+#: 0.03 of that root for the short side).
 _CORE_GUESS = (0.05, 0.08, 0.12)
 
 
@@ -1599,8 +1599,11 @@ def _with_border_cut(frame: np.ndarray, deck, readings: list) -> list:
     card (:func:`_border_cut_quads`); the cut corner is read as the border's pixels repeated
     (``deck.card_patches``, ``BORDER_REPLICATE``). Only a name that clears the window search's bar
     (the deck's threshold plus ``card_search.WINDOW_MARGIN``: a quad built, not found whole) and the
-    deck's checks, on a place that overlaps no reading, is added: nothing is made "unknown" and no
-    reading is changed or dropped. Run only where a card was named (the card size is known).
+    deck's checks, on a place that overlaps no reading by more than ``card_search.OVERLAP_MAX`` of a
+    card, is added: nothing is made "unknown" and no reading is changed or dropped. Where the cut
+    runs nearly along a card's edge, both its corners are off the photo and the card is put back
+    only as long as its longer side shows (up to ``_CUT_FULL`` short of a card): read, not rebuilt
+    to the card size. Run only where a card was named (the card size is known).
 
     Args:
         frame: (H, W, 3) uint8 BGR, the working image the readings' quads are in.

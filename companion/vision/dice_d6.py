@@ -567,6 +567,11 @@ BLURRED_FACE_MIN_SQUASH = 0.75
 #: proportions (:func:`_lone_faces_many`): a clear die's top edge is faint, its base and shadow
 #: the strongest edges, out to 5 diameters (``gem_d6`` 2501's one, 1.8 diameters to its edge).
 LONE_HALF_WIDTH = (1.6, 4.6)
+#: ... but only out to this (per pip diameter): a die's base and shadow lie within about 5
+#: diameters of its one (``gem_d6`` 2501: 4.96). Farther, the strongest edges are no die's (a dark
+#: dot on bare paper, its strongest step noise anywhere round it): no faces, as below the min
+#: (stop 54's review: 6 more dots of 192 read "1" on plain paper without this bound).
+LONE_FAR_MAX = 5.5
 #: A large one's face half-width per pip diameter, tried besides the usual proportions for a pip
 #: alone in its group: on many dice the one's pip is larger than the others' (on the dev photos
 #: about 1.2× their pips, so a half-width of about 1.9 of its diameter, from the other dice read
@@ -606,8 +611,8 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     with no outline at a face's distance (``LONE_HALF_WIDTH``): a dark spot on the table or on
     clutter. An outline nearer than that (a pip by an edge) gives none whatever the pip; one
     farther out is no face, but a pip alone in its group (``alone``) still gets the usual
-    proportions and the large one's face: a clear die's faint top edge is weaker than its base
-    or its shadow, and the faces' own checks (their outline, :func:`_refusal`) tell a die from
+    proportions and the large one's face, out to ``LONE_FAR_MAX``: a clear die's faint top edge is
+    weaker than its base or its shadow, and the faces' own checks (their outline, :func:`_refusal`) tell a die from
     a spot.
 
     The turn is the dominant edge direction (modulo 90°) in a disc round the pip: the face's
@@ -668,7 +673,7 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     large = [False] * n if alone is None else alone
     for p, t, h, big in zip(pips, theta.tolist(), half, large):
         far = h / p.diameter > LONE_HALF_WIDTH[1]
-        if h / p.diameter < LONE_HALF_WIDTH[0] or (far and not big):
+        if h / p.diameter < LONE_HALF_WIDTH[0] or (far and not big) or h / p.diameter > LONE_FAR_MAX:
             out.append([])
             continue
         c, s_ = math.cos(t), math.sin(t)
