@@ -41,12 +41,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 KINDS = ("dotted", "paper", "card")
 
 
-def _mask(quad, shape) -> np.ndarray:
-    m = np.zeros(shape[:2], np.uint8)
-    cv2.fillConvexPoly(m, np.round(np.asarray(quad, np.float32)).astype(np.int32), 1)
-    return m.astype(bool)
-
-
 def scene(seed: int, faces, tables, long_range=(135, 165)):
     """(kind, (H, W, 3) uint8 BGR photo, (rank, quad) of the inner card, (rank or None, quad) of the
     border thing) of one seed, or None where the two would lie too close (module doc: Scenes)."""
@@ -100,7 +94,7 @@ def scene(seed: int, faces, tables, long_range=(135, 165)):
 def run(draw: int, seeds: list[int], per_rank: int = 10, verbose: bool = False, keep: str | None = None) -> Counter:
     """Counts over ``seeds`` (keys ``"<kind> scenes"``, ``"<kind> right|WRONG|unknown|SPURIOUS"``,
     ``"inner right|WRONG|unknown"``, ``"elsewhere SPURIOUS"``) for the deck of enrolment draw ``draw``."""
-    from real_fans import sources
+    from real_fans import _mask, sources
 
     from companion.vision.cards import read_cards
 

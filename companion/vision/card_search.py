@@ -51,7 +51,7 @@ Nothing here guesses a name: every card reported was read by the deck like any o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -1581,8 +1581,6 @@ def _keep_near(image: np.ndarray, reading, near: list, taken: list[np.ndarray], 
         reading: :class:`companion.vision.deck.Classification`, quad (4, 2) float32 image px.
         card_wh: (short, long) card side, image px.
     """
-    from dataclasses import replace
-
     from companion.vision.cards import pixels_in
 
     if reached:

@@ -1360,8 +1360,8 @@ def _readable(readings: list, deck) -> list:
 
     def short(r) -> float:
         q = np.asarray(r.quad, np.float32).reshape(4, 2)
-        sides = np.linalg.norm(q - q[[1, 2, 3, 0]], axis=1)
-        return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2.0)
+        s = _side_lengths(q - q[_NEXT])
+        return float(min(s[0] + s[2], s[1] + s[3]) / 2.0)
 
     bar = deck.threshold + card_search.WINDOW_MARGIN
     kept = [r for r in readings if short(r) >= PATCH_W or (r.label != UNKNOWN and r.score >= bar)]

@@ -612,8 +612,8 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     clutter. An outline nearer than that (a pip by an edge) gives none whatever the pip; one
     farther out is no face, but a pip alone in its group (``alone``) still gets the usual
     proportions and the large one's face, out to ``LONE_FAR_MAX``: a clear die's faint top edge is
-    weaker than its base or its shadow, and the faces' own checks (their outline, :func:`_refusal`) tell a die from
-    a spot.
+    weaker than its base or its shadow, and the faces' own checks (their outline,
+    :func:`_refusal`) tell a die from a spot.
 
     The turn is the dominant edge direction (modulo 90°) in a disc round the pip: the face's
     outline and the side faces' edges run along the face's axes, and averaging angles ×4 folds the
@@ -672,8 +672,9 @@ def _lone_faces_many(pips: list[Pip], grad, alone: list[bool] | None = None) -> 
     out = []
     large = [False] * n if alone is None else alone
     for p, t, h, big in zip(pips, theta.tolist(), half, large):
-        far = h / p.diameter > LONE_HALF_WIDTH[1]
-        if h / p.diameter < LONE_HALF_WIDTH[0] or (far and not big) or h / p.diameter > LONE_FAR_MAX:
+        reach = h / p.diameter
+        far = reach > LONE_HALF_WIDTH[1]
+        if reach < LONE_HALF_WIDTH[0] or reach > LONE_FAR_MAX or (far and not big):
             out.append([])
             continue
         c, s_ = math.cos(t), math.sin(t)
@@ -2235,8 +2236,6 @@ def _top_faces(scored: list[tuple[float, int | None, Face]], least_value: int = 
 #: one's true half-widths apart, under 1.6 of a 3.0 … 3.4-diameter guess) and lost to its rounder
 #: pips (``gem_d6`` 2509, 2524).
 ONE_OVERLAP_HALF_WIDTH = LARGE_ONE_HALF_WIDTH
-
-
 #: ... but only against a face at least this many of the one's pip diameters wide (half-width):
 #: a die beside it, as large as the one's (1.7 … 1.9 of its pip's diameters on ``gem_d6``'s clear
 #: dice, by their true quads, and read so: 1.7 … 1.8 on 2501, 2509, 2524). A smaller reading is of
