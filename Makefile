@@ -9,9 +9,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The stamp re-installs when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# The stamp re-installs when pyproject.toml or the pinned versions change. constraints.txt pins the
+# versions every figure and test was measured with (a newer OpenCV reads some cards otherwise).
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $@
 
 install: $(VENV)/.installed
