@@ -88,6 +88,14 @@ SEED_MARGIN = 0.25
 #: A blob of change at least this fraction of a card has its best window refined, however it reads
 #: (see ``CardTracker._search``).
 BLOB_SEED_MIN = 0.5
+#: A blob of change whose rectangle is longer than this many card long sides (or wider than this
+#: many short sides) holds more than one card's place: besides its best window, the window holding
+#: the most of its points is refined too (see ``CardTracker._search``). A new card laid next to
+#: where a card has just gone joins the thin rim of change left round the old card's place; on thin
+#: line art (the noir style) the best-reading coarse window lay on that rim (0.38 beside 0.36 on the
+#: card itself), and the card was not found (sim_games noir seed 663, 4 players: a salmon nigiri
+#: laid above a chopsticks just taken back, one blob 49 × 133 mm).
+LONG_BLOB = 1.5
 #: At most this many coarse windows are refined per frame.
 MAX_SEEDS = 60
 #: A card found by trying many windows must read this much (ZNCC) above the deck's threshold: the
@@ -679,7 +687,7 @@ class CardTracker:
         # (the noir style) reads 0.85 in place but under 0.4 two or three mm off, so the coarse grid
         # (WINDOW_STEP_MM) can miss the cut beside it; the compass search closes in from there, and
         # what it finds must still pass every test below, so no name is given more easily.
-        for start, count, area_mm, _ in blobs:
+        for bi, (start, count, area_mm, blob_rect) in enumerate(blobs):
             if area_mm < BLOB_SEED_MIN * card_area or len(seeds) >= MAX_SEEDS:
                 continue
             for i in sorted(range(start, start + count), key=scores.__getitem__, reverse=True):
@@ -687,6 +695,12 @@ class CardTracker:
                     seeds.append(i)
                     seed_boxes.add(boxes[i], bbs[i])
                     break
+            # A blob of more than one card's place (LONG_BLOB): the window on most of its change too.
+            if max(blob_rect[1]) > LONG_BLOB * ch or min(blob_rect[1]) > LONG_BLOB * cw:
+                i = max(range(start, start + count), key=lambda i: (_share_inside(blob_pts[bi], boxes[i]), scores[i]))
+                if len(seeds) < MAX_SEEDS and not seed_boxes.any_over(boxes[i], 0.5 * cw * ch, bbs[i]):
+                    seeds.append(i)
+                    seed_boxes.add(boxes[i], bbs[i])
         fine, fine_results, who = self._refine(frame, homography, [windows[i] for i in seeds],
                                                [results[i] for i in seeds])
         fine_owner = [owner[seeds[k]] for k in who]
