@@ -99,6 +99,7 @@ BLOB_SEED_MIN = 0.5
 #: card itself), and the card was not found (sim_games noir seed 663, 4 players: a salmon nigiri
 #: laid above a chopsticks just taken back, one blob 49 × 133 mm).
 LONG_BLOB = 1.5
+#: The share of such a blob held by a window is counted on at most this many of its points.
 LONG_BLOB_POINTS = 600
 #: At most this many coarse windows are refined per frame.
 MAX_SEEDS = 60
@@ -124,8 +125,9 @@ BLOB_HELD, HELD_MIN = 0.9, 0.15
 HELD_ON_CARD = 0.4
 #: ... and differ from the bare mat over this fraction of its own area ...
 NOT_BARE_MIN = 0.15
-#: ... unless no card lay there in the last accepted frame and its own part changed over this
-#: fraction of it: the mat there was seen bare then, so what changed is the card. The test above is
+#: ... unless no card lay there in the last accepted frame (none covered over half of it) and its
+#: own part changed over this fraction of it: the mat there was seen bare then, so what changed is
+#: the card. The test above is
 #: for the mat's own pale print where a card was taken away; a pale card on a mat of its paper's
 #: colour differs from the estimated bare mat only where its art is (sim_games airbrush seed 668,
 #: 3 players, round 3 turn 9: a chopsticks at the end of a row of nine pale cards, 0.92, its own
@@ -720,8 +722,8 @@ class CardTracker:
             # share is counted on at most LONG_BLOB_POINTS of the blob's points (every k-th): on all
             # of them it cost ~4 ms a window on a 30 000-point blob (the stop-55 review).
             if not fresh and (max(blob_rect[1]) > LONG_BLOB * ch or min(blob_rect[1]) > LONG_BLOB * cw):
-                pts = blob_pts[bi][::max(1, len(blob_pts[bi]) // LONG_BLOB_POINTS)]
-                i = max(range(start, start + count), key=lambda i: (_share_inside(pts, boxes[i]), scores[i]))
+                sample = blob_pts[bi][::max(1, len(blob_pts[bi]) // LONG_BLOB_POINTS)]
+                i = max(range(start, start + count), key=lambda i: (_share_inside(sample, boxes[i]), scores[i]))
                 if len(seeds) < MAX_SEEDS and not seed_boxes.any_over(boxes[i], 0.5 * cw * ch, bbs[i]):
                     seeds.append(i)
                     seed_boxes.add(boxes[i], bbs[i])
