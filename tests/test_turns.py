@@ -95,9 +95,20 @@ def test_card_moved_far_pairs_with_its_new_place():
         (BEFORE + [c("tempura", 250), c("sashimi", 300)], "expected 1 new card"),
         ([c("tempura", 100), c("wasabi", 200), c("dumpling", 250)], "missing: chopsticks"),
         (BEFORE + [c("back", 250)], "face down"),
-        (BEFORE + [c("unknown", 250, conf=0.31)], "could not be read \\(best match 31%\\)"),
+        (BEFORE + [c("unknown", 250, conf=0.31)], "a card could not be read; straighten it or check the light"),
     ],
 )
 def test_unreadable_turns_name_the_seat_and_the_problem(after, problem):
     with pytest.raises(TurnReadError, match=f"^Bo: .*{problem}"):
         infer_play("Bo", BEFORE, after)
+
+
+@pytest.mark.parametrize("conf", [0.31, 0.5, 1.0])
+def test_an_unread_card_is_not_reported_with_a_match_figure(conf):
+    # An "unknown" card's confidence means different things by where it came from (the deck's
+    # "how sure it matches nothing", 0.5 for an undecided look-alike, the tracker's coarse window's
+    # confidence in a name it then refused): stop 55's airbrush game 668 said "best match 100%" of
+    # a card it could not read. The message names the seat and what to do, with no figure.
+    with pytest.raises(TurnReadError) as err:
+        infer_play("Bo", BEFORE, BEFORE + [c("unknown", 250, conf=conf)])
+    assert "%" not in str(err.value) and "best match" not in str(err.value)

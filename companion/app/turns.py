@@ -172,7 +172,7 @@ def infer_play(seat_name: str, before: list[SeenCard], after: list[SeenCard]) ->
             raise TurnReadError(seat_name, "a card is face down; turn it face up to reveal it")
         if card.label == UNKNOWN:
             raise TurnReadError(
-                seat_name, f"a card could not be read (best match {card.confidence:.0%}); straighten it or check the light",
+                seat_name, "a card could not be read; straighten it or check the light",
                 unknown=card,
             )
     gone, new = _match(before, after, MOVE_TOLERANCE_MM)
