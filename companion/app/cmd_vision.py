@@ -28,8 +28,9 @@ def _enroll(args: argparse.Namespace) -> int:
     from companion.vision.imageio import ImageReadError
 
     uncropped: list = []  # the pictures enrolled whole (enroll_folder fills it)
+    misfiled: list = []  # (path, other path, finding): examples like another label's card
     try:
-        deck = enroll_folder(args.deck, uncropped=uncropped)
+        deck = enroll_folder(args.deck, uncropped=uncropped, misfiled=misfiled)
     except (EnrollError, ImageReadError) as exc:
         _err(str(exc))
         return 2
@@ -38,6 +39,12 @@ def _enroll(args: argparse.Namespace) -> int:
     for path in uncropped:
         _note(f"{path}: no card outline found; the whole picture was enrolled as the card "
              "(crop it to the card, or photograph it on a plain contrasting table, if cards read wrong)")
+    # Enrolled all the same (the user may mean it), but a card filed under the wrong name is read
+    # as that name: say which two pictures show one card, while the user can still move the file.
+    for path, other, m in misfiled:
+        _note(f"{path}: looks like the same card as {other} (match {m.score:.2f}; the best of the "
+              f"other {m.label!r} pictures {m.own:.2f}): if it is a {m.other!r}, move it to that "
+              "folder and enrol again")
     try:
         deck.save(args.out)
     except OSError as exc:

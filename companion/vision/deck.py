@@ -3555,7 +3555,97 @@ def _calibrate(deck: Deck, held: np.ndarray, hlabel: np.ndarray) -> float:
     return float(np.clip(thr, 0.45, 0.85))
 
 
-def enroll_folder(folder: Path | str, seed: int = 0, uncropped: list[Path] | None = None) -> Deck:
+#: An enrolled example that matches an example of *another* label at least this well (whole-card
+#: ZNCC, its clean template against the other's templates, either way up) may be that card filed
+#: under the wrong name (:func:`misfiled_examples`). Two photos of one physical card score
+#: 0.94-0.97 on the real deck (``../shared/datasets/edje-cards``: its ten of diamonds IMG_2396, labelled
+#: "nine" in the dataset, against the tens' IMG_2524), a rank's other suits 0.47-0.99 and the
+#: nearest other rank 0.73-0.74 at most where the labels are right (stop 56, draws 0-11).
+SAME_CARD_MIN = 0.85
+#: ... and leads the best of its own label's other examples by at least this (ZNCC): a label's own
+#: examples of one card lie within 0.02 of another label's on the symbol deck's look-alikes
+#: (striped and open, red and purple: 81 cards × 5 photos), so a real look-alike is not reported.
+MISFILED_MARGIN = 0.10
+
+
+@dataclass(frozen=True)
+class MisfiledExample:
+    """An enrolled example that looks like another label's card more than like its own label's.
+
+    label, index: the example's label and its place among that label's examples (the order they
+        were given in; ``enroll_folder``: file-name order).
+    other, other_index: the other label's example it matches.
+    score: whole-card ZNCC between the two (−1..1).
+    own: the best ZNCC between the example and its own label's other examples.
+    """
+
+    label: str
+    index: int
+    other: str
+    other_index: int
+    score: float
+    own: float
+
+
+def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
+    """Examples of a deck just enrolled that look filed under the wrong label.
+
+    Each example's clean template (the first of its ``1 + _N_AUG``) is scored against every other
+    example's templates, both ways up (the deck's own whole-card ZNCC, as a card is read). An
+    example is reported when its best match in another label reaches ``SAME_CARD_MIN`` and leads
+    the best match among its own label's other examples by ``MISFILED_MARGIN``: it is then more
+    like another label's card than like its own label's. A label enrolled from one example has no
+    other to compare with and is never reported (a deck of flat scans, one a card: its look-alikes,
+    maki 2 and maki 3, are told apart later, on where they differ). Where two examples report each
+    other (a ten of diamonds in the nines' folder and the tens' own), the pair is reported once,
+    the one further from its own label first.
+
+    Enrolment by a user names each folder; a photo in the wrong one teaches the deck to give that
+    card the wrong name (the real deck's ten of diamonds, IMG_2396, labelled "nine" in
+    ``../shared/datasets/edje-cards``, made tens of diamonds read as near ties). This says so at
+    enrolment, when the user can still move the file.
+
+    Args:
+        deck: a deck from :func:`enroll_images` or :func:`enroll_folder` (or one saved from them
+            and loaded: the templates keep their order).
+
+    Returns:
+        The reported examples, most suspect first; empty for a deck whose templates are not laid
+        out one block of ``1 + _N_AUG`` per example.
+    """
+    block = _N_AUG + 1
+    counts = np.asarray(deck.examples, np.int64)
+    n = int(counts.sum())
+    if n < 2 or len(deck.templates) != n * block:
+        return []
+    label_of = np.repeat(np.arange(len(deck.labels)), counts)  # templates are sorted by label, blocks in order
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    clean = deck.templates[np.arange(n) * block]  # (n, D)
+    s = clean @ deck._bank  # (n, 2M): upright, then turned
+    per = np.maximum(s[:, :n * block], s[:, n * block:]).reshape(n, n, block).max(axis=2)  # (n, n)
+    np.fill_diagonal(per, -np.inf)
+    same = label_of[:, None] == label_of[None, :]
+    own = np.where(same, per, -np.inf).max(axis=1)
+    others = np.where(same, -np.inf, per)
+    partner = others.argmax(axis=1)
+    best = others[np.arange(n), partner]
+    flagged = [e for e in range(n) if counts[label_of[e]] > 1 and best[e] >= SAME_CARD_MIN
+               and best[e] >= own[e] + MISFILED_MARGIN]
+    flagged.sort(key=lambda e: own[e] - best[e])
+    out, told = [], set()
+    for e in flagged:
+        f = int(partner[e])
+        if (f, e) in told:
+            continue
+        told.add((e, f))
+        out.append(MisfiledExample(deck.labels[label_of[e]], int(e - first[label_of[e]]),
+                                   deck.labels[label_of[f]], int(f - first[label_of[f]]),
+                                   float(best[e]), float(own[e])))
+    return out
+
+
+def enroll_folder(folder: Path | str, seed: int = 0, uncropped: list[Path] | None = None,
+                  misfiled: list[tuple[Path, Path, MisfiledExample]] | None = None) -> Deck:
     """Enrol a deck from ``folder/<label>/<image>`` (the sub-folder name is the label).
 
     Files whose suffix is not an image type (``IMAGE_SUFFIXES``) and hidden entries are ignored;
@@ -3564,7 +3654,9 @@ def enroll_folder(folder: Path | str, seed: int = 0, uncropped: list[Path] | Non
     every image in which no card was found, so the whole picture (table and all) was enrolled as
     the card: not of a card's shape and no outline in it (:func:`crop_quad`). Such an example is
     still enrolled (it may be a close crop the finder missed), but it scores any card lit like its
-    table, so the command warns about it.
+    table, so the command warns about it. ``misfiled``, if given, gets ``(path, other path,
+    finding)`` for every example that looks like another label's card more than like its own
+    label's (:func:`misfiled_examples`); the deck is made all the same, and the command warns.
 
     Raises:
         EnrollError: the folder is missing or not a folder, has no label sub-folders, a label
@@ -3595,11 +3687,16 @@ def enroll_folder(folder: Path | str, seed: int = 0, uncropped: list[Path] | Non
             canons[name].append(canon)
             if uncropped is not None and not found:
                 uncropped.append(Path(f))
-    return _enroll_canonical(canons, seed)
+    deck = _enroll_canonical(canons, seed)
+    if misfiled is not None:
+        files = dict(folders)
+        misfiled += [(Path(files[m.label][m.index]), Path(files[m.other][m.other_index]), m)
+                     for m in misfiled_examples(deck)]
+    return deck
 
 
 __all__ = [
     "CARD_ASPECT", "CLASSIFY_MAX_SIDE", "DESCRIPTOR_VERSION", "PATCH_H", "PATCH_W", "Classification", "Deck", "DeckError",
-    "EnrollError", "ImageReadError", "card_patch", "classify_image", "classify_quads", "crop_quad",
-    "card_patches", "describe", "enroll_folder", "enroll_images", "whole_image_quad",
+    "EnrollError", "ImageReadError", "MisfiledExample", "card_patch", "classify_image", "classify_quads", "crop_quad",
+    "card_patches", "describe", "enroll_folder", "enroll_images", "misfiled_examples", "whole_image_quad",
 ]
