@@ -42,9 +42,14 @@ def _enroll(args: argparse.Namespace) -> int:
     # Enrolled all the same (the user may mean it), but a card filed under the wrong name is read
     # as that name: say which two pictures show one card, while the user can still move the file.
     for path, other, m in misfiled:
-        _note(f"{path}: looks like the same card as {other} (match {m.score:.2f}; the best of the "
-              f"other {m.label!r} pictures {m.own:.2f}): if it is a {m.other!r}, move it to that "
-              "folder and enrol again")
+        if m.mutual:
+            _note(f"{path} and {other} look like the same card (similarity {m.score:.2f}, 1.00 = "
+                  f"identical), but one is filed as {m.label!r} and the other as {m.other!r}: move "
+                  "the one in the wrong folder and enrol again")
+        else:
+            _note(f"{path}: looks like the same card as {other} (similarity {m.score:.2f}, 1.00 = "
+                  f"identical; to the other {m.label!r} pictures {m.own:.2f} at most): if it is "
+                  f"in the wrong folder, move it and enrol again")
     try:
         deck.save(args.out)
     except OSError as exc:

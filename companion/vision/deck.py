@@ -3558,9 +3558,11 @@ def _calibrate(deck: Deck, held: np.ndarray, hlabel: np.ndarray) -> float:
 #: An enrolled example that matches an example of *another* label at least this well (whole-card
 #: ZNCC, its clean template against the other's templates, either way up) may be that card filed
 #: under the wrong name (:func:`misfiled_examples`). Two photos of one physical card score
-#: 0.94-0.97 on the real deck (``../shared/datasets/edje-cards``: its ten of diamonds IMG_2396, labelled
-#: "nine" in the dataset, against the tens' IMG_2524), a rank's other suits 0.47-0.99 and the
-#: nearest other rank 0.73-0.74 at most where the labels are right (stop 56, draws 0-11).
+#: 0.94-0.96 on the real deck (``../shared/datasets/edje-cards``: its ten of diamonds IMG_2396,
+#: labelled "nine" in the dataset, against the tens' own tens of diamonds); a rank's lone suit
+#: against the same suit of the next rank (a nine of clubs and a ten of clubs), at most 0.73-0.74
+#: (``bench/misfiled.py``, stop 56: IMG_2396 reported on the 9 of 24 enrolment draws that enrol it,
+#: nothing else on any draw, with the dataset's labels or with the erratum applied).
 SAME_CARD_MIN = 0.85
 #: ... and leads the best of its own label's other examples by at least this (ZNCC): a label's own
 #: examples of one card lie within 0.02 of another label's on the symbol deck's look-alikes
@@ -3577,6 +3579,9 @@ class MisfiledExample:
     other, other_index: the other label's example it matches.
     score: whole-card ZNCC between the two (−1..1).
     own: the best ZNCC between the example and its own label's other examples.
+    mutual: the other example is as much more like this one than like its own label's: the two
+        show one card and either may be the one in the wrong folder (a rank whose other pictures
+        are of other suits is no more like its own than the intruder is).
     """
 
     label: str
@@ -3585,6 +3590,7 @@ class MisfiledExample:
     other_index: int
     score: float
     own: float
+    mutual: bool = False
 
 
 def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
@@ -3594,11 +3600,18 @@ def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
     example's templates, both ways up (the deck's own whole-card ZNCC, as a card is read). An
     example is reported when its best match in another label reaches ``SAME_CARD_MIN`` and leads
     the best match among its own label's other examples by ``MISFILED_MARGIN``: it is then more
-    like another label's card than like its own label's. A label enrolled from one example has no
-    other to compare with and is never reported (a deck of flat scans, one a card: its look-alikes,
-    maki 2 and maki 3, are told apart later, on where they differ). Where two examples report each
-    other (a ten of diamonds in the nines' folder and the tens' own), the pair is reported once,
-    the one further from its own label first.
+    like another label's card than like its own label's. A label enrolled from one example is not
+    judged (no other to compare with: a deck of flat scans, one a card). Where two examples report
+    each other, they are reported once, as a ``mutual`` pair: either may be the one in the wrong
+    folder (the real deck's ten of diamonds filed as a nine against the tens' own ten of diamonds,
+    whose other tens are of other suits, stop 56's review).
+
+    Whole-card scores cannot tell one card from its look-alike (a maki 2 and a maki 1 score 0.99),
+    so a report says two pictures look like one card, not which folder is wrong: where a label
+    holds two pictures, one a misfiled tempura, its maki 2 is reported too, as like the maki 1
+    (the review's watercolour, illustrated and airbrush decks of one scan a card). Leaving such
+    labels out was tried: the misfiled picture makes its label's mean face a look-alike of the
+    card it shows, so the misfiled tempura itself went unreported.
 
     Enrolment by a user names each folder; a photo in the wrong one teaches the deck to give that
     card the wrong name (the real deck's ten of diamonds, IMG_2396, labelled "nine" in
@@ -3610,8 +3623,8 @@ def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
             and loaded: the templates keep their order).
 
     Returns:
-        The reported examples, most suspect first; empty for a deck whose templates are not laid
-        out one block of ``1 + _N_AUG`` per example.
+        The reported examples, the one furthest from its own label first; empty for a deck whose
+        templates are not laid out one block of ``1 + _N_AUG`` per example.
     """
     block = _N_AUG + 1
     counts = np.asarray(deck.examples, np.int64)
@@ -3629,18 +3642,18 @@ def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
     others = np.where(same, -np.inf, per)
     partner = others.argmax(axis=1)
     best = others[np.arange(n), partner]
-    flagged = [e for e in range(n) if counts[label_of[e]] > 1 and best[e] >= SAME_CARD_MIN
-               and best[e] >= own[e] + MISFILED_MARGIN]
-    flagged.sort(key=lambda e: own[e] - best[e])
+    flagged = {e for e in range(n) if counts[label_of[e]] > 1 and best[e] >= SAME_CARD_MIN
+               and best[e] >= own[e] + MISFILED_MARGIN}
     out, told = [], set()
-    for e in flagged:
+    for e in sorted(flagged, key=lambda e: own[e] - best[e]):
         f = int(partner[e])
-        if (f, e) in told:
+        if e in told:
             continue
-        told.add((e, f))
+        mutual = f in flagged and int(partner[f]) == e
+        told.update((e, f) if mutual else (e,))
         out.append(MisfiledExample(deck.labels[label_of[e]], int(e - first[label_of[e]]),
                                    deck.labels[label_of[f]], int(f - first[label_of[f]]),
-                                   float(best[e]), float(own[e])))
+                                   float(best[e]), float(own[e]), mutual))
     return out
 
 
