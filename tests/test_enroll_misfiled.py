@@ -77,10 +77,11 @@ def test_two_pictures_of_one_card_in_two_folders_are_one_pair(tmp_path, capsys):
     assert "'sashimi'" in err[0] and "'tempura'" in err[0]
 
 
-@pytest.mark.parametrize("style", ["flat", "watercolour", "airbrush"])
+@pytest.mark.parametrize("style", ["flat", "noir", "watercolour", "airbrush"])
 def test_a_rightly_filed_deck_reports_nothing(tmp_path, style):
     # Look-alikes (maki 1, 2 and 3; the nigiri) are more like each other than unlike cards are,
-    # but each label's own scans are more alike still: none is reported.
+    # but each label's own scans are more alike still: none is reported. (noir: its turned scans
+    # were cropped to the maki roll before ART_ACROSS_MAX_SHARE, and two maki were reported.)
     scans = _three_scans_a_label(tmp_path, style)
     found: list = []
     enroll_folder(scans, misfiled=found)
@@ -156,3 +157,33 @@ def test_the_real_decks_mislabelled_ten_is_found():
     tens.append("IMG_2396.JPG")
     deck = enroll_images({"nine": [crop(n) for n in nines], "ten": [crop(n) for n in tens]})
     assert misfiled_examples(deck) == []
+
+
+@pytest.mark.parametrize("style, label", [("noir", "maki_3"), ("flat", "dumpling")])
+def test_a_turned_tight_scan_is_enrolled_as_the_card_not_its_art(tmp_path, style, label):
+    # A full-bleed scan turned up to 2 degrees, its edge running into the scan's border: the card
+    # finder sees no card edge and finds the maki roll (noir) or the dumpling's plate (flat), lying
+    # across the scan; the whole scan is the card (deck.ART_ACROSS_MAX_SHARE).
+    import numpy as np
+
+    from companion.vision.deck import _art_across, _canonical_example, _found_card, _largest_group, _upright
+
+    def unit(x):  # blurred (a turn of 2 degrees moves thin lines), zero-mean, unit length
+        x = cv2.GaussianBlur(x.astype(np.float32), (0, 0), 3).ravel()
+        x -= x.mean()
+        return x / np.linalg.norm(x)
+
+    scans = tmp_path / "scans"
+    write_deck_folder(scans, variants=6, style=style, seed=3)
+    clean = unit(_canonical_example(label, cv2.imread(str(scans / label / "scan_0.png")))[0])
+    art_found = 0
+    for i in range(1, 6):
+        img = cv2.imread(str(scans / label / f"scan_{i}.png"))
+        group = _largest_group(img)
+        if group is None or not _art_across(group[0][0], img.shape):
+            continue  # no outline found, or the card's own printed frame (noir: 0.85 of the scan)
+        art_found += 1
+        assert float(clean @ unit(_upright(img, group[0][0]))) < 0.5  # what the finder found: not the face
+        assert _found_card(img) is None
+        assert float(clean @ unit(_canonical_example(label, img)[0])) > 0.9  # what is enrolled: the face
+    assert art_found >= 2

@@ -3078,7 +3078,32 @@ def _found_card(image: np.ndarray):
     inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
     if inset < _CROP_MARGIN * min(h, w) or _printed_frame(quad, image.shape):
         return None  # a frame printed on a tight crop or flat scan
+    if _art_across(quad, image.shape):
+        return None  # a panel of the card's art, in a scan whose own edges the finder did not see
     return group
+
+
+#: In a picture of a card's own shape, a "card" found lying across it (its long side along the
+#: picture's short side) and covering under this share of it is a panel of the card's art: a dark
+#: full-bleed card scanned a little turned, its edge running into the scan's border, was cropped to
+#: its maki roll (``noir``, 0.15-0.16 of the scan) or a flat dumpling to its plate (0.20-0.21), so
+#: those examples matched none of their label's other pictures (stop 56, found by
+#: :func:`misfiled_examples`). A card photographed and cropped with a margin of table covers 0.55 or
+#: more of a card-shaped crop (the real deck's 12 such crops of 210, the symbol deck's 335 of 405),
+#: and one lying across a crop of a card's shape covers at most 0.49 with no margin at all.
+ART_ACROSS_MAX_SHARE = 0.3
+
+
+def _art_across(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether a quad found in a card-shaped picture (``shape``: (H, W, ...)) lies across it and
+    covers under ``ART_ACROSS_MAX_SHARE`` of it (printed art, not the card)."""
+    h, w = shape[:2]
+    a, b = np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])
+    along = (quad[1] - quad[0]) if a >= b else (quad[2] - quad[1])  # the quad's long side
+    long_horizontal = abs(float(along[0])) >= abs(float(along[1]))
+    across = long_horizontal != (w >= h)
+    share = abs(float(cv2.contourArea(np.asarray(quad, np.float32)))) / float(h * w)
+    return across and share < ART_ACROSS_MAX_SHARE
 
 
 def crop_quad(image: np.ndarray) -> np.ndarray:
