@@ -187,3 +187,25 @@ def test_a_turned_tight_scan_is_enrolled_as_the_card_not_its_art(tmp_path, style
         assert _found_card(img) is None
         assert float(clean @ unit(_canonical_example(label, img)[0])) > 0.9  # what is enrolled: the face
     assert art_found >= 2
+
+
+def test_doctor_names_a_misfiled_picture_in_a_deck_file(tmp_path):
+    # A deck enrolled with a tempura among the sashimi (its enrolment note missed, or enrolled
+    # before the check): `companion doctor --deck` says which pictures, as advice (the deck check
+    # is not a required one).
+    from types import SimpleNamespace
+
+    from companion.app.cmd_doctor import check_deck
+
+    scans = _three_scans_a_label(tmp_path)
+    shutil.copy(_another_scan(tmp_path, "tempura"), scans / "sashimi" / "scan_9.png")
+    bad = tmp_path / "bad.npz"
+    enroll_folder(scans).save(bad)
+    good = tmp_path / "good.npz"
+    shutil.move(scans / "sashimi" / "scan_9.png", scans / "tempura" / "scan_9.png")
+    enroll_folder(scans).save(good)
+    checked = check_deck(SimpleNamespace(args=SimpleNamespace(deck=str(bad))))
+    assert (checked.status, checked.required) == ("failed", False)
+    # sashimi's pictures in file-name order: scan_0, scan_1, scan_2, scan_9 (the 4th)
+    assert "'sashimi' picture 4 and 'tempura' picture" in checked.detail and "enrol again" in checked.fix
+    assert check_deck(SimpleNamespace(args=SimpleNamespace(deck=str(good)))).status == "ok"

@@ -299,10 +299,23 @@ def _check_enrolled(name: str, path, why_optional: str, load, error, count: str,
 
 
 def check_deck(ctx) -> Check:
-    from companion.vision.deck import Deck, DeckError
+    """The deck loads; and no two of its pictures filed under two labels look like one card
+    (:func:`companion.vision.deck.misfiled_examples`, as ``companion enroll`` says when it enrols:
+    a deck enrolled before that check, or whose enrolment note was missed, is told here)."""
+    from companion.vision.deck import Deck, DeckError, misfiled_examples
 
-    return _check_enrolled("deck", ctx.args.deck, "", Deck.load, DeckError, lambda d: f"{len(d.labels)} labels",
-                           "cards: companion enroll --deck DIR --out DECK.npz")
+    check = _check_enrolled("deck", ctx.args.deck, "", Deck.load, DeckError, lambda d: f"{len(d.labels)} labels",
+                            "cards: companion enroll --deck DIR --out DECK.npz")
+    if check.status != "ok":
+        return check
+    found = misfiled_examples(Deck.load(ctx.args.deck))
+    if not found:
+        return check
+    pairs = "; ".join(f"{m.label!r} picture {m.index + 1} and {m.other!r} picture {m.other_index + 1} "
+                      f"(similarity {m.score:.2f})" for m in found)
+    return Check("deck", "failed", f"{check.detail}, but pictures filed under two labels look like one card: {pairs}",
+                 False, "in the enrolment folder (pictures in file-name order), move the one in the wrong "
+                 "folder and enrol again: companion enroll --deck DIR --out DECK.npz")
 
 
 def check_dice(ctx) -> Check:
