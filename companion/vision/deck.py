@@ -3078,13 +3078,15 @@ def _found_card(image: np.ndarray):
     inset = min(quad[:, 0].min(), quad[:, 1].min(), w - 1 - quad[:, 0].max(), h - 1 - quad[:, 1].max())
     if inset < _CROP_MARGIN * min(h, w) or _printed_frame(quad, image.shape):
         return None  # a frame printed on a tight crop or flat scan
-    if _art_across(quad, image.shape):
+    if _is_card_shaped(image, SCAN_ASPECT_TOLERANCE) and _art_across(quad, image.shape):
         return None  # a panel of the card's art, in a scan whose own edges the finder did not see
     return group
 
 
-#: In a picture of a card's own shape, a "card" found lying across it (its long side along the
-#: picture's short side) and covering under this share of it is a panel of the card's art: a dark
+#: In a picture of a card's own shape (within ``SCAN_ASPECT_TOLERANCE``, a scan's or a tight crop's:
+#: a phone's 4:3 or 3:2 frame is within the 7 % the finder allows, and a card lying across one covers
+#: 0.15-0.30 of it, as art does: stop 56's review), a "card" found lying across it (its long side
+#: along the picture's short side) and covering under this share of it is a panel of the card's art: a dark
 #: full-bleed card scanned a little turned, its edge running into the scan's border, was cropped to
 #: its maki roll (``noir``, 0.15-0.16 of the scan) or a flat dumpling to its plate (0.20-0.21), so
 #: those examples matched none of their label's other pictures (stop 56, found by
