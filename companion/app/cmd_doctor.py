@@ -304,11 +304,17 @@ def check_deck(ctx) -> Check:
     a deck enrolled before that check, or whose enrolment note was missed, is told here)."""
     from companion.vision.deck import Deck, DeckError, misfiled_examples
 
-    check = _check_enrolled("deck", ctx.args.deck, "", Deck.load, DeckError, lambda d: f"{len(d.labels)} labels",
+    loaded: list = []  # the deck, loaded once (an 81-card deck is about 100 MB)
+
+    def load(path):
+        loaded.append(Deck.load(path))
+        return loaded[-1]
+
+    check = _check_enrolled("deck", ctx.args.deck, "", load, DeckError, lambda d: f"{len(d.labels)} labels",
                             "cards: companion enroll --deck DIR --out DECK.npz")
     if check.status != "ok":
         return check
-    found = misfiled_examples(Deck.load(ctx.args.deck))
+    found = misfiled_examples(loaded[-1])
     if not found:
         return check
     pairs = "; ".join(f"{m.label!r} picture {m.index + 1} and {m.other!r} picture {m.other_index + 1} "
