@@ -130,6 +130,8 @@ def split_recropped(boxes, per_rank: int, seed: int, data: Path = DATA) -> tuple
                 kept.append(n)
             elif n in names:
                 back += 1
+        if len(kept) < per_rank:
+            print(f"enrolment: only {len(kept)} {rank} photos with a card outline found, not {per_rank}", file=sys.stderr)
         chosen[rank] = sorted(kept)
     used = {n for ns in chosen.values() for n in ns}
     return chosen, sorted(n for n in boxes if n not in used), back

@@ -214,7 +214,7 @@ def test_doctor_names_a_misfiled_picture_in_a_deck_file(tmp_path):
 @pytest.mark.parametrize("size", [(1280, 960), (960, 1280), (1200, 800)])
 def test_a_card_lying_across_a_phone_photo_is_still_found_and_read(tmp_path, size):
     # A phone's 4:3 or 3:2 frame is within the 7 % of a card's shape the finder allows, and a card
-    # lying across it covers 0.15-0.30 of it, as a panel of art does in a turned scan: the art rule
+    # lying across it may cover as little of it as a panel of art does in a turned scan: the art rule
     # holds for scans and tight crops only (SCAN_ASPECT_TOLERANCE), or such photos lost their card
     # (stop 56's review: 0 of 8 read in each of these frames, 8 of 8 before).
     import numpy as np

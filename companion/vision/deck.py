@@ -3083,16 +3083,17 @@ def _found_card(image: np.ndarray):
     return group
 
 
-#: In a picture of a card's own shape (within ``SCAN_ASPECT_TOLERANCE``, a scan's or a tight crop's:
-#: a phone's 4:3 or 3:2 frame is within the 7 % the finder allows, and a card lying across one covers
-#: 0.15-0.30 of it, as art does: stop 56's review), a "card" found lying across it (its long side
-#: along the picture's short side) and covering under this share of it is a panel of the card's art: a dark
-#: full-bleed card scanned a little turned, its edge running into the scan's border, was cropped to
-#: its maki roll (``noir``, 0.15-0.16 of the scan) or a flat dumpling to its plate (0.20-0.21), so
-#: those examples matched none of their label's other pictures (stop 56, found by
-#: :func:`misfiled_examples`). A card photographed and cropped with a margin of table covers 0.55 or
-#: more of a card-shaped crop (the real deck's 12 such crops of 210, the symbol deck's 335 of 405),
-#: and one lying across a crop of a card's shape covers at most 0.49 with no margin at all.
+#: In a picture of a card's own shape (within ``SCAN_ASPECT_TOLERANCE``, a scan's or a tight crop's),
+#: a "card" found lying across it (its long side along the picture's short side) and covering under
+#: this share of it is a panel of the card's art: a dark full-bleed card scanned a little turned, its
+#: edge running into the scan's border, was cropped to its maki roll (``noir``, 0.15-0.16 of the
+#: scan) or a flat dumpling to its plate (0.20-0.21), so those examples matched none of their label's
+#: other pictures (stop 56, found by :func:`misfiled_examples`). A card photographed and cropped with
+#: a margin of table covers more of such a crop: the symbol deck's 165 enrolment photos within 3 % of
+#: a card's shape, 0.58 or more (the real deck's 3 find no card); one lying across a crop of a card's
+#: shape covers at most 0.49 with no margin at all. Not within the finder's 7 %: a phone's 4:3 or 3:2
+#: frame is within it, and a card lying across one may cover as little as the finder's floor, 0.15
+#: (stop 56's review: ``companion classify`` lost such cards).
 ART_ACROSS_MAX_SHARE = 0.3
 
 
@@ -3635,8 +3636,8 @@ def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
 
     Whole-card scores cannot tell one card from its look-alike (a maki 2 and a maki 1 score 0.99),
     so a report says two pictures look like one card, not which folder is wrong: where a label
-    holds two pictures, one a misfiled tempura, its maki 2 is reported too, as like the maki 1
-    (the review's watercolour, illustrated and airbrush decks of one scan a card). Leaving such
+    holds two pictures, one a misfiled tempura, its maki 2 is reported too, as like a maki 1
+    (watercolour) or a maki 3 (illustrated, airbrush): the review's decks of one scan a card. Leaving such
     labels out was tried: the misfiled picture makes its label's mean face a look-alike of the
     card it shows, so the misfiled tempura itself went unreported.
 
