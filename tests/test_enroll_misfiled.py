@@ -242,3 +242,20 @@ def test_a_card_lying_across_a_phone_photo_is_still_found_and_read(tmp_path, siz
         table[inside] = card[inside]
         assert _found_card(table) is not None
         assert classify_image(table, deck).label == label
+
+
+def test_a_deck_not_laid_out_as_enrolled_reports_nothing(tmp_path):
+    # The check reads each example's block of templates; a deck whose per-label counts do not match
+    # its templates (not one the enrolment made) is not judged rather than misread.
+    from dataclasses import replace
+
+    import numpy as np
+
+    scans = _three_scans_a_label(tmp_path)
+    shutil.copy(_another_scan(tmp_path, "tempura"), scans / "sashimi" / "scan_9.png")
+    deck = enroll_folder(scans)
+    assert misfiled_examples(deck)  # as enrolled: the tempura among the sashimi
+    counts = np.asarray(deck.examples).copy()
+    counts[0] += 1
+    counts[1] -= 1  # the same total, other blocks
+    assert misfiled_examples(replace(deck, examples=counts)) == []

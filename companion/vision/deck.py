@@ -3657,8 +3657,9 @@ def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
     block = _N_AUG + 1
     counts = np.asarray(deck.examples, np.int64)
     n = int(counts.sum())
-    if n < 2 or len(deck.templates) != n * block:
-        return []
+    if n < 2 or len(deck.templates) != n * block or not np.array_equal(
+            np.bincount(deck.template_label, minlength=len(counts)), counts * block):
+        return []  # not one block of templates per example, label by label: nothing to say
     label_of = np.repeat(np.arange(len(deck.labels)), counts)  # templates are sorted by label, blocks in order
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     clean = deck.templates[np.arange(n) * block]  # (n, D)
