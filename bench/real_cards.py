@@ -81,14 +81,19 @@ def iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def split(boxes, per_rank: int, seed: int) -> tuple[dict[str, list[str]], list[str]]:
-    """(rank → enrolment photos, held-out photos)."""
-    rng = np.random.default_rng(seed)
+def _singles(boxes) -> dict[str, list[str]]:
+    """rank → the one-card photos of it, in name order."""
     singles: dict[str, list[str]] = defaultdict(list)
     for name, bs in sorted(boxes.items()):
         if len(bs) == 1:
             singles[bs[0][0]].append(name)
-    enrol = {rank: sorted(rng.choice(names, per_rank, replace=False).tolist()) for rank, names in sorted(singles.items())}
+    return singles
+
+
+def split(boxes, per_rank: int, seed: int) -> tuple[dict[str, list[str]], list[str]]:
+    """(rank → enrolment photos, held-out photos)."""
+    rng = np.random.default_rng(seed)
+    enrol = {rank: sorted(rng.choice(names, per_rank, replace=False).tolist()) for rank, names in sorted(_singles(boxes).items())}
     used = {n for ns in enrol.values() for n in ns}
     return enrol, sorted(n for n in boxes if n not in used)
 
@@ -115,10 +120,7 @@ def split_recropped(boxes, per_rank: int, seed: int, data: Path = DATA) -> tuple
 
     chosen, _ = split(boxes, per_rank, seed)
     rng = np.random.default_rng([seed, 1])
-    singles: dict[str, list[str]] = defaultdict(list)
-    for name, bs in sorted(boxes.items()):
-        if len(bs) == 1:
-            singles[bs[0][0]].append(name)
+    singles = _singles(boxes)
     back = 0
     for rank, names in chosen.items():
         spare = [n for n in rng.permutation(singles[rank]).tolist() if n not in names]

@@ -3607,9 +3607,9 @@ class MisfiledExample:
     other, other_index: the other label's example it matches.
     score: whole-card ZNCC between the two (−1..1).
     own: the best ZNCC between the example and its own label's other examples.
-    mutual: the other example is as much more like this one than like its own label's: the two
-        show one card and either may be the one in the wrong folder (a rank whose other pictures
-        are of other suits is no more like its own than the intruder is).
+    mutual: the other example is reported too, with this one as its match: the two show one card
+        and either may be the one in the wrong folder (a rank whose other pictures are of other
+        suits is no more like its own than the intruder is).
     """
 
     label: str
@@ -3673,13 +3673,14 @@ def misfiled_examples(deck: Deck) -> list[MisfiledExample]:
     best = others[np.arange(n), partner]
     flagged = {e for e in range(n) if counts[label_of[e]] > 1 and best[e] >= SAME_CARD_MIN
                and best[e] >= own[e] + MISFILED_MARGIN}
-    out, told = [], set()
+    out, paired = [], set()  # the partners of mutual pairs already reported
     for e in sorted(flagged, key=lambda e: own[e] - best[e]):
-        f = int(partner[e])
-        if e in told:
+        if e in paired:
             continue
+        f = int(partner[e])
         mutual = f in flagged and int(partner[f]) == e
-        told.update((e, f) if mutual else (e,))
+        if mutual:
+            paired.add(f)
         out.append(MisfiledExample(deck.labels[label_of[e]], int(e - first[label_of[e]]),
                                    deck.labels[label_of[f]], int(f - first[label_of[f]]),
                                    float(best[e]), float(own[e]), mutual))
