@@ -42,6 +42,30 @@ FILLS = ("solid", "striped", "open")
 SHAPES = ("diamond", "oval", "wave")
 CARD_W, CARD_H = 230, 358  # px of a drawn face: 57 × 89 mm at about 4 px/mm
 
+#: The drawings of the deck (``--style``). ``classic`` is the deck every figure before stop 57 was
+#: measured on (and tuned on). ``print2`` (stop 57) is a second print of the same 81 cards drawn
+#: as differently as the game allows, to measure on a symbol deck the reader was never tuned on:
+#: cream paper; inks of other hues (an orange-red, a blue-purple, a teal green); thinner outlines
+#: (3 px, not 5); a striped fill of hair lines 1 px wide every 5 px (a paler tint than classic's 2
+#: every 7); symbols taller and closer together; a squiggle (a bean bent one way at both ends) for
+#: the wave, a pointed lozenge for the diamond and a fuller oval.
+STYLES = {
+    "classic": {"colours": COLOURS, "paper": (250, 250, 250), "outline": 5, "stripe": (7, 2),
+                "size": (0.62, 0.2), "gap": 0.07},
+    "print2": {"colours": {"red": (40, 70, 225), "green": (110, 130, 20), "purple": (150, 35, 85)},
+               "paper": (228, 240, 246), "outline": 3, "stripe": (5, 1), "size": (0.66, 0.17), "gap": 0.05},
+}
+_style = "classic"
+
+
+def use_style(name: str) -> None:
+    """Draw every face from now on in the style ``name`` (a key of ``STYLES``); raises
+    ``SystemExit`` naming the styles for another name."""
+    global _style
+    if name not in STYLES:
+        raise SystemExit(f"no symbol style {name!r}: one of {', '.join(STYLES)}")
+    _style = name
+
 
 def labels() -> list[str]:
     """The 81 card names, e.g. ``2-red-striped-oval``."""
@@ -56,6 +80,8 @@ def _shape_mask(shape: str, w: int, h: int) -> np.ndarray:
 
 def _shape(shape: str, w: int, h: int) -> np.ndarray:
     m = np.zeros((h, w), np.uint8)
+    if _style == "print2":
+        return _shape_print2(shape, w, h)
     if shape == "diamond":
         cv2.fillConvexPoly(m, np.array([[0, h // 2], [w // 2, 0], [w - 1, h // 2], [w // 2, h - 1]], np.int32), 255)
     elif shape == "oval":
@@ -72,29 +98,53 @@ def _shape(shape: str, w: int, h: int) -> np.ndarray:
     return m
 
 
+def _shape_print2(shape: str, w: int, h: int) -> np.ndarray:
+    """``print2``'s symbols: a pointed lozenge, a full oval, a squiggle; (h, w) uint8 0/255."""
+    m = np.zeros((h, w), np.uint8)
+    if shape == "diamond":  # a lozenge whose sides bow in a little: sharper points than classic's
+        t = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+        x = np.sign(np.cos(t)) * np.abs(np.cos(t)) ** 2.3
+        y = np.sign(np.sin(t)) * np.abs(np.sin(t)) ** 2.3
+        pts = np.stack([(x + 1) / 2 * (w - 1), (y + 1) / 2 * (h - 1)], axis=1)
+        cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 255)
+    elif shape == "oval":
+        cv2.ellipse(m, (w // 2, h // 2), (w // 2 - 1, h // 2 - 1), 0, 0, 360, 255, -1)
+    else:  # a squiggle: a band whose centre line bends up at one end and down at the other
+        xs = np.arange(w)
+        u = xs / (w - 1)
+        centre = h / 2 + 0.25 * h * np.sin(np.pi * (u - 0.5)) * (1 - 0.6 * np.cos(2 * np.pi * u))
+        half = 0.27 * h * (1 + 0.25 * np.sin(2 * np.pi * u)) * np.sqrt(np.clip(1 - (2 * u - 1) ** 6, 0, 1))
+        yy = np.arange(h)[:, None]
+        m[(np.abs(yy - centre[None, :]) <= half[None, :])] = 255
+    return m
+
+
 def draw_face(label: str, rng: np.random.Generator | None = None) -> np.ndarray:
     """(CARD_H, CARD_W, 3) uint8 BGR face; with ``rng``, the print varies a little (ink, register)."""
     n, colour, fill, shape = label.split("-")
     n = int(n)
-    ink = np.array(COLOURS[colour], np.float32)
+    st = STYLES[_style]
+    ink = np.array(st["colours"][colour], np.float32)
     jitter = np.zeros(2)
     if rng is not None:
         ink = np.clip(ink * rng.uniform(0.88, 1.12, 3), 0, 255)
         jitter = rng.uniform(-3, 3, 2)
-    img = np.full((CARD_H, CARD_W, 3), 250, np.uint8)
-    sw, sh = int(0.62 * CARD_W), int(0.2 * CARD_H)
+    img = np.full((CARD_H, CARD_W, 3), st["paper"], np.uint8)
+    sw, sh = int(st["size"][0] * CARD_W), int(st["size"][1] * CARD_H)
     mask = _shape_mask(shape, sw, sh)
-    outline = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((5, 5), np.uint8))
+    k = st["outline"]
+    outline = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((k, k), np.uint8))
     if fill == "solid":
         paint = mask
     elif fill == "striped":
+        period, width = st["stripe"]
         stripes = np.zeros_like(mask)
-        stripes[:, ::7] = 255
-        stripes[:, 1::7] = 255
+        for j in range(width):
+            stripes[:, j::period] = 255
         paint = np.maximum(outline, stripes & mask)
     else:
         paint = outline
-    gap = int(0.07 * CARD_H)
+    gap = int(st["gap"] * CARD_H)
     total = n * sh + (n - 1) * gap
     top = (CARD_H - total) // 2 + int(jitter[1])
     left = (CARD_W - sw) // 2 + int(jitter[0])
@@ -103,7 +153,8 @@ def draw_face(label: str, rng: np.random.Generator | None = None) -> np.ndarray:
         region = img[y:y + sh, left:left + sw]
         a = paint[:, :, None].astype(np.float32) / 255.0
         region[:] = (region * (1 - a) + ink[None, None, :] * a).astype(np.uint8)
-    cv2.rectangle(img, (0, 0), (CARD_W - 1, CARD_H - 1), (215, 215, 215), 1)
+    if _style == "classic":
+        cv2.rectangle(img, (0, 0), (CARD_W - 1, CARD_H - 1), (215, 215, 215), 1)
     return img
 
 
@@ -245,9 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show", action="store_true")
     p.add_argument("--deck", help="DECK.npz: read if it exists, else the enrolment is written there (as "
                                   "bench/symbol_why.py's; about two minutes saved on each later run)")
+    p.add_argument("--style", default="classic", choices=sorted(STYLES),
+                   help="the deck's drawing (STYLES); give each style its own --deck file")
     p.add_argument("--leave-out", type=int, default=None, metavar="SEED",
                    help="leave 9 cards (drawn with SEED) out of the enrolment; read true quads")
     a = p.parse_args(argv)
+    use_style(a.style)
     lo, _, hi = a.boards.partition("-")
     leave = left_out(a.leave_out) if a.leave_out is not None else []
     names = [lb for lb in labels() if lb not in leave]

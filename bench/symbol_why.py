@@ -1,7 +1,7 @@
 """Why the symbol bench's cards that are not read right are not: the stage that refused each, with its
 figures, and a count of the causes (issue #6).
 
-    .venv/bin/python bench/symbol_why.py [--boards 0-29] [--deck DECK.npz]
+    .venv/bin/python bench/symbol_why.py [--boards 0-29] [--deck DECK.npz] [--style classic]
 
 The boards and the deck are those of ``bench/symbol_cards.py`` (all 81 cards, 5 photos each; with
 ``--deck`` the enrolment is read from that file if it exists, else made and written there: about two
@@ -175,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--boards", default="0-29")
     p.add_argument("--deck", help="DECK.npz: read if it exists, else the bench's enrolment is written there")
+    p.add_argument("--style", default="classic", choices=sorted(sc.STYLES),
+                   help="the deck's drawing (bench/symbol_cards.py's STYLES); each style its own --deck")
     a = p.parse_args(argv)
+    sc.use_style(a.style)
     deck = sc.enrolled_deck(sc.labels(), 5, a.deck)
     lo, _, hi = a.boards.partition("-")
     causes: Counter = Counter()
