@@ -90,9 +90,13 @@ def test_a_card_never_enrolled_is_unknown_not_its_look_alike(deck):
 
 def test_without_the_examples_check_the_look_alike_would_be_named(deck, monkeypatch):
     # The whole-card threshold alone passes a striped oval as a solid or open one: the check
-    # on the label's examples (whole card and place by place) is what keeps it "unknown".
+    # on the label's examples (whole card and place by place) is what keeps it "unknown". (Since
+    # stop 57 the extra-ink look, which compares a solid label with its open one inside the shape,
+    # keeps it "unknown" too: it is left out here, so this test still shows the examples check's part.)
     monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
     monkeypatch.setattr(deck_mod, "LOCAL_FACTOR", float("inf"))
+    monkeypatch.setattr(deck_mod.Deck, "extra_ink_agrees", lambda self, *a: True)
+    monkeypatch.setattr(deck_mod.Deck, "_paler_rival", lambda self, best, k: False)
     names = [_read(deck, "red", "striped", seed) for seed in range(200, 204)]
     assert any(n != UNKNOWN for n in names)
 
@@ -172,3 +176,11 @@ def test_without_the_edge_band_a_strip_along_the_edge_is_refused(deck, monkeypat
     monkeypatch.setattr(deck, "_local_spreads", {})
     strip = _marked(example, slice(10, deck_mod.FINE_H - 10), slice(0, deck_mod.LOCAL_EDGE))
     assert not deck._locally_within(strip, example, label)
+
+
+def test_the_extra_ink_look_alone_keeps_a_never_enrolled_fill_unknown(deck, monkeypatch):
+    # The striped oval shows more ink inside its shape than any open example, less than any solid
+    # one: with the examples check let through, the extra-ink look names it neither.
+    monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
+    monkeypatch.setattr(deck_mod, "LOCAL_FACTOR", float("inf"))
+    assert [_read(deck, "red", "striped", seed) for seed in range(200, 204)] == [UNKNOWN] * 4

@@ -58,7 +58,11 @@ them.
 
 Two labels that are not look-alikes as a whole but score within ``NEAR_BAND`` of each other on
 this card are compared the same way, on where their mean fine templates differ: the whole-card
-scores cannot tell them apart on this photo, so it must not be the one to choose.
+scores cannot tell them apart on this photo, so it must not be the one to choose. So is a label
+within ``LOOKALIKE_BAND`` that is the winner with ink taken away (an open fill to a striped one,
+:meth:`Deck._paler_rival`): a thin outline correlates poorly with a tinted shape, so their
+templates need not be look-alikes, yet a camera's blur and grain can tint an open card's inside
+enough to put the striped label first.
 
 A label enrolled from several different faces (a rank of a real deck, its four suits) has a
 blurred mean, and two such labels may not look alike as a whole although two of their faces do
@@ -77,6 +81,14 @@ is a difference in one place, which a whole-card distance dilutes. (The patch's 
 ``LOCAL_EDGE`` px are left out of that: an outline a pixel off or a shadow on the card's rim shows
 there, not a mark.) Else it is ``"unknown"``. A
 label enrolled from one example (a flat scan) has no spread to measure and is not judged so.
+
+And a named card must show the ink its label adds to such a paler rival within
+``LOOKALIKE_BAND``, and lack the ink an inkier rival adds, as the eye looks inside a symbol for its
+fill: the mean darkness where only the inkier label holds ink, over the mean darkness of the ink
+both hold (the extra-ink look, ``EXTRA_INK_L``, :meth:`Deck.extra_ink_agrees`), a ratio an
+exposure, blur or print weight changes little. The card is refused where that ratio lies with the
+rival's examples and beyond all its own label's. Face cards (``feature_labels``), whose examples
+are different art, are not judged so.
 
 A card is also judged as the eye counts: how many marks (pips, symbols) it shows against how
 many its label's examples show, where they agree on a count (:meth:`Deck.marks_agree`). A ten never
@@ -390,6 +402,27 @@ RENDER_BLUR = 0.7
 #: ``EXPOSURE_BAND``: the clip takes a striped fill's stripes and its score with them (a
 #: ``2-purple-striped-oval`` at ×1.6 scored 0.20 under the open one, seeds 5 and 6).
 EXPOSURE_INK_BAND = 0.25
+
+#: The extra-ink look (:meth:`Deck.extra_ink_agrees`, stop 57): where one label is another with ink
+#: added (a striped fill to an open one, a maki roll's third roll to two), what tells them apart to
+#: the eye is whether the added ink is there, against the ink both share: the mean darkness (paper's
+#: CIE L, its 90th percentile, less L) where only the inkier label's examples hold ink, over the mean
+#: darkness where both do. That ratio is much the same at any exposure, blur or print weight, where
+#: the whole-card correlation is not: at their true outlines, on the symbol deck's second print
+#: (``bench/symbol_cards.py --style print2``, boards 3000-3029) open cards read 0.02-0.46 (median
+#: 0.09), striped ones 0.24-0.90 (median 0.69); on the first print (boards 1620-1649) 0.01-0.09 and
+#: 0.36-0.71. A pixel is ink of a label where its examples' mean is ``EXTRA_INK_L`` darker than their
+#: paper; the added region leaves out the other label's ink grown by a pixel. A card whose paper is
+#: clipped (``CLIP_SHARE``) is not refused for lacking the added ink: clipping takes a faint fill
+#: away, and the exposure look judges such a card.
+EXTRA_INK_L = 8.0
+#: The least fine px either region must hold, and the least mean darkness (L) of the shared ink, for
+#: the ratio to mean anything.
+EXTRA_INK_MIN_PX = 12
+EXTRA_INK_BASE = 5.0
+#: A label is another with ink taken away where at most this share of its ink lies outside the
+#: other's (grown by a pixel).
+PALER_OUTSIDE = 0.1
 
 #: The mark count (:func:`mark_count`, :meth:`Deck.marks_agree`): what the eye counts on a card (the
 #: pips of a nine against a ten's, the symbols of a symbol card), as connected parts of ink on the
@@ -1063,6 +1096,15 @@ def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bo
     return np.ascontiguousarray(lab.transpose(2, 0, 1))
 
 
+def _clipped(raw: np.ndarray) -> bool:
+    """Whether a card's fine patch (with its ``FINE_SHIFT`` margin, uint8 BGR) has ``CLIP_SHARE`` of
+    its pixels at ``CLIP_LEVEL`` in some channel, blurred as :func:`_fine_lab` blurs (the exposure
+    look's test, :meth:`Deck.exposure_apart`)."""
+    s = FINE_SHIFT
+    card = cv2.GaussianBlur(raw, (3, 3), 0.7)[s:s + FINE_H, s:s + FINE_W]
+    return float(np.mean(_channel_max(card) >= CLIP_LEVEL)) >= CLIP_SHARE
+
+
 def _unmixed_lead(card: np.ndarray, win: np.ndarray, rival: np.ndarray) -> float:
     """How far a card's region lies on the winner's side when unmixed into two examples' regions.
 
@@ -1249,6 +1291,10 @@ class Deck:
         self._indices: dict[int, list[np.ndarray]] = {}  # label → its examples' corner indices (corner_indices), when needed
         self._layouts: dict[int, list[np.ndarray]] = {}  # label → its examples' marks (_example_layouts), when needed
         self._near: dict[tuple[int, int], np.ndarray] = {}  # NEAR_BAND pairs' regions, made when needed
+        self._paler: dict[tuple[int, int], bool] = {}  # (best, k) → k is best with ink taken away (_paler_rival)
+        self._inks: dict[int, np.ndarray] = {}  # label → where its examples hold ink (_ink_of)
+        self._added: dict[tuple[int, int], tuple | None] = {}  # (inky, pale) → regions (_added_ink)
+        self._ratios: dict[tuple[int, int, int], list[float]] = {}  # (inky, pale, label) → examples' ratios
         self._example_regions = self._lookalike_examples()
         self._fine_bgr: np.ndarray | None = None  # (E, 3, FINE_H, FINE_W) float32 0..255, made when needed
         self._seeing: np.ndarray | None = None  # (E,) bool, examples whose paper was not clipped (_seeing_examples)
@@ -2332,6 +2378,131 @@ class Deck:
         casts += [np.float32([1.0, t, 1.0]) for t in steps if (green and t > 1.0) or (magenta and t < 1.0)]
         return any(float(np.linalg.norm(ab(k, cast) - mine)) <= CAST_REACH * apart for cast in casts)
 
+    def _ink_of(self, label: int) -> np.ndarray:
+        """(FINE_H, FINE_W) bool: where ``label``'s examples, each against its own paper (its 90th
+        percentile of L), average ``EXTRA_INK_L`` darker. Made once per label."""
+        if label not in self._inks:
+            rows = np.flatnonzero(np.asarray(self.fine_label) == label)
+            L = self.fine[rows, 0] + self.fine_mean[rows, 0, None, None]
+            paper = np.percentile(L.reshape(len(rows), -1), 90, axis=1)
+            self._inks[label] = (L - paper[:, None, None]).mean(axis=0) < -EXTRA_INK_L
+        return self._inks[label]
+
+    def _added_ink(self, inky: int, pale: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(added, shared): where only ``inky``'s examples hold ink (``pale``'s ink grown by a
+        pixel left out), and where both do; None where either is under ``EXTRA_INK_MIN_PX``."""
+        key = (inky, pale)
+        if key not in self._added:
+            a, b = self._ink_of(inky), self._ink_of(pale)
+            grown = cv2.dilate(b.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+            added, shared = a & ~grown, a & b
+            ok = added.sum() >= EXTRA_INK_MIN_PX and shared.sum() >= EXTRA_INK_MIN_PX
+            self._added[key] = (added, shared) if ok else None
+        return self._added[key]
+
+    @staticmethod
+    def _added_ratio(L: np.ndarray, regions: tuple[np.ndarray, np.ndarray]) -> float | None:
+        """The extra-ink ratio (``EXTRA_INK_L``) of a face's lightness ``L`` ((FINE_H, FINE_W)
+        float32 CIE L, lined up with the labels' templates), or None where the shared ink is
+        fainter than ``EXTRA_INK_BASE``."""
+        added, shared = regions
+        dark = np.percentile(L, 90) - L
+        base = float(dark[shared].mean())
+        return float(dark[added].mean()) / base if base >= EXTRA_INK_BASE else None
+
+    def _example_ratios(self, inky: int, pale: int, label: int) -> list[float]:
+        """The extra-ink ratios of ``label``'s examples on the pair's regions (made once)."""
+        key = (inky, pale, label)
+        if key not in self._ratios:
+            regions = self._added_ink(inky, pale)
+            out = []
+            if regions is not None:
+                for r in np.flatnonzero(np.asarray(self.fine_label) == label):
+                    v = self._added_ratio(self.fine[r, 0] + self.fine_mean[r, 0], regions)
+                    if v is not None:
+                        out.append(v)
+            self._ratios[key] = out
+        return self._ratios[key]
+
+    def extra_ink_agrees(self, image: np.ndarray, quad: np.ndarray, scores: np.ndarray, label: int) -> bool:
+        """Whether the card in ``quad``, named ``label``, shows the ink ``label`` adds to each
+        paler rival and lacks the ink each inkier rival adds (the extra-ink look, ``EXTRA_INK_L``).
+
+        A rival is a label within ``LOOKALIKE_BAND`` of ``label``'s whole-card score that is
+        ``label`` with ink taken away or added (:meth:`_paler_rival` either way). The card, lined up
+        with ``label``'s template (:meth:`_align`), is refused where its ratio lies as low as a
+        paler rival's examples' and under every one of ``label``'s own (its added ink is not
+        there), or as high as an inkier rival's examples' and over every one of ``label``'s own.
+        Only ever refuses: a card that cannot be lined up, or a pair whose regions are too small,
+        is not judged here.
+
+        Args:
+            image: (H, W, 3) uint8 BGR.
+            quad: (4, 2) float px, clockwise from the face's top-left as the match says.
+            scores: (L,) best whole-card ZNCC per label.
+            label: the label index the card was given.
+        """
+        if self.fine is None or self.fine_mean is None or not self._has_fine(label):
+            return True
+        pairs = []
+        for k in np.flatnonzero(scores >= scores[label] - LOOKALIKE_BAND).tolist():
+            if k == label or not self._has_fine(k):
+                continue
+            if self._paler_rival(label, k):
+                pairs.append((label, k, k))
+            elif self._paler_rival(k, label):
+                pairs.append((k, label, k))
+        pairs = [(i, p, k, r) for i, p, k in pairs if (r := self._added_ink(i, p)) is not None]
+        if not pairs:
+            return True
+        raw = fine_patch(image, quad)
+        # A clipped card's added ink may be clipped away (a striped fill's faint tint): that it is
+        # not there says nothing, and the exposure look has judged the card as its clipping shows it.
+        if _clipped(raw):
+            pairs = [p for p in pairs if p[0] != label]
+        if not pairs:
+            return True
+        aligned = self._align(_fine_lab(raw, self.balanced, FINE_SHIFT), label)
+        if aligned is None:
+            return True
+        L = aligned[0, 1:1 + FINE_H, 1:1 + FINE_W]
+        for inky, pale, k, regions in pairs:
+            v = self._added_ratio(L, regions)
+            mine, theirs = self._example_ratios(inky, pale, label), self._example_ratios(inky, pale, k)
+            if v is None or not mine or not theirs:
+                continue
+            if inky == label and v <= max(theirs) and v < min(mine):
+                return False
+            if inky == k and v >= min(theirs) and v > max(mine):
+                return False
+        return True
+
+    def _paler_rival(self, best: int, k: int) -> bool:
+        """Whether ``k`` is ``best`` with ink taken away (an open fill to a striped one): at most
+        ``PALER_OUTSIDE`` of ``k``'s ink (:meth:`_ink_of`) lies outside ``best``'s grown by a pixel,
+        and ``best`` adds ink of its own (:meth:`_added_ink`); neither is a face label
+        (``feature_labels``: a rank's different art, whose mean ink is a blur over the portrait).
+        A card of ``k`` that blur, grain or JPEG tints where ``best``'s ink would be can score
+        ``best`` first, though its templates are no look-alikes of ``best``'s (a thin outline
+        correlates poorly with a filled one). Such a ``k`` within ``LOOKALIKE_BAND`` is a rival in
+        the look-alike stage and in the extra-ink look (:meth:`extra_ink_agrees`; stop 57: the
+        symbol deck's second print, ``bench/symbol_cards.py --style print2``, read an open green
+        oval and an open purple wave as their striped labels, 0.10 and 0.02 ahead, where hair-line
+        stripes every 5 px made the striped fill's templates no look-alikes of the open ones').
+        Made once per pair."""
+        key = (best, k)
+        if key not in self._paler:
+            paler = False
+            if self._has_fine(best) and self._has_fine(k) and self.fine_mean is not None \
+                    and not {best, k} & self.feature_labels():
+                # k's ink lies within best's (grown by a pixel), and best adds some of its own
+                mine, theirs = self._ink_of(best), self._ink_of(k)
+                outside = theirs & ~(cv2.dilate(mine.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0)
+                paler = (theirs.sum() >= EXTRA_INK_MIN_PX and outside.sum() <= PALER_OUTSIDE * theirs.sum()
+                         and self._added_ink(best, k) is not None)
+            self._paler[key] = paler
+        return self._paler[key]
+
     def _more_ink(self, label: int, rival: int, region: np.ndarray) -> bool:
         """Whether ``rival``'s examples hold more of ``label``'s own ink on ``region`` (where the two
         differ): darker there by at least ``INK_GAP`` (mean CIE L), or no lighter by as much and more
@@ -2488,16 +2659,26 @@ class Deck:
                 A face such a window holds that cannot be lined up is one ECC cannot grip (a pale
                 face), not an outline a corner off: it is compared over shifts of up to
                 ``FINE_SHIFT`` px rather than left undecided, and named only where both looks agree.
+
+        The rivals are the labels within ``LOOKALIKE_BAND`` of ``best`` that are its look-alikes
+        (as a whole, or example by example), that score within ``NEAR_BAND`` of it, or that are it
+        with ink taken away (:meth:`_paler_rival`).
         """
         def pair(k: int) -> tuple[int, int]:
             return min(k, best), max(k, best)
 
-        close = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND
-                 and (pair(k) in self._regions or pair(k) in self._example_pairs
-                      or (scores[k] >= scores[best] - NEAR_BAND and self._has_fine(best) and self._has_fine(k)))]
+        band = [k for k in range(len(self.labels)) if k != best and scores[k] >= scores[best] - LOOKALIKE_BAND]
+        close = [k for k in band if pair(k) in self._regions or pair(k) in self._example_pairs
+                 or (scores[k] >= scores[best] - NEAR_BAND and self._has_fine(best) and self._has_fine(k))]
+        paler = [k for k in band if k not in close and self._paler_rival(best, k)]
+        raw = fine_patch(image, quad) if close or paler else None
+        if paler and not _clipped(raw):
+            # (a clipped card's paler rivals are the exposure look's: the clip takes a faint fill
+            # away, and both looks here would see it open)
+            close += paler
         if not close:
             return best
-        big = _fine_lab(fine_patch(image, quad), self.balanced, FINE_SHIFT)  # (3, FH + 2s, FW + 2s)
+        big = _fine_lab(raw, self.balanced, FINE_SHIFT)  # (3, FH + 2s, FW + 2s)
         aligned = self._align(big, best)
         region = np.zeros((FINE_H, FINE_W), bool)
         rivals = []
@@ -2956,9 +3137,10 @@ def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.nda
     """The last checks of :func:`classify_quads` on a card named ``label``: ``label`` if it lies
     within the label's examples (like an enrolled card, but not one, is undecided), clipping does
     not hide what tells it from a rival (:meth:`Deck.exposure_apart`) and it shows as many marks as
-    the examples agree on (:meth:`Deck.marks_agree`); where the count is what refuses it, the label
-    the count names instead (:meth:`Deck.counted_label`); else −1 (undecided). ``bounded``: see
-    :meth:`Deck.marks_agree`."""
+    the examples agree on (:meth:`Deck.marks_agree`) and the ink it adds to a paler rival, or
+    lacks of an inkier one's (:meth:`Deck.extra_ink_agrees`); where the count is what refuses it,
+    the label the count names instead (:meth:`Deck.counted_label`); else −1 (undecided).
+    ``bounded``: see :meth:`Deck.marks_agree`."""
     if not deck.marks_agree(image, quad, scores, label, bounded):
         return deck.counted_label(image, quad, scores, label)
     # A name nothing after the threshold can check (a face card, not aligned) must clear it by a
@@ -2977,7 +3159,8 @@ def _final_label(deck: Deck, image: np.ndarray, quad: np.ndarray, scores: np.nda
     # Where the exposure look alone refuses a pip card, its marks may still rule every rival out:
     # clipping takes pips away, it never adds one (Deck.marks_outweigh_exposure; stop 50).
     if deck.within_examples(image, quad, label) and (deck.exposure_apart(image, quad, scores, label)
-                                                     or deck.marks_outweigh_exposure(image, quad, scores, label)):
+                                                     or deck.marks_outweigh_exposure(image, quad, scores, label)) \
+            and deck.extra_ink_agrees(image, quad, scores, label):
         return label
     return -1
 
