@@ -1,6 +1,6 @@
 """A deck whose cards differ only in the count, colour, fill and shape of a symbol, photographed (issue #6).
 
-    .venv/bin/python bench/symbol_cards.py [--boards 0-19] [--per-card 5] [--show] [--deck DECK.npz]
+    .venv/bin/python bench/symbol_cards.py [--boards 0-19] [--per-card 5] [--show] [--deck DECK.npz] [--style print2]
 
 Issue #6 reports real photos of such a deck (81 cards: 1–3 symbols × 3 colours × 3 fills × 3 shapes) on a
 dark cloth, each card enrolled from 5 photo crops: 71 % named right, and wrong names (a striped fill read as

@@ -91,8 +91,9 @@ def test_a_card_never_enrolled_is_unknown_not_its_look_alike(deck):
 def test_without_the_examples_check_the_look_alike_would_be_named(deck, monkeypatch):
     # The whole-card threshold alone passes a striped oval as a solid or open one: the check
     # on the label's examples (whole card and place by place) is what keeps it "unknown". (Since
-    # stop 57 the extra-ink look, which compares a solid label with its open one inside the shape,
-    # keeps it "unknown" too: it is left out here, so this test still shows the examples check's part.)
+    # stop 57 the look-alike stage compares a solid label with its open one, the same shape with ink
+    # taken away, and that keeps it "unknown" too: both are left out here, so this test still shows
+    # the examples check's part.)
     monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
     monkeypatch.setattr(deck_mod, "LOCAL_FACTOR", float("inf"))
     monkeypatch.setattr(deck_mod.Deck, "extra_ink_agrees", lambda self, *a: True)
@@ -178,9 +179,10 @@ def test_without_the_edge_band_a_strip_along_the_edge_is_refused(deck, monkeypat
     assert not deck._locally_within(strip, example, label)
 
 
-def test_the_extra_ink_look_alone_keeps_a_never_enrolled_fill_unknown(deck, monkeypatch):
-    # The striped oval shows more ink inside its shape than any open example, less than any solid
-    # one: with the examples check let through, the extra-ink look names it neither.
+def test_the_paler_rival_alone_keeps_a_never_enrolled_fill_unknown(deck, monkeypatch):
+    # With the examples check let through, the look-alike stage still compares the solid label with
+    # its paler rival, the open one (Deck._paler_rival): the striped oval is neither, and the two
+    # looks leave it undecided. (Without that rival it reads "red-solid".)
     monkeypatch.setattr(deck_mod, "EXAMPLE_SPREAD_FACTOR", float("inf"))
     monkeypatch.setattr(deck_mod, "LOCAL_FACTOR", float("inf"))
     assert [_read(deck, "red", "striped", seed) for seed in range(200, 204)] == [UNKNOWN] * 4

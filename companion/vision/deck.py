@@ -404,7 +404,7 @@ RENDER_BLUR = 0.7
 EXPOSURE_INK_BAND = 0.25
 
 #: The extra-ink look (:meth:`Deck.extra_ink_agrees`, stop 57): where one label is another with ink
-#: added (a striped fill to an open one, a maki roll's third roll to two), what tells them apart to
+#: added (a striped fill to an open one), what tells them apart to
 #: the eye is whether the added ink is there, against the ink both share: the mean darkness (paper's
 #: CIE L, its 90th percentile, less L) where only the inkier label's examples hold ink, over the mean
 #: darkness where both do. That ratio is much the same at any exposure, blur or print weight, where
@@ -1096,13 +1096,18 @@ def _fine_lab(patch: np.ndarray, balance: bool = True, margin: int = 0, blur: bo
     return np.ascontiguousarray(lab.transpose(2, 0, 1))
 
 
-def _clipped(raw: np.ndarray) -> bool:
-    """Whether a card's fine patch (with its ``FINE_SHIFT`` margin, uint8 BGR) has ``CLIP_SHARE`` of
-    its pixels at ``CLIP_LEVEL`` in some channel, blurred as :func:`_fine_lab` blurs (the exposure
-    look's test, :meth:`Deck.exposure_apart`)."""
+def _clip_share(blurred: np.ndarray) -> float:
+    """The share of a card's pixels at ``CLIP_LEVEL`` in some channel: ``blurred`` is its fine patch
+    (with its ``FINE_SHIFT`` margin, uint8 BGR) blurred as :func:`_fine_lab` blurs."""
     s = FINE_SHIFT
-    card = cv2.GaussianBlur(raw, (3, 3), 0.7)[s:s + FINE_H, s:s + FINE_W]
-    return float(np.mean(_channel_max(card) >= CLIP_LEVEL)) >= CLIP_SHARE
+    return float(np.mean(_channel_max(blurred[s:s + FINE_H, s:s + FINE_W]) >= CLIP_LEVEL))
+
+
+def _clipped(raw: np.ndarray) -> bool:
+    """Whether a card's fine patch (with its ``FINE_SHIFT`` margin, uint8 BGR, not yet blurred) has
+    ``CLIP_SHARE`` of its pixels clipped (:func:`_clip_share`; the exposure look's test,
+    :meth:`Deck.exposure_apart`)."""
+    return _clip_share(cv2.GaussianBlur(raw, (3, 3), 0.7)) >= CLIP_SHARE
 
 
 def _unmixed_lead(card: np.ndarray, win: np.ndarray, rival: np.ndarray) -> float:
@@ -1565,9 +1570,7 @@ class Deck:
         # A card whose paper the camera clipped (CLIP_SHARE of it at CLIP_LEVEL, as the exposure look
         # finds it) is a view no example shows: its contrast moves place by place, so the examples'
         # spread says nothing there; the exposure look (exposure_apart) judges such a card.
-        s = FINE_SHIFT
-        card = cv2.GaussianBlur(raw, (3, 3), 0.7)[s:s + FINE_H, s:s + FINE_W]
-        if float(np.mean(_channel_max(card) >= CLIP_LEVEL)) >= CLIP_SHARE:
+        if _clipped(raw):
             return True
         ci, ei = np.unravel_index(int(np.argmax(zncc)), zncc.shape)
         return self._locally_within(crops[ci], self._unit_examples(label)[ei], label)
@@ -2388,14 +2391,18 @@ class Deck:
             self._inks[label] = (L - paper[:, None, None]).mean(axis=0) < -EXTRA_INK_L
         return self._inks[label]
 
+    def _grown_ink(self, label: int) -> np.ndarray:
+        """:meth:`_ink_of` ``label`` grown by a pixel (a 3 × 3 dilation): room for the examples'
+        outlines to lie a pixel apart."""
+        return cv2.dilate(self._ink_of(label).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+
     def _added_ink(self, inky: int, pale: int) -> tuple[np.ndarray, np.ndarray] | None:
         """(added, shared): where only ``inky``'s examples hold ink (``pale``'s ink grown by a
         pixel left out), and where both do; None where either is under ``EXTRA_INK_MIN_PX``."""
         key = (inky, pale)
         if key not in self._added:
             a, b = self._ink_of(inky), self._ink_of(pale)
-            grown = cv2.dilate(b.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-            added, shared = a & ~grown, a & b
+            added, shared = a & ~self._grown_ink(pale), a & b
             ok = added.sum() >= EXTRA_INK_MIN_PX and shared.sum() >= EXTRA_INK_MIN_PX
             self._added[key] = (added, shared) if ok else None
         return self._added[key]
@@ -2434,7 +2441,9 @@ class Deck:
         paler rival's examples' and under every one of ``label``'s own (its added ink is not
         there), or as high as an inkier rival's examples' and over every one of ``label``'s own.
         Only ever refuses: a card that cannot be lined up, or a pair whose regions are too small,
-        is not judged here.
+        is not judged here, and a clipped card (:func:`_clipped`) is not refused for lacking
+        ``label``'s added ink (the clip may have taken it; the exposure look judges such a card).
+        A label enrolled from one picture is judged against that one picture's ratio.
 
         Args:
             image: (H, W, 3) uint8 BGR.
@@ -2496,8 +2505,8 @@ class Deck:
             if self._has_fine(best) and self._has_fine(k) and self.fine_mean is not None \
                     and not {best, k} & self.feature_labels():
                 # k's ink lies within best's (grown by a pixel), and best adds some of its own
-                mine, theirs = self._ink_of(best), self._ink_of(k)
-                outside = theirs & ~(cv2.dilate(mine.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0)
+                theirs = self._ink_of(k)
+                outside = theirs & ~self._grown_ink(best)
                 paler = (theirs.sum() >= EXTRA_INK_MIN_PX and outside.sum() <= PALER_OUTSIDE * theirs.sum()
                          and self._added_ink(best, k) is not None)
             self._paler[key] = paler
@@ -2577,7 +2586,7 @@ class Deck:
         raw = cv2.GaussianBlur(fine_patch(image, quad), (3, 3), 0.7)  # as _fine_lab blurs
         s = FINE_SHIFT
         card = raw[s:s + FINE_H, s:s + FINE_W]
-        clipped = float(np.mean(_channel_max(card) >= CLIP_LEVEL))
+        clipped = _clip_share(raw)
         if clipped < CLIP_SHARE:
             return True
         # Paper clipped where a light can hide (two channels or more; green alone; blue and red): the
@@ -2662,7 +2671,8 @@ class Deck:
 
         The rivals are the labels within ``LOOKALIKE_BAND`` of ``best`` that are its look-alikes
         (as a whole, or example by example), that score within ``NEAR_BAND`` of it, or that are it
-        with ink taken away (:meth:`_paler_rival`).
+        with ink taken away (:meth:`_paler_rival`), the last only where the card is not clipped
+        (:func:`_clipped`: the clip takes a faint fill away, and the exposure look judges it).
         """
         def pair(k: int) -> tuple[int, int]:
             return min(k, best), max(k, best)
